@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/kubewalk/kubewalk/runtime/logs"
+	"github.com/kubewalk/kubewalk/server"
+)
+
+// serveOptions are the serve flags, named like kube-apiserver's where the meaning is the same.
+type serveOptions struct {
+	SecurePort  int
+	BindAddress string
+	EtcdServers []string
+	DataDir     string
+	Kubeconfig  string
+	Verbosity   int
+	LogFile     string
+}
+
+func (o *serveOptions) addFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&o.SecurePort, "secure-port", 0, "HTTPS port to serve on; 0 picks a free port")
+	fs.StringVar(&o.BindAddress, "bind-address", "127.0.0.1", "IP address to listen on")
+	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", nil, "external etcd client URLs (comma separated); empty starts embedded etcd")
+	fs.StringVar(&o.DataDir, "data-dir", "", "keep embedded etcd's data in this directory (default: a temp dir removed on exit)")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "where to write the kubeconfig (default: in the run's temp dir)")
+	fs.IntVarP(&o.Verbosity, "v", "v", 0, "log verbosity; above 0 also shows logs on stderr")
+	fs.StringVar(&o.LogFile, "log-file", logs.DefaultPath(), "file that receives klog, etcd and apiserver logs")
+}
+
+func (o *serveOptions) serverOptions(logOut io.Writer) server.Options {
+	return server.Options{
+		BindAddress: o.BindAddress,
+		SecurePort:  o.SecurePort,
+		EtcdServers: o.EtcdServers,
+		DataDir:     o.DataDir,
+		Kubeconfig:  o.Kubeconfig,
+		LogOutput:   logOut,
+		Verbosity:   o.Verbosity,
+	}
+}
+
+func newServeCommand(stdout, stderr io.Writer) *cobra.Command {
+	o := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run all seven phases without pausing and serve until Ctrl-C",
+		Example: `  kubewalk serve
+  kubewalk serve --secure-port 6443 --kubeconfig ./kubeconfig
+  kubewalk serve --etcd-servers http://127.0.0.1:2379`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServe(cmd.Context(), o, stdout, stderr)
+		},
+	}
+	o.addFlags(cmd.Flags())
+	return cmd
+}
+
+// runServe starts the server through all phases, prints how to reach it and serves until the
+// context ends (Ctrl-C) or the server stops on its own.
+func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer) error {
+	opts := o.serverOptions(nil)
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	sink, err := logs.Open(o.LogFile, o.Verbosity, o.Verbosity == 0)
+	if err != nil {
+		return err
+	}
+	defer sink.Close()
+	var logOut io.Writer = sink.File
+	if o.Verbosity > 0 {
+		logOut = io.MultiWriter(sink.File, stderr)
+	}
+	s, err := server.New(o.serverOptions(logOut))
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+
+	began := time.Now()
+	if err := s.Start(ctx); err != nil {
+		closeErr := s.Close()
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		if closeErr != nil {
+			return fmt.Errorf("%w (and while shutting down: %v)", err, closeErr)
+		}
+		return err
+	}
+	printReady(stdout, s, time.Since(began), sink.Path)
+
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(stdout, "\nkubewalk: shutting down (server, etcd, temp files)…")
+	case <-s.Exited():
+		fmt.Fprintln(stdout, "kubewalk: the server stopped on its own")
+	}
+	if err := s.Close(); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := s.ExitErr(); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("server stopped: %w", err)
+	}
+	fmt.Fprintln(stdout, "kubewalk: stopped cleanly")
+	return nil
+}
+
+// printReady tells the learner where the server is and what to try.
+func printReady(w io.Writer, s *server.Server, took time.Duration, logPath string) {
+	kc := s.Kubeconfig()
+	var phases []string
+	for _, t := range s.Timings() {
+		phases = append(phases, fmt.Sprintf("%s %s", t.Phase, t.Duration.Round(time.Millisecond)))
+	}
+	fmt.Fprintf(w, "kubewalk: API server ready at %s in %s\n", s.Address(), took.Round(time.Millisecond))
+	fmt.Fprintf(w, "  phases:     %s\n", strings.Join(phases, " → "))
+	fmt.Fprintf(w, "  kubeconfig: %s\n", kc)
+	fmt.Fprintf(w, "  contexts:   admin (system:masters), alice (configmaps in default), bob (discovery only)\n")
+	fmt.Fprintf(w, "  logs:       %s\n\n", logPath)
+	fmt.Fprintf(w, "Try it from another terminal:\n")
+	fmt.Fprintf(w, "  export KUBECONFIG=%s\n", kc)
+	fmt.Fprintf(w, "  kubectl get ns\n")
+	fmt.Fprintf(w, "  kubectl create configmap demo --from-literal=hello=world\n")
+	fmt.Fprintf(w, "  kubectl --context alice auth can-i --list\n")
+	fmt.Fprintf(w, "  kubectl --context bob get configmaps   # forbidden\n\n")
+	fmt.Fprintf(w, "Press Ctrl-C to stop; the server, etcd and temp files go with it.\n")
+	if f, ok := w.(*os.File); ok {
+		_ = f.Sync()
+	}
+}

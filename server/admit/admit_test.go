@@ -1,0 +1,92 @@
+package admit
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/authentication/user"
+)
+
+func attrs(obj runtime.Object, resource, sub string, op admission.Operation, u user.Info) admission.Attributes {
+	gvr := corev1.SchemeGroupVersion.WithResource(resource)
+	return admission.NewAttributesRecord(obj, nil, gvr.GroupVersion().WithKind("X"), "default", "x",
+		gvr, sub, op, nil, false, u)
+}
+
+func TestCreatedBy(t *testing.T) {
+	alice := &user.DefaultInfo{Name: "alice"}
+	tests := []struct {
+		name     string
+		obj      *corev1.ConfigMap
+		sub      string
+		wantAnno string // "" means no annotation
+	}{
+		{"stamps new object", &corev1.ConfigMap{}, "", "alice"},
+		{"overwrites forged value", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{CreatedByAnnotation: "mallory"}}}, "", "alice"},
+		{"keeps other annotations", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"a": "b"}}}, "", "alice"},
+		{"skips subresources", &corev1.ConfigMap{}, "status", ""},
+	}
+	p := NewCreatedBy()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(tt.obj.Annotations)
+			if err := p.Admit(context.Background(), attrs(tt.obj, "configmaps", tt.sub, admission.Create, alice), nil); err != nil {
+				t.Fatal(err)
+			}
+			if got := tt.obj.Annotations[CreatedByAnnotation]; got != tt.wantAnno {
+				t.Fatalf("annotation = %q, want %q", got, tt.wantAnno)
+			}
+			if tt.obj.Annotations["a"] != "" && len(tt.obj.Annotations) != before+1 {
+				t.Fatalf("other annotations changed: %v", tt.obj.Annotations)
+			}
+		})
+	}
+	if p.Handles(admission.Update) || !p.Handles(admission.Create) {
+		t.Fatal("CreatedBy must handle create only")
+	}
+}
+
+func TestPinnedImages(t *testing.T) {
+	tests := []struct {
+		images  []string
+		wantErr string
+	}{
+		{[]string{"nginx:1.27"}, ""},
+		{[]string{"registry.local:5000/team/app:v2"}, ""},
+		{[]string{"nginx@sha256:0123"}, ""},
+		{[]string{"nginx"}, `spec.containers[0].image: Forbidden: image "nginx" has no tag`},
+		{[]string{"nginx:1.27", "busybox:latest"}, `spec.containers[1].image: Forbidden: image "busybox:latest" uses the floating :latest tag`},
+		{[]string{"registry.local:5000/app"}, "has no tag"},
+	}
+	p := NewPinnedImages()
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.images, ","), func(t *testing.T) {
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "default"}}
+			for _, img := range tt.images {
+				pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "c", Image: img})
+			}
+			err := p.Validate(context.Background(), attrs(pod, "pods", "", admission.Create, &user.DefaultInfo{Name: "bob"}), nil)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
+			}
+			if !strings.Contains(err.Error(), PinnedImagesName) {
+				t.Fatalf("error %q does not name the plugin", err)
+			}
+		})
+	}
+	cm := &corev1.ConfigMap{}
+	if err := p.Validate(context.Background(), attrs(cm, "configmaps", "", admission.Create, nil), nil); err != nil {
+		t.Fatalf("configmaps must pass: %v", err)
+	}
+}

@@ -1,0 +1,111 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
+	authzunion "k8s.io/apiserver/pkg/authorization/union"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubewalk/kubewalk/server/rbac"
+)
+
+var authzCheckpoints = []Checkpoint{
+	{PhaseAuthz, "informers", "Loopback clientset and shared informer factory (started after serve)"},
+	{PhaseAuthz, "rbac", "RBAC authorizer reads Roles and bindings through informer listers"},
+	{PhaseAuthz, "privileged", "Privileged-groups authorizer lets system:masters through first"},
+	{PhaseAuthz, "union", "Authorizer chain: the first Allow or Deny wins; no opinion means 403"},
+}
+
+// informerResync is long: RBAC objects change only through this server, and watches carry them.
+const informerResync = 10 * time.Minute
+
+// authzState is what the authz phase builds.
+type authzState struct {
+	httpClient *http.Client
+	client     kubernetes.Interface
+	informers  informers.SharedInformerFactory
+	rbac       *rbac.Authorizer
+	privileged authorizer.Authorizer
+	chain      []authzunion.NamedAuthorizer
+	final      authorizer.Authorizer
+	resolver   authorizer.RuleResolver
+}
+
+// Authz runs the authz phase. kube-apiserver builds its authorizer in BuildAuthorizer
+// (pkg/controlplane/apiserver/config.go) from the --authorization-mode list; kubewalk's chain is
+// fixed: system:masters first, then RBAC over the rbac.authorization.k8s.io/v1 objects this
+// very server stores, read through informers on its own loopback client.
+func (s *Server) Authz(ctx context.Context) error {
+	return s.runPhase(ctx, PhaseAuthz, func(ctx context.Context, t *phaseTimer) error {
+		c := s.c
+		a := &authzState{}
+		s.az = a
+		var err error
+
+		// Own the HTTP client so Close can drop its keep-alive connections to the server.
+		a.httpClient, err = rest.HTTPClientFor(c.loopback)
+		if err != nil {
+			return fmt.Errorf("loopback client: %w", err)
+		}
+		client, err := kubernetes.NewForConfigAndClient(c.loopback, a.httpClient)
+		if err != nil {
+			return fmt.Errorf("loopback clientset: %w", err)
+		}
+		a.client = client
+		a.informers = informers.NewSharedInformerFactory(client, informerResync)
+		// genericapiserver's "generic-apiserver-start-informers" post-start hook starts it.
+		c.generic.SharedInformerFactory = a.informers
+		if err := t.reach(ctx, PhaseAuthz, "informers"); err != nil {
+			return err
+		}
+
+		rbacInformers := a.informers.Rbac().V1()
+		a.rbac = rbac.NewAuthorizer(
+			rbacInformers.Roles().Lister(),
+			rbacInformers.RoleBindings().Lister(),
+			rbacInformers.ClusterRoles().Lister(),
+			rbacInformers.ClusterRoleBindings().Lister(),
+		)
+		if err := t.reach(ctx, PhaseAuthz, "rbac"); err != nil {
+			return err
+		}
+
+		a.privileged = authorizerfactory.NewPrivilegedGroups(user.SystemPrivilegedGroup)
+		if err := t.reach(ctx, PhaseAuthz, "privileged"); err != nil {
+			return err
+		}
+
+		a.chain = []authzunion.NamedAuthorizer{
+			{AuthorizerName: "privileged-groups", Authorizer: a.privileged},
+			{AuthorizerName: "rbac", Authorizer: a.rbac},
+		}
+		a.final, err = authzunion.New(a.chain...)
+		if err != nil {
+			return fmt.Errorf("authorizer union: %w", err)
+		}
+		a.resolver = authzunion.NewRuleResolvers(a.rbac)
+		c.generic.Authorization.Authorizer = a.final
+		c.generic.RuleResolver = a.resolver
+		return t.reach(ctx, PhaseAuthz, "union")
+	})
+}
+
+// stop waits for the informers to finish. They run on the server's stop channel (the
+// "generic-apiserver-start-informers" post-start hook starts them), so Close stops the server
+// first; Shutdown then waits for their goroutines, and returns at once if they never started.
+func (a *authzState) stop() {
+	if a.informers != nil {
+		a.informers.Shutdown()
+	}
+	if a.httpClient != nil {
+		a.httpClient.CloseIdleConnections()
+	}
+}

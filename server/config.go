@@ -1,0 +1,214 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"k8s.io/apimachinery/pkg/util/version"
+	apiversion "k8s.io/apimachinery/pkg/version"
+	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/apiserver/pkg/server/dynamiccertificates"
+	"k8s.io/client-go/rest"
+	"k8s.io/component-base/compatibility"
+
+	"github.com/kubewalk/kubewalk/server/apis"
+	"github.com/kubewalk/kubewalk/server/openapi"
+)
+
+// KubernetesVersion is the Kubernetes release whose k8s.io/apiserver (v0.37.2) kubewalk is
+// built on; the server reports it from /version.
+const KubernetesVersion = "1.37.2"
+
+var configCheckpoints = []Checkpoint{
+	{PhaseConfig, "scheme", "Scheme and codecs built for the served group versions"},
+	{PhaseConfig, "generic-config", "genericapiserver.NewRecommendedConfig filled the defaults"},
+	{PhaseConfig, "secure-serving", "CA and serving certificate generated; port reserved, nothing listens yet"},
+	{PhaseConfig, "loopback", "Loopback client config with a random bearer token"},
+	{PhaseConfig, "version-openapi", "EffectiveVersion and OpenAPI v2/v3 definitions set"},
+}
+
+// configState is what the config phase builds.
+type configState struct {
+	scheme   *apis.Scheme
+	generic  *genericapiserver.RecommendedConfig
+	ca       *keyPair
+	serving  *keyPair
+	caBundle dynamiccertificates.CAContentProvider
+	host     string // bind address
+	port     int
+	loopback *rest.Config
+	version  compatibility.EffectiveVersion
+}
+
+// Address returns host:port of the secure port chosen by the config phase.
+func (c *configState) address() string { return net.JoinHostPort(c.host, strconv.Itoa(c.port)) }
+
+// Config runs the config phase. Like kube-apiserver's BuildGenericConfig it starts from
+// genericapiserver.NewRecommendedConfig and applies serving, loopback, version and OpenAPI
+// settings; unlike it, every value comes from this process (no host cluster, no flags file).
+func (s *Server) Config(ctx context.Context) error {
+	return s.runPhase(ctx, PhaseConfig, func(ctx context.Context, t *phaseTimer) error {
+		if err := s.prepareWorkDir(); err != nil {
+			return err
+		}
+		c := &configState{host: s.opts.BindAddress}
+		s.c = c
+
+		scheme, err := apis.NewScheme()
+		if err != nil {
+			return err
+		}
+		c.scheme = scheme
+		if err := t.reach(ctx, PhaseConfig, "scheme"); err != nil {
+			return err
+		}
+
+		c.generic = genericapiserver.NewRecommendedConfig(scheme.Codecs)
+		if err := t.reach(ctx, PhaseConfig, "generic-config"); err != nil {
+			return err
+		}
+
+		if err := c.applySecureServing(s.opts.SecurePort); err != nil {
+			return err
+		}
+		if err := t.reach(ctx, PhaseConfig, "secure-serving"); err != nil {
+			return err
+		}
+
+		c.applyLoopback()
+		if err := t.reach(ctx, PhaseConfig, "loopback"); err != nil {
+			return err
+		}
+
+		c.applyVersionAndOpenAPI()
+		return t.reach(ctx, PhaseConfig, "version-openapi")
+	})
+}
+
+// prepareWorkDir creates the per-run directory that holds certificates and, by default, the
+// kubeconfig and the embedded etcd data.
+func (s *Server) prepareWorkDir() error {
+	dir, err := os.MkdirTemp("", "kubewalk-")
+	if err != nil {
+		return fmt.Errorf("create work dir: %w", err)
+	}
+	s.workDir, s.ownWorkDir = dir, true
+	return nil
+}
+
+// applySecureServing generates the run's CA and serving certificate and reserves the port.
+// The listener itself is opened only in the serve phase, so a client that connects while the
+// walkthrough is paused earlier gets "connection refused" instead of a hung TLS handshake.
+func (c *configState) applySecureServing(port int) error {
+	ca, err := newCA("kubewalk-ca")
+	if err != nil {
+		return fmt.Errorf("--secure-port: %w", err)
+	}
+	ips := []net.IP{net.ParseIP(c.host)}
+	if !ips[0].IsLoopback() {
+		ips = append(ips, net.IPv4(127, 0, 0, 1))
+	}
+	serving, err := ca.newServingCert(ips, []string{"localhost"})
+	if err != nil {
+		return fmt.Errorf("--secure-port: %w", err)
+	}
+	c.ca, c.serving = ca, serving
+
+	c.port, err = reservePort(c.host, port)
+	if err != nil {
+		return err
+	}
+	cert, err := dynamiccertificates.NewStaticCertKeyContent("serving-cert", serving.CertPEM, serving.KeyPEM)
+	if err != nil {
+		return fmt.Errorf("serving certificate: %w", err)
+	}
+	c.caBundle, err = dynamiccertificates.NewStaticCAContent("client-ca", ca.CertPEM)
+	if err != nil {
+		return fmt.Errorf("client CA: %w", err)
+	}
+	c.generic.SecureServing = &genericapiserver.SecureServingInfo{
+		Cert:          cert,
+		ClientCA:      c.caBundle,
+		MinTLSVersion: tls.VersionTLS12,
+	}
+	// With a port in ExternalAddress, Complete() does not ask the (not yet open) listener.
+	c.generic.ExternalAddress = c.address()
+	c.generic.PublicAddress = net.ParseIP(c.host)
+	return nil
+}
+
+// reservePort checks that host:port can be bound now, then releases it. Port 0 picks a free port.
+func reservePort(host string, port int) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return 0, fmt.Errorf("--secure-port %d: address %s:%d is already in use", port, host, port)
+		}
+		return 0, fmt.Errorf("--secure-port %d / --bind-address %s: %w", port, host, err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// applyLoopback builds the client config the server uses to call itself (informers, post-start
+// hooks). Complete() later turns its bearer token into a system:masters identity.
+func (c *configState) applyLoopback() {
+	c.loopback = &rest.Config{
+		Host:            "https://" + c.address(),
+		BearerToken:     randomToken(),
+		TLSClientConfig: rest.TLSClientConfig{CAData: c.ca.CertPEM, ServerName: "localhost"},
+		QPS:             -1, // the server talking to itself must not be throttled by client-go
+		UserAgent:       "kubewalk-loopback",
+	}
+	c.generic.LoopbackClientConfig = c.loopback
+	c.generic.ClientConfig = c.loopback
+}
+
+// applyVersionAndOpenAPI sets the EffectiveVersion (Complete() dereferences it) and the OpenAPI
+// v2/v3 configs (InstallLegacyAPIGroup refuses to run without v3; kubectl apply, explain and
+// server-side field validation read the published schemas).
+func (c *configState) applyVersionAndOpenAPI() {
+	c.version = kubewalkVersion{compatibility.NewEffectiveVersionFromString(KubernetesVersion, "", "")}
+	c.generic.EffectiveVersion = c.version
+
+	namer := openapinamer.NewDefinitionNamer(c.scheme.Scheme)
+	c.generic.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(openapi.GetOpenAPIDefinitions, namer)
+	c.generic.OpenAPIConfig.Info.Title = "kubewalk"
+	c.generic.OpenAPIConfig.Info.Version = "v" + KubernetesVersion
+	c.generic.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(openapi.GetOpenAPIDefinitions, namer)
+	c.generic.OpenAPIV3Config.Info.Title = "kubewalk"
+	c.generic.OpenAPIV3Config.Info.Version = "v" + KubernetesVersion
+}
+
+// kubewalkVersion reports a git version that names kubewalk: the library's default build
+// information ("v0.0.0-master+$Format:%H$") confuses learners reading `kubectl version`.
+type kubewalkVersion struct {
+	compatibility.EffectiveVersion
+}
+
+// Info returns the version information with kubewalk's git version.
+func (v kubewalkVersion) Info() *apiversion.Info {
+	info := v.EffectiveVersion.Info()
+	if info == nil {
+		return nil
+	}
+	info.GitVersion = "v" + version.MustParse(KubernetesVersion).String() + "+kubewalk"
+	info.GitTreeState = "clean"
+	return info
+}
+
+// kubeconfigPath returns where the serve phase writes the kubeconfig.
+func (s *Server) kubeconfigPath() string {
+	if s.opts.Kubeconfig != "" {
+		return s.opts.Kubeconfig
+	}
+	return filepath.Join(s.workDir, "kubeconfig")
+}

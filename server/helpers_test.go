@@ -1,0 +1,148 @@
+package server_test
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubewalk/kubewalk/server"
+)
+
+// startServer runs a real server (embedded etcd in a temp dir) through every phase and closes
+// it when the test ends. Logs go to a file in the test's temp dir.
+func startServer(t testing.TB, mutate ...func(*server.Options)) *server.Server {
+	t.Helper()
+	s := newServer(t, mutate...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	return s
+}
+
+// newServer creates a server that has run no phase; it is closed when the test ends.
+func newServer(t testing.TB, mutate ...func(*server.Options)) *server.Server {
+	t.Helper()
+	logFile, err := os.Create(filepath.Join(t.TempDir(), "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { logFile.Close() })
+	opts := server.Options{LogOutput: logFile}
+	for _, m := range mutate {
+		m(&opts)
+	}
+	s, err := server.New(opts)
+	if err != nil {
+		t.Fatalf("new: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return s
+}
+
+// clientFor returns a clientset for a kubeconfig context ("admin", "alice", "bob").
+func clientFor(t testing.TB, s *server.Server, context string) kubernetes.Interface {
+	t.Helper()
+	cfg := restConfig(t, s, context)
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func restConfig(t testing.TB, s *server.Server, context string) *rest.Config {
+	t.Helper()
+	cfg, err := s.RESTConfig(context)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// pauseHook blocks at the named checkpoint until released, and reports arrival.
+type pauseHook struct {
+	at      string // checkpoint ID
+	arrived chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func newPauseHook(at string) *pauseHook {
+	return &pauseHook{at: at, arrived: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (h *pauseHook) Checkpoint(ctx context.Context, cp server.Checkpoint, _ *server.Server) error {
+	if cp.ID() != h.at {
+		return nil
+	}
+	h.once.Do(func() { close(h.arrived) })
+	select {
+	case <-h.release:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// settledGoroutines waits (bounded) for the goroutine count to drop to at most want and
+// returns the count it saw last; want 0 just lets background work settle.
+func settledGoroutines(want int) int {
+	n := runtime.NumGoroutine()
+	for i := 0; i < 100 && (want == 0 || n > want); i++ {
+		time.Sleep(50 * time.Millisecond)
+		prev := n
+		n = runtime.NumGoroutine()
+		if want == 0 && n == prev && i > 10 {
+			break
+		}
+	}
+	return n
+}
+
+// startTestEtcd starts a separate embedded etcd for the --etcd-servers tests and returns its
+// client URL.
+func startTestEtcd(t testing.TB) string {
+	t.Helper()
+	cfg := embed.NewConfig()
+	cfg.Dir = t.TempDir()
+	cfg.Logger, cfg.LogLevel = "zap", "error"
+	u := func() url.URL {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		return url.URL{Scheme: "http", Host: l.Addr().String()}
+	}
+	client, peer := u(), u()
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	select {
+	case <-e.Server.ReadyNotify():
+	case <-time.After(30 * time.Second):
+		t.Fatal("test etcd not ready")
+	}
+	return client.String()
+}

@@ -1,0 +1,157 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/pkg/registry/rest"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubewalk/kubewalk/server/apis"
+	"github.com/kubewalk/kubewalk/server/rbac"
+	"github.com/kubewalk/kubewalk/server/registry/authentication/selfsubjectreview"
+	"github.com/kubewalk/kubewalk/server/registry/authorization/selfsubjectaccessreview"
+	"github.com/kubewalk/kubewalk/server/registry/authorization/selfsubjectrulesreview"
+	"github.com/kubewalk/kubewalk/server/registry/authorization/subjectaccessreview"
+)
+
+var installCheckpoints = []Checkpoint{
+	{PhaseInstall, "new", "Complete().New(): the GenericAPIServer and its handler chain exist"},
+	{PhaseInstall, "legacy-group", "InstallLegacyAPIGroup: core/v1 served under /api"},
+	{PhaseInstall, "groups", "InstallAPIGroups: rbac, authorization and authentication under /apis"},
+	{PhaseInstall, "post-start-hooks", "Post-start hooks registered: bootstrap namespaces and RBAC policy"},
+}
+
+// Post-start hook names; each shows up under /healthz/poststarthook/<name> and in /readyz.
+const (
+	hookBootstrapNamespaces = "kubewalk-bootstrap-namespaces"
+	hookBootstrapRBAC       = "kubewalk-bootstrap-rbac"
+)
+
+// shutdownTimeout bounds how long the HTTP server waits for connections when it stops.
+const shutdownTimeout = 5 * time.Second
+
+// installState is what the install phase builds.
+type installState struct {
+	completed genericapiserver.CompletedConfig
+	generic   *genericapiserver.GenericAPIServer
+	groups    []*genericapiserver.APIGroupInfo
+	hooks     []string
+}
+
+// Install runs the install phase: Complete().New() builds the GenericAPIServer (handler chain,
+// mux, default routes), then the groups are installed as kube-apiserver's
+// pkg/controlplane/apiserver Server.InstallAPIs does — core into InstallLegacyAPIGroup("/api"),
+// the rest into InstallAPIGroups — and post-start hooks are added.
+func (s *Server) Install(ctx context.Context) error {
+	return s.runPhase(ctx, PhaseInstall, func(ctx context.Context, t *phaseTimer) error {
+		c := s.c
+		in := &installState{}
+		s.in = in
+
+		// Without a grace period an open watch holds shutdown for the full request timeout.
+		c.generic.ShutdownWatchTerminationGracePeriod = 2 * time.Second
+		in.completed = c.generic.Complete()
+		gs, err := in.completed.New("kubewalk-apiserver", genericapiserver.NewEmptyDelegate())
+		if err != nil {
+			return fmt.Errorf("Complete().New(): %w", err)
+		}
+		gs.ShutdownTimeout = shutdownTimeout
+		in.generic = gs
+		if err := t.reach(ctx, PhaseInstall, "new"); err != nil {
+			return err
+		}
+
+		core := genericapiserver.NewDefaultAPIGroupInfo("", c.scheme.Scheme, c.scheme.ParameterCodec, c.scheme.Codecs)
+		core.VersionedResourcesStorageMap[apis.CoreV1.Version] = s.st.storageMap(apis.CoreV1.Group)
+		if err := gs.InstallLegacyAPIGroup(genericapiserver.DefaultLegacyAPIPrefix, &core); err != nil {
+			return fmt.Errorf("InstallLegacyAPIGroup: %w", err)
+		}
+		in.groups = append(in.groups, &core)
+		if err := t.reach(ctx, PhaseInstall, "legacy-group"); err != nil {
+			return err
+		}
+
+		rbacGroup := genericapiserver.NewDefaultAPIGroupInfo(apis.RBACV1.Group, c.scheme.Scheme, c.scheme.ParameterCodec, c.scheme.Codecs)
+		rbacGroup.VersionedResourcesStorageMap[apis.RBACV1.Version] = s.st.storageMap(apis.RBACV1.Group)
+		authzGroup := genericapiserver.NewDefaultAPIGroupInfo(apis.AuthorizationV1.Group, c.scheme.Scheme, c.scheme.ParameterCodec, c.scheme.Codecs)
+		authzGroup.VersionedResourcesStorageMap[apis.AuthorizationV1.Version] = map[string]rest.Storage{
+			"selfsubjectaccessreviews": selfsubjectaccessreview.NewREST(s.az.final),
+			"selfsubjectrulesreviews":  selfsubjectrulesreview.NewREST(s.az.resolver),
+			"subjectaccessreviews":     subjectaccessreview.NewREST(s.az.final),
+		}
+		authnGroup := genericapiserver.NewDefaultAPIGroupInfo(apis.AuthenticationV1.Group, c.scheme.Scheme, c.scheme.ParameterCodec, c.scheme.Codecs)
+		authnGroup.VersionedResourcesStorageMap[apis.AuthenticationV1.Version] = map[string]rest.Storage{
+			"selfsubjectreviews": selfsubjectreview.NewREST(),
+		}
+		if err := gs.InstallAPIGroups(&rbacGroup, &authzGroup, &authnGroup); err != nil {
+			return fmt.Errorf("InstallAPIGroups: %w", err)
+		}
+		in.groups = append(in.groups, &rbacGroup, &authzGroup, &authnGroup)
+		if err := t.reach(ctx, PhaseInstall, "groups"); err != nil {
+			return err
+		}
+
+		client := s.az.client
+		hooks := []struct {
+			name string
+			fn   genericapiserver.PostStartHookFunc
+		}{
+			{hookBootstrapNamespaces, func(hc genericapiserver.PostStartHookContext) error {
+				return ensureNamespaces(hc, client, metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic)
+			}},
+			{hookBootstrapRBAC, func(hc genericapiserver.PostStartHookContext) error {
+				// EnsurePolicy retries until its context ends; kube-apiserver gives its RBAC
+				// bootstrap hook 30 s as well.
+				ctx, cancel := context.WithTimeout(hc, 30*time.Second)
+				defer cancel()
+				return rbac.EnsurePolicy(ctx, client, rbac.BootstrapPolicy())
+			}},
+		}
+		for _, h := range hooks {
+			if err := gs.AddPostStartHook(h.name, h.fn); err != nil {
+				return fmt.Errorf("post-start hook %s: %w", h.name, err)
+			}
+			in.hooks = append(in.hooks, h.name)
+		}
+		return t.reach(ctx, PhaseInstall, "post-start-hooks")
+	})
+}
+
+// storageMap returns the REST stores of one group keyed by resource path.
+func (st *storageState) storageMap(group string) map[string]rest.Storage {
+	m := map[string]rest.Storage{}
+	for _, r := range st.stores {
+		if r.GroupVersion.Group == group {
+			m[r.Resource] = r.Storage
+		}
+	}
+	return m
+}
+
+// ensureNamespaces creates the namespaces kube-apiserver keeps (its system-namespaces controller
+// does this upstream), retrying until the server answers or ctx ends.
+func ensureNamespaces(ctx context.Context, client kubernetes.Interface, names ...string) error {
+	var lastErr error
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		for _, name := range names {
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+			_, err := client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+			if err != nil && !apierrors.IsAlreadyExists(err) {
+				lastErr = err
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil && lastErr != nil {
+		return fmt.Errorf("create namespaces: %w (last error: %v)", err, lastErr)
+	}
+	return err
+}

@@ -1,0 +1,576 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"runtime/pprof"
+	"strings"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	corev1apply "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubewalk/kubewalk/server"
+	"github.com/kubewalk/kubewalk/server/admit"
+)
+
+// shared is one server for the read-mostly tests; tests that change RBAC or stop the server
+// start their own.
+func TestServer(t *testing.T) {
+	s := startServer(t)
+	admin := clientFor(t, s, "admin")
+	ctx := context.Background()
+
+	t.Run("CRUD", func(t *testing.T) {
+		cms := admin.CoreV1().ConfigMaps("default")
+		cm, err := cms.Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: "crud"},
+			Data:       map[string]string{"k": "v"},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("create: %v", err)
+		}
+		got, err := cms.Get(ctx, "crud", metav1.GetOptions{})
+		if err != nil || got.Data["k"] != "v" {
+			t.Fatalf("get: %v %v", got, err)
+		}
+		got.Data["k"] = "v2"
+		if _, err := cms.Update(ctx, got, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("update: %v", err)
+		}
+		list, err := cms.List(ctx, metav1.ListOptions{})
+		if err != nil || len(list.Items) == 0 {
+			t.Fatalf("list: %v %v", list, err)
+		}
+		if err := cms.Delete(ctx, "crud", metav1.DeleteOptions{}); err != nil {
+			t.Fatalf("delete: %v", err)
+		}
+		if _, err := cms.Get(ctx, "crud", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Fatalf("get after delete: want NotFound, got %v", err)
+		}
+		if cm.ResourceVersion == "" || cm.UID == "" || cm.CreationTimestamp.IsZero() {
+			t.Fatalf("server did not fill metadata: %+v", cm.ObjectMeta)
+		}
+	})
+
+	t.Run("Watch", func(t *testing.T) {
+		cms := admin.CoreV1().ConfigMaps("default")
+		w, err := cms.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=watched"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "watched"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case ev := <-w.ResultChan():
+			if ev.Type != watch.Added || ev.Object.(*corev1.ConfigMap).Name != "watched" {
+				t.Fatalf("event = %v %v", ev.Type, ev.Object)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no watch event")
+		}
+	})
+
+	t.Run("DefaultNamespacesAndDiscovery", func(t *testing.T) {
+		for _, ns := range []string{"default", "kube-system", "kube-public"} {
+			if _, err := admin.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); err != nil {
+				t.Errorf("namespace %s: %v", ns, err)
+			}
+		}
+		groups, resources, err := admin.Discovery().ServerGroupsAndResources()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, g := range groups {
+			names = append(names, g.Name)
+		}
+		for _, want := range []string{"", "rbac.authorization.k8s.io", "authorization.k8s.io", "authentication.k8s.io"} {
+			if !contains(names, want) {
+				t.Errorf("group %q not discovered in %v", want, names)
+			}
+		}
+		found := map[string]metav1.APIResource{}
+		for _, rl := range resources {
+			for _, r := range rl.APIResources {
+				found[rl.GroupVersion+"/"+r.Name] = r
+			}
+		}
+		for _, want := range []string{"v1/pods", "v1/pods/status", "v1/configmaps", "v1/events", "v1/secrets", "v1/serviceaccounts", "v1/namespaces",
+			"rbac.authorization.k8s.io/v1/roles", "rbac.authorization.k8s.io/v1/clusterrolebindings",
+			"authorization.k8s.io/v1/selfsubjectaccessreviews", "authentication.k8s.io/v1/selfsubjectreviews"} {
+			if _, ok := found[want]; !ok {
+				t.Errorf("resource %s not discovered", want)
+			}
+		}
+		if sn := found["v1/configmaps"].ShortNames; !contains(sn, "cm") {
+			t.Errorf("configmaps short names = %v, want cm", sn)
+		}
+	})
+
+	t.Run("PodStatusSubresource", func(t *testing.T) {
+		pods := admin.CoreV1().Pods("default")
+		pod, err := pods.Create(ctx, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "status-demo"},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx:1.27"}}},
+			Status:     corev1.PodStatus{Phase: corev1.PodRunning, Message: "set on create"},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pod.Status.Message != "" || pod.Status.Phase != corev1.PodPending {
+			t.Fatalf("create kept client status: %+v", pod.Status)
+		}
+		// The status subresource changes status and ignores spec.
+		pod.Status.Phase = corev1.PodRunning
+		pod.Spec.Containers[0].Image = "nginx:1.28"
+		pod, err = pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pod.Status.Phase != corev1.PodRunning || pod.Spec.Containers[0].Image != "nginx:1.27" {
+			t.Fatalf("status update: phase %s image %s", pod.Status.Phase, pod.Spec.Containers[0].Image)
+		}
+		// The main resource changes spec and ignores status.
+		pod.Status.Phase = corev1.PodFailed
+		pod.Spec.Containers[0].Image = "nginx:1.28"
+		pod, err = pods.Update(ctx, pod, metav1.UpdateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pod.Status.Phase != corev1.PodRunning || pod.Spec.Containers[0].Image != "nginx:1.28" {
+			t.Fatalf("main update: phase %s image %s", pod.Status.Phase, pod.Spec.Containers[0].Image)
+		}
+	})
+
+	t.Run("Validation422", func(t *testing.T) {
+		tests := []struct {
+			name  string
+			do    func() error
+			field string
+		}{
+			{"configmap key", func() error {
+				_, err := admin.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{
+					ObjectMeta: metav1.ObjectMeta{Name: "bad"}, Data: map[string]string{"bad key": "x"},
+				}, metav1.CreateOptions{})
+				return err
+			}, "data[bad key]"},
+			{"pod image", func() error {
+				_, err := admin.CoreV1().Pods("default").Create(ctx, &corev1.Pod{
+					ObjectMeta: metav1.ObjectMeta{Name: "noimage"},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app"}}},
+				}, metav1.CreateOptions{})
+				return err
+			}, "spec.containers[0].image"},
+			{"name", func() error {
+				_, err := admin.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{
+					ObjectMeta: metav1.ObjectMeta{Name: "Not_A_Name"},
+				}, metav1.CreateOptions{})
+				return err
+			}, "metadata.name"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				err := tt.do()
+				if !apierrors.IsInvalid(err) {
+					t.Fatalf("want 422 Invalid, got %v", err)
+				}
+				var status apierrors.APIStatus
+				if !errors.As(err, &status) || status.Status().Code != http.StatusUnprocessableEntity {
+					t.Fatalf("want code 422, got %v", err)
+				}
+				var fieldsSeen []string
+				for _, c := range status.Status().Details.Causes {
+					fieldsSeen = append(fieldsSeen, c.Field)
+				}
+				if !contains(fieldsSeen, tt.field) {
+					t.Fatalf("causes %v do not name %s", fieldsSeen, tt.field)
+				}
+			})
+		}
+	})
+
+	t.Run("Admission", func(t *testing.T) {
+		cm, err := admin.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "stamped"}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cm.Annotations[admit.CreatedByAnnotation]; got != server.AdminUser {
+			t.Errorf("created-by = %q, want %q", got, server.AdminUser)
+		}
+		_, err = admin.CoreV1().Pods("default").Create(ctx, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "floating"},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx:latest"}}},
+		}, metav1.CreateOptions{})
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), admit.PinnedImagesName) {
+			t.Errorf("latest image: want Forbidden by %s, got %v", admit.PinnedImagesName, err)
+		}
+		_, err = admin.CoreV1().ConfigMaps("no-such-ns").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{})
+		if !apierrors.IsNotFound(err) || !strings.Contains(err.Error(), "no-such-ns") {
+			t.Errorf("missing namespace: want NotFound from NamespaceLifecycle, got %v", err)
+		}
+	})
+
+	t.Run("EventsFieldSelector", func(t *testing.T) {
+		ev := admin.CoreV1().Events("default")
+		for _, name := range []string{"a", "b"} {
+			_, err := ev.Create(ctx, &corev1.Event{
+				ObjectMeta:     metav1.ObjectMeta{Name: "ev-" + name},
+				InvolvedObject: corev1.ObjectReference{Kind: "ConfigMap", Namespace: "default", Name: name},
+				Reason:         "Test", Message: "hello", Type: corev1.EventTypeNormal,
+			}, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		list, err := ev.List(ctx, metav1.ListOptions{FieldSelector: fields.Set{"involvedObject.name": "a", "involvedObject.kind": "ConfigMap"}.String()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Items) != 1 || list.Items[0].Name != "ev-a" {
+			t.Fatalf("field selector returned %d events", len(list.Items))
+		}
+	})
+
+	t.Run("ServerSideApply", func(t *testing.T) {
+		cms := admin.CoreV1().ConfigMaps("default")
+		cfg := corev1apply.ConfigMap("applied", "default").WithData(map[string]string{"a": "1"})
+		cm, err := cms.Apply(ctx, cfg, metav1.ApplyOptions{FieldManager: "first"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cm.Data["a"] != "1" || len(cm.ManagedFields) == 0 {
+			t.Fatalf("apply: %v managed %v", cm.Data, cm.ManagedFields)
+		}
+		_, err = cms.Apply(ctx, corev1apply.ConfigMap("applied", "default").WithData(map[string]string{"a": "2"}), metav1.ApplyOptions{FieldManager: "second"})
+		if !apierrors.IsConflict(err) {
+			t.Fatalf("second manager: want conflict, got %v", err)
+		}
+		cm, err = cms.Apply(ctx, corev1apply.ConfigMap("applied", "default").WithData(map[string]string{"a": "2"}), metav1.ApplyOptions{FieldManager: "second", Force: true})
+		if err != nil || cm.Data["a"] != "2" {
+			t.Fatalf("forced apply: %v %v", cm, err)
+		}
+	})
+
+	t.Run("AuthMatrix", func(t *testing.T) {
+		anon := restConfig(t, s, "")
+		badToken := restConfig(t, s, "")
+		badToken.BearerToken = "not-a-token"
+		tests := []struct {
+			who  string
+			cfg  *rest.Config
+			path string
+			want int
+		}{
+			{"admin", restConfig(t, s, "admin"), "/api/v1/namespaces/kube-system/secrets", 200},
+			{"alice", restConfig(t, s, "alice"), "/api/v1/namespaces/default/configmaps", 200},
+			{"alice", restConfig(t, s, "alice"), "/api/v1/namespaces/kube-system/configmaps", 403},
+			{"alice", restConfig(t, s, "alice"), "/api/v1/namespaces/default/secrets", 403},
+			{"bob", restConfig(t, s, "bob"), "/api/v1/namespaces/default/configmaps", 403},
+			{"bob", restConfig(t, s, "bob"), "/api", 200},
+			{"bob", restConfig(t, s, "bob"), "/version", 200},
+			{"bad token", badToken, "/api/v1/namespaces", 401},
+			{"bad token", badToken, "/healthz", 401},
+			{"anonymous", anon, "/healthz", 200},
+			{"anonymous", anon, "/readyz", 200},
+			{"anonymous", anon, "/version", 200},
+			{"anonymous", anon, "/api", 401},
+			{"anonymous", anon, "/api/v1/namespaces", 401},
+			{"anonymous", anon, "/metrics", 401},
+		}
+		for _, tt := range tests {
+			t.Run(tt.who+tt.path, func(t *testing.T) {
+				if got := statusOf(t, tt.cfg, tt.path); got != tt.want {
+					t.Fatalf("%s GET %s = %d, want %d", tt.who, tt.path, got, tt.want)
+				}
+			})
+		}
+	})
+
+	t.Run("WhoAmIAndCanI", func(t *testing.T) {
+		alice := clientFor(t, s, "alice")
+		ssr, err := alice.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ssr.Status.UserInfo.Username != server.AliceUser || !contains(ssr.Status.UserInfo.Groups, "system:authenticated") {
+			t.Fatalf("whoami = %+v", ssr.Status.UserInfo)
+		}
+		review := func(ns, verb, resource string) bool {
+			r, err := alice.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+				Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: verb, Resource: resource}},
+			}, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.Status.Allowed
+		}
+		if !review("default", "create", "configmaps") || review("kube-system", "create", "configmaps") || review("default", "get", "secrets") {
+			t.Fatal("SelfSubjectAccessReview answers do not match alice's role")
+		}
+		rules, err := alice.AuthorizationV1().SelfSubjectRulesReviews().Create(ctx, &authorizationv1.SelfSubjectRulesReview{
+			Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: "default"},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sawConfigMaps bool
+		for _, r := range rules.Status.ResourceRules {
+			sawConfigMaps = sawConfigMaps || contains(r.Resources, "configmaps")
+		}
+		if !sawConfigMaps {
+			t.Fatalf("rules review lacks configmaps: %+v", rules.Status)
+		}
+	})
+
+	t.Run("State", func(t *testing.T) {
+		st := s.State()
+		for _, label := range []string{"secureServing", "authenticator", "authorizer", "chain", "etcd", "members", "restStores", "groups", "routes", "postStartHooks", "kubeconfig"} {
+			if st.Find(label) == nil {
+				t.Errorf("state has no %q node:\n%s", label, st)
+			}
+		}
+		if n := st.Find("endpoints"); n == nil || !strings.HasPrefix(n.Value, "http://127.0.0.1:") {
+			t.Errorf("etcd endpoints = %v", n)
+		}
+		if n := st.Find("configmaps"); n == nil || !strings.Contains(n.Value, "/registry/configmaps") {
+			t.Errorf("configmaps store = %v", n)
+		}
+	})
+
+	t.Run("Kubeconfig", func(t *testing.T) {
+		fi, err := os.Stat(s.Kubeconfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Fatalf("kubeconfig mode %v, want 0600", fi.Mode().Perm())
+		}
+	})
+}
+
+// TestRBACChangeTakesEffect grants bob a role binding through the API and sees it honoured.
+func TestRBACChangeTakesEffect(t *testing.T) {
+	s := startServer(t)
+	ctx := context.Background()
+	admin, bob, alice := clientFor(t, s, "admin"), clientFor(t, s, "bob"), clientFor(t, s, "alice")
+	if _, err := bob.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+		t.Fatalf("bob before binding: want Forbidden, got %v", err)
+	}
+	_, err := admin.RbacV1().RoleBindings("default").Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "bob-configmaps"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "configmap-editor"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: server.BobUser}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The authorizer reads through an informer: the binding arrives by watch, within moments.
+	err = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := bob.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{})
+		return err == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("bob never got access: %v", err)
+	}
+
+	// Escalation: alice may manage configmaps but may not grant herself secrets.
+	_, err = alice.RbacV1().Roles("default").Create(ctx, &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: "grab-secrets"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}}},
+	}, metav1.CreateOptions{})
+	if !apierrors.IsForbidden(err) {
+		t.Fatalf("alice creating a secrets role: want Forbidden, got %v", err)
+	}
+}
+
+// TestShutdownFromEveryPhase pauses the server in every phase, closes it there and checks
+// that no goroutine, listening socket or temp dir is left behind.
+func TestShutdownFromEveryPhase(t *testing.T) {
+	// Warm up process-wide goroutines (klog flush, metrics, etcd client resolvers) once.
+	warm := startServer(t)
+	if err := warm.Close(); err != nil {
+		t.Fatal(err)
+	}
+	base := settledGoroutines(0)
+
+	var targets []string
+	for _, p := range server.Phases() {
+		cps := server.PhaseCheckpoints(p)
+		targets = append(targets, cps[len(cps)-1].ID())
+	}
+	targets = append(targets, "serving")
+	for _, at := range targets {
+		t.Run(at, func(t *testing.T) {
+			hook := newPauseHook(at)
+			s := newServer(t, func(o *server.Options) { o.Hook = hook })
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			errc := make(chan error, 1)
+			go func() { errc <- s.Start(ctx) }()
+			if at != "serving" {
+				select {
+				case <-hook.arrived:
+				case err := <-errc:
+					t.Fatalf("start ended before %s: %v", at, err)
+				case <-time.After(time.Minute):
+					t.Fatalf("never reached %s", at)
+				}
+			} else if err := <-errc; err != nil {
+				t.Fatal(err)
+			}
+			addr := strings.TrimPrefix(s.Address(), "https://")
+			dir := s.WorkDir()
+			if err := s.Close(); err != nil {
+				t.Fatalf("close: %v", err)
+			}
+			if at != "serving" {
+				if err := <-errc; err == nil || !errors.Is(err, context.Canceled) {
+					t.Fatalf("Start after Close: want context.Canceled, got %v", err)
+				}
+			}
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Errorf("work dir %s still exists (%v)", dir, err)
+			}
+			if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+				c.Close()
+				t.Errorf("port %s still accepts connections", addr)
+			}
+			if n := settledGoroutines(base); n > base {
+				var buf strings.Builder
+				pprof.Lookup("goroutine").WriteTo(&buf, 1)
+				t.Errorf("goroutines: %d after close, %d before:\n%s", n, base, buf.String())
+			}
+		})
+	}
+}
+
+// TestNothingListensBeforeServe: while the walkthrough is paused before serve, a client gets
+// "connection refused", not a hung TLS handshake.
+func TestNothingListensBeforeServe(t *testing.T) {
+	hook := newPauseHook("install/post-start-hooks")
+	s := newServer(t, func(o *server.Options) { o.Hook = hook })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Start(ctx)
+	<-hook.arrived
+	addr := strings.TrimPrefix(s.Address(), "https://")
+	_, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("dial %s before serve: want connection refused, got %v", addr, err)
+	}
+	if got := s.PhaseState(server.PhaseConfig).Find("listening"); got == nil || !strings.HasPrefix(got.Value, "no") {
+		t.Fatalf("state says listening = %v", got)
+	}
+	close(hook.release)
+}
+
+// TestBadInput checks each bad setting fails with an error naming its flag.
+func TestBadInput(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	busyPort := busy.Addr().(*net.TCPAddr).Port
+	readOnly := t.TempDir()
+	if err := os.Chmod(readOnly, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		opts func(*server.Options)
+		want string
+	}{
+		{"busy port", func(o *server.Options) { o.SecurePort = busyPort }, fmt.Sprintf("--secure-port %d", busyPort)},
+		{"unwritable data dir", func(o *server.Options) { o.DataDir = readOnly + "/etcd" }, "--data-dir"},
+		{"unreachable etcd", func(o *server.Options) { o.EtcdServers = []string{"http://127.0.0.1:1"} }, "--etcd-servers"},
+	}
+	if os.Geteuid() == 0 {
+		// root writes anywhere; use a path below a regular file instead.
+		f := readOnly + "-file"
+		os.WriteFile(f, nil, 0o600)
+		tests[1].opts = func(o *server.Options) { o.DataDir = f + "/etcd" }
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer(t, tt.opts)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err := s.Start(ctx)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("want error naming %q, got %v", tt.want, err)
+			}
+		})
+	}
+	for _, tt := range []struct {
+		opts server.Options
+		want string
+	}{
+		{server.Options{SecurePort: 70000}, "--secure-port"},
+		{server.Options{BindAddress: "localhost:1"}, "--bind-address"},
+		{server.Options{EtcdServers: []string{"ftp://x"}}, "--etcd-servers"},
+		{server.Options{EtcdServers: []string{"http://x:1"}, DataDir: "/tmp/x"}, "--data-dir"},
+	} {
+		if _, err := server.New(tt.opts); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("New(%+v): want error naming %s, got %v", tt.opts, tt.want, err)
+		}
+	}
+}
+
+// TestExternalEtcd runs against an etcd the test starts itself, through --etcd-servers.
+func TestExternalEtcd(t *testing.T) {
+	endpoint := startTestEtcd(t)
+	s := startServer(t, func(o *server.Options) { o.EtcdServers = []string{endpoint} })
+	ctx := context.Background()
+	if _, err := clientFor(t, s, "admin").CoreV1().ConfigMaps("default").Create(ctx,
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ext"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.State().Find("mode"); n == nil || !strings.Contains(n.Value, "external") {
+		t.Fatalf("state etcd mode = %v", n)
+	}
+}
+
+func statusOf(t *testing.T, cfg *rest.Config, path string) int {
+	t.Helper()
+	client, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.CloseIdleConnections()
+	resp, err := client.Get(cfg.Host + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+var _ kubernetes.Interface = (*kubernetes.Clientset)(nil)

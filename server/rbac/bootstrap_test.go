@@ -1,0 +1,174 @@
+package rbac
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+func TestBootstrapPolicy(t *testing.T) {
+	p := BootstrapPolicy()
+
+	wantClusterRoles := map[string]int{
+		ClusterRoleClusterAdmin: 2, ClusterRoleDiscovery: 1, ClusterRoleBasicUser: 2, ClusterRolePublicInfoViewer: 1,
+	}
+	if len(p.ClusterRoles) != len(wantClusterRoles) {
+		t.Errorf("%d ClusterRoles, want %d", len(p.ClusterRoles), len(wantClusterRoles))
+	}
+	for _, cr := range p.ClusterRoles {
+		if n, ok := wantClusterRoles[cr.Name]; !ok || len(cr.Rules) != n {
+			t.Errorf("ClusterRole %q has %d rules, want %d", cr.Name, len(cr.Rules), n)
+		}
+		checkBootstrapMeta(t, "ClusterRole "+cr.Name, cr.ObjectMeta)
+	}
+
+	wantGroups := map[string]string{
+		ClusterRoleClusterAdmin:     user.SystemPrivilegedGroup,
+		ClusterRoleDiscovery:        user.AllAuthenticated,
+		ClusterRoleBasicUser:        user.AllAuthenticated,
+		ClusterRolePublicInfoViewer: user.AllAuthenticated + "," + user.AllUnauthenticated,
+	}
+	for _, b := range p.ClusterRoleBindings {
+		checkBootstrapMeta(t, "ClusterRoleBinding "+b.Name, b.ObjectMeta)
+		if b.RoleRef != (rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: b.Name}) {
+			t.Errorf("ClusterRoleBinding %q has roleRef %+v", b.Name, b.RoleRef)
+		}
+		var groups []string
+		for _, s := range b.Subjects {
+			if s.Kind != rbacv1.GroupKind || s.APIGroup != rbacv1.GroupName {
+				t.Errorf("ClusterRoleBinding %q has subject %+v", b.Name, s)
+			}
+			groups = append(groups, s.Name)
+		}
+		if got := strings.Join(groups, ","); got != wantGroups[b.Name] {
+			t.Errorf("ClusterRoleBinding %q binds %q, want %q", b.Name, got, wantGroups[b.Name])
+		}
+		delete(wantGroups, b.Name)
+	}
+	if len(wantGroups) > 0 {
+		t.Errorf("missing ClusterRoleBindings %v", wantGroups)
+	}
+
+	if len(p.Roles) != 1 || p.Roles[0].Namespace != NamespaceDefault || p.Roles[0].Name != RoleConfigMapEditor {
+		t.Fatalf("Roles = %+v", p.Roles)
+	}
+	if len(p.RoleBindings) != 1 || p.RoleBindings[0].Namespace != NamespaceDefault || p.RoleBindings[0].Name != RoleBindingAliceConfigMaps ||
+		p.RoleBindings[0].RoleRef.Name != RoleConfigMapEditor || p.RoleBindings[0].Subjects[0] != userSubject(UserAlice) {
+		t.Fatalf("RoleBindings = %+v", p.RoleBindings)
+	}
+
+	// Each call returns objects of its own.
+	p.ClusterRoles[0].Rules[0].Verbs[0] = "changed"
+	p.ClusterRoles[0].Labels["x"] = "y"
+	q := BootstrapPolicy()
+	if q.ClusterRoles[0].Rules[0].Verbs[0] != rbacv1.VerbAll || len(q.ClusterRoles[0].Labels) != 1 {
+		t.Errorf("BootstrapPolicy shares data between calls")
+	}
+}
+
+func checkBootstrapMeta(t *testing.T, what string, m metav1.ObjectMeta) {
+	t.Helper()
+	if m.Labels[BootstrappingLabelKey] != BootstrappingLabelValue {
+		t.Errorf("%s labels = %v", what, m.Labels)
+	}
+	if m.Annotations[rbacv1.AutoUpdateAnnotationKey] != "true" {
+		t.Errorf("%s annotations = %v", what, m.Annotations)
+	}
+}
+
+func TestEnsurePolicyCreatesMissingObjects(t *testing.T) {
+	// An administrator changed cluster-admin; EnsurePolicy must leave it alone.
+	changed := clusterRole(ClusterRoleClusterAdmin, rule([]string{"get"}, []string{""}, []string{"pods"}))
+	client := fake.NewClientset(&changed)
+	ctx := context.Background()
+
+	if err := EnsurePolicy(ctx, client, BootstrapPolicy()); err != nil {
+		t.Fatalf("EnsurePolicy: %v", err)
+	}
+	p := BootstrapPolicy()
+	for _, cr := range p.ClusterRoles {
+		got, err := client.RbacV1().ClusterRoles().Get(ctx, cr.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("ClusterRole %q: %v", cr.Name, err)
+		}
+		if cr.Name == ClusterRoleClusterAdmin && len(got.Rules) != 1 {
+			t.Errorf("existing ClusterRole %q was overwritten: %+v", cr.Name, got.Rules)
+		}
+	}
+	for _, b := range p.ClusterRoleBindings {
+		if _, err := client.RbacV1().ClusterRoleBindings().Get(ctx, b.Name, metav1.GetOptions{}); err != nil {
+			t.Errorf("ClusterRoleBinding %q: %v", b.Name, err)
+		}
+	}
+	if _, err := client.RbacV1().Roles(NamespaceDefault).Get(ctx, RoleConfigMapEditor, metav1.GetOptions{}); err != nil {
+		t.Errorf("Role: %v", err)
+	}
+	if _, err := client.RbacV1().RoleBindings(NamespaceDefault).Get(ctx, RoleBindingAliceConfigMaps, metav1.GetOptions{}); err != nil {
+		t.Errorf("RoleBinding: %v", err)
+	}
+
+	// A second run finds everything and succeeds.
+	if err := EnsurePolicy(ctx, client, BootstrapPolicy()); err != nil {
+		t.Errorf("second EnsurePolicy: %v", err)
+	}
+}
+
+func TestEnsurePolicyErrors(t *testing.T) {
+	gr := schema.GroupResource{Group: rbacv1.GroupName, Resource: "rolebindings"}
+	tests := []struct {
+		name     string
+		failures int32 // creates of rolebindings that fail before one succeeds; -1 for always
+		err      error
+		timeout  time.Duration
+		wantErr  string
+		minCalls int32
+	}{
+		{name: "transient errors are retried", failures: 3, err: apierrors.NewServerTimeout(gr, "create", 1), timeout: 10 * time.Second, minCalls: 4},
+		{name: "missing namespace is retried", failures: 1, err: apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, NamespaceDefault), timeout: 10 * time.Second, minCalls: 2},
+		{name: "invalid objects fail at once", failures: -1, err: apierrors.NewInvalid(schema.GroupKind{Group: rbacv1.GroupName, Kind: "RoleBinding"}, "x", field.ErrorList{field.Required(field.NewPath("roleRef"), "")}), timeout: 10 * time.Second, wantErr: "is invalid", minCalls: 1},
+		{name: "gives up when the context ends", failures: -1, err: apierrors.NewServiceUnavailable("etcd is down"), timeout: 300 * time.Millisecond, wantErr: "etcd is down", minCalls: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client := fake.NewClientset()
+			var calls atomic.Int32
+			client.PrependReactor("create", "rolebindings", func(k8stesting.Action) (bool, runtime.Object, error) {
+				n := calls.Add(1)
+				if tt.failures < 0 || n <= tt.failures {
+					return true, nil, tt.err
+				}
+				return false, nil, nil
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), tt.timeout)
+			defer cancel()
+			err := EnsurePolicy(ctx, client, BootstrapPolicy())
+			if tt.wantErr == "" && err != nil {
+				t.Fatalf("EnsurePolicy: %v", err)
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), RoleBindingAliceConfigMaps) {
+					t.Fatalf("EnsurePolicy error = %v, want one naming the binding and %q", err, tt.wantErr)
+				}
+				if !errors.Is(err, tt.err) {
+					t.Errorf("error %v does not wrap %v", err, tt.err)
+				}
+			}
+			if got := calls.Load(); got < tt.minCalls || (tt.failures >= 0 && got != tt.failures+1) {
+				t.Errorf("%d create calls, want %d", got, tt.failures+1)
+			}
+		})
+	}
+}

@@ -1,0 +1,263 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+var serveCheckpoints = []Checkpoint{
+	{PhaseServe, "prepare-run", "PrepareRun(): OpenAPI, /healthz, /livez and /readyz installed"},
+	{PhaseServe, "serving", "Listening: RunWithContext serves TLS and runs the post-start hooks"},
+	{PhaseServe, "ready", "/readyz answers ok: every check and post-start hook has passed"},
+	{PhaseServe, "kubeconfig", "Kubeconfig written (mode 0600) with contexts admin, alice and bob"},
+}
+
+// readyTimeout bounds how long the serve phase waits for /readyz.
+const readyTimeout = time.Minute
+
+// serveState is what the serve phase builds.
+type serveState struct {
+	prepared   interface{ RunWithContext(context.Context) error } // genericapiserver.preparedGenericAPIServer (unexported: "PrepareRun before Run" is enforced by the type)
+	listener   net.Listener
+	cancel     context.CancelFunc
+	exited     chan struct{} // closed when RunWithContext returns
+	runErr     error         // RunWithContext's result, set before exited closes
+	kubeconfig string
+	readyAt    time.Time
+}
+
+// Serve runs the serve phase: PrepareRun, open the listener, RunWithContext in the background,
+// wait for /readyz, write the kubeconfig. It returns once the server is ready; the server runs
+// until Close.
+func (s *Server) Serve(ctx context.Context) error {
+	return s.runPhase(ctx, PhaseServe, func(ctx context.Context, t *phaseTimer) error {
+		sv := &serveState{}
+		s.sv = sv
+		sv.prepared = s.in.generic.PrepareRun()
+		if err := t.reach(ctx, PhaseServe, "prepare-run"); err != nil {
+			return err
+		}
+
+		l, err := net.Listen("tcp", s.c.address())
+		if err != nil {
+			return fmt.Errorf("--secure-port %d: listen on %s: %w", s.c.port, s.c.address(), err)
+		}
+		sv.listener = l
+		s.c.generic.SecureServing.Listener = l
+		runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		sv.cancel = cancel
+		sv.exited = make(chan struct{})
+		go func() {
+			sv.runErr = sv.prepared.RunWithContext(runCtx)
+			close(sv.exited)
+		}()
+		if err := t.reach(ctx, PhaseServe, "serving"); err != nil {
+			return err
+		}
+
+		if err := s.waitReady(ctx); err != nil {
+			return err
+		}
+		sv.readyAt = time.Now()
+		if err := t.reach(ctx, PhaseServe, "ready"); err != nil {
+			return err
+		}
+
+		sv.kubeconfig = s.kubeconfigPath()
+		if err := s.writeKubeconfig(sv.kubeconfig); err != nil {
+			return fmt.Errorf("--kubeconfig %s: %w", sv.kubeconfig, err)
+		}
+		return t.reach(ctx, PhaseServe, "kubeconfig")
+	})
+}
+
+// waitReady polls /readyz through the loopback client until it answers 200.
+func (s *Server) waitReady(ctx context.Context) error {
+	client, err := rest.HTTPClientFor(s.c.loopback)
+	if err != nil {
+		return fmt.Errorf("readyz client: %w", err)
+	}
+	defer client.CloseIdleConnections()
+	url := s.c.loopback.Host + "/readyz"
+	deadline := time.NewTimer(readyTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	var last string
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "Bearer "+s.c.loopback.BearerToken)
+		if resp, err := client.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = resp.Status
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-s.sv.exited:
+			err := s.sv.runErr
+			if err == nil {
+				err = errors.New("server stopped")
+			}
+			return fmt.Errorf("server exited before /readyz: %w", err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline.C:
+			return fmt.Errorf("/readyz not ok after %s (last: %s)", readyTimeout, last)
+		case <-tick.C:
+		}
+	}
+}
+
+// Kubeconfig returns the path of the kubeconfig written by the serve phase, "" before that.
+func (s *Server) Kubeconfig() string {
+	if s.sv == nil {
+		return ""
+	}
+	return s.sv.kubeconfig
+}
+
+// Exited is closed when the running server has stopped, on its own or through Close; it is
+// nil before the serve phase starts the server. ExitErr then tells why.
+func (s *Server) Exited() <-chan struct{} {
+	if s.sv == nil {
+		return nil
+	}
+	return s.sv.exited
+}
+
+// ExitErr returns RunWithContext's error once Exited is closed.
+func (s *Server) ExitErr() error {
+	if s.sv == nil || s.sv.exited == nil {
+		return nil
+	}
+	select {
+	case <-s.sv.exited:
+		return s.sv.runErr
+	default:
+		return nil
+	}
+}
+
+// stop cancels RunWithContext and waits for it to drain and destroy the stores.
+func (sv *serveState) stop() error {
+	if sv.cancel == nil {
+		if sv.listener != nil {
+			return sv.listener.Close()
+		}
+		return nil
+	}
+	sv.cancel()
+	select {
+	case <-sv.exited:
+		if err := sv.runErr; err != nil && !errors.Is(err, context.Canceled) {
+			return fmt.Errorf("serve: %w", err)
+		}
+		return nil
+	case <-time.After(shutdownTimeout + 10*time.Second):
+		return errors.New("serve: server did not stop in time")
+	}
+}
+
+// clusterName is the kubeconfig cluster entry's name.
+const clusterName = "kubewalk"
+
+// kubeconfig builds the client configuration for every identity, one context each.
+func (s *Server) kubeconfig() *clientcmdapi.Config {
+	cfg := clientcmdapi.NewConfig()
+	cluster := clientcmdapi.NewCluster()
+	cluster.Server = s.c.loopback.Host
+	cluster.CertificateAuthorityData = s.c.ca.CertPEM
+	cfg.Clusters[clusterName] = cluster
+	for _, id := range s.an.identities {
+		auth := clientcmdapi.NewAuthInfo()
+		auth.Token = id.Token
+		auth.ClientCertificateData = id.ClientCertPEM
+		auth.ClientKeyData = id.ClientKeyPEM
+		cfg.AuthInfos[id.Context] = auth
+		kctx := clientcmdapi.NewContext()
+		kctx.Cluster = clusterName
+		kctx.AuthInfo = id.Context
+		kctx.Namespace = "default"
+		cfg.Contexts[id.Context] = kctx
+	}
+	cfg.CurrentContext = "admin"
+	return cfg
+}
+
+// writeKubeconfig writes the kubeconfig with mode 0600 in a directory of mode 0700 (when it
+// creates the directory), replacing the file atomically.
+func (s *Server) writeKubeconfig(path string) error {
+	data, err := clientcmd.Write(*s.kubeconfig())
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".kubeconfig-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// RESTConfig returns a client configuration for one kubeconfig context ("admin", "alice",
+// "bob") once the authn phase has run; "" returns an anonymous configuration.
+func (s *Server) RESTConfig(contextName string) (*rest.Config, error) {
+	if s.c == nil || s.an == nil {
+		return nil, errors.New("RESTConfig: the config and authn phases have not run")
+	}
+	cfg := &rest.Config{
+		Host:            s.c.loopback.Host,
+		TLSClientConfig: rest.TLSClientConfig{CAData: s.c.ca.CertPEM},
+		QPS:             1000,
+		Burst:           1000,
+	}
+	if contextName == "" {
+		return cfg, nil
+	}
+	id, err := s.an.identity(contextName)
+	if err != nil {
+		return nil, fmt.Errorf("RESTConfig: %w", err)
+	}
+	cfg.BearerToken = id.Token
+	cfg.CertData, cfg.KeyData = id.ClientCertPEM, id.ClientKeyPEM
+	return cfg, nil
+}
+
+// Address returns the https URL the server serves (or will serve) on; "" before config.
+func (s *Server) Address() string {
+	if s.c == nil {
+		return ""
+	}
+	return s.c.loopback.Host
+}

@@ -1,0 +1,404 @@
+// Package server is kubewalk's API server: a standalone Kubernetes-style server built on
+// k8s.io/apiserver (genericapiserver) with embedded etcd.
+//
+// Its startup runs as seven phases in the order kube-apiserver runs them — config, authn, authz,
+// admission, storage, install, serve — each in a file named after the phase and each callable on
+// its own. Inside a phase the notable moments are named checkpoints; at each one the server calls
+// the caller's Hook, which may block: that is how a walkthrough pauses the live server. After
+// any phase, State describes what the server has built so far, read from the live objects.
+//
+// The package knows nothing of terminals or lessons: callers talk to it through Hook, State and
+// the exported phase methods.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"sync"
+	"time"
+)
+
+// Phase names one step of the startup chain.
+type Phase string
+
+// The seven phases, in the order they run.
+const (
+	PhaseConfig    Phase = "config"
+	PhaseAuthn     Phase = "authn"
+	PhaseAuthz     Phase = "authz"
+	PhaseAdmission Phase = "admission"
+	PhaseStorage   Phase = "storage"
+	PhaseInstall   Phase = "install"
+	PhaseServe     Phase = "serve"
+)
+
+// Phases lists the phases in the order they run.
+func Phases() []Phase {
+	return []Phase{PhaseConfig, PhaseAuthn, PhaseAuthz, PhaseAdmission, PhaseStorage, PhaseInstall, PhaseServe}
+}
+
+// Checkpoint is a named moment inside a phase at which the server calls its Hook.
+type Checkpoint struct {
+	// Phase is the phase the checkpoint belongs to.
+	Phase Phase
+	// Name is unique within the phase, e.g. "x509" in authn.
+	Name string
+	// Title is a one-line human description of what has just happened.
+	Title string
+}
+
+// ID returns "phase/name", the checkpoint's key across the whole server.
+func (c Checkpoint) ID() string { return string(c.Phase) + "/" + c.Name }
+
+// Checkpoints lists every checkpoint the server reaches, in order.
+func Checkpoints() []Checkpoint {
+	var all []Checkpoint
+	for _, p := range Phases() {
+		all = append(all, phaseCheckpoints[p]...)
+	}
+	return all
+}
+
+// PhaseCheckpoints lists the checkpoints of one phase, in order.
+func PhaseCheckpoints(p Phase) []Checkpoint {
+	return append([]Checkpoint(nil), phaseCheckpoints[p]...)
+}
+
+// phaseCheckpoints is filled by each phase file's declarations; it is never written after init.
+var phaseCheckpoints = map[Phase][]Checkpoint{
+	PhaseConfig:    configCheckpoints,
+	PhaseAuthn:     authnCheckpoints,
+	PhaseAuthz:     authzCheckpoints,
+	PhaseAdmission: admissionCheckpoints,
+	PhaseStorage:   storageCheckpoints,
+	PhaseInstall:   installCheckpoints,
+	PhaseServe:     serveCheckpoints,
+}
+
+// checkpoint looks up a declared checkpoint; it panics on a name the phase does not declare,
+// which is a programming error caught by every test that runs the phase.
+func checkpoint(p Phase, name string) Checkpoint {
+	for _, c := range phaseCheckpoints[p] {
+		if c.Name == name {
+			return c
+		}
+	}
+	panic(fmt.Sprintf("server: phase %s has no checkpoint %q", p, name))
+}
+
+// Hook is called at every checkpoint. It may block (to pause a walkthrough) and should return
+// promptly with ctx.Err() once ctx is done. A non-nil error stops the startup.
+type Hook interface {
+	Checkpoint(ctx context.Context, cp Checkpoint, s *Server) error
+}
+
+// HookFunc adapts a function to Hook.
+type HookFunc func(ctx context.Context, cp Checkpoint, s *Server) error
+
+// Checkpoint calls f.
+func (f HookFunc) Checkpoint(ctx context.Context, cp Checkpoint, s *Server) error {
+	return f(ctx, cp, s)
+}
+
+// Options are the user-facing settings, named like kube-apiserver's flags where the meaning
+// is the same.
+type Options struct {
+	// BindAddress is the IP to listen on (--bind-address). Default 127.0.0.1.
+	BindAddress string
+	// SecurePort is the HTTPS port (--secure-port); 0 picks a free port.
+	SecurePort int
+	// EtcdServers are external etcd client URLs (--etcd-servers); empty starts embedded etcd.
+	EtcdServers []string
+	// DataDir holds embedded etcd's data (--data-dir); empty uses a temp dir removed on Close.
+	DataDir string
+	// Kubeconfig is where the serve phase writes the kubeconfig (--kubeconfig); empty writes
+	// kubeconfig into the run's work directory.
+	Kubeconfig string
+	// EtcdPrefix is the key prefix for all objects. Default "/registry", as kube-apiserver.
+	EtcdPrefix string
+	// LogOutput receives klog, etcd and apiserver logs. Nil discards them.
+	LogOutput io.Writer
+	// Verbosity is klog's -v level.
+	Verbosity int
+	// Hook is called at every checkpoint. Nil never pauses.
+	Hook Hook
+}
+
+// Validate reports every problem with the options at once; each error names its flag.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.BindAddress != "" {
+		if ip := net.ParseIP(o.BindAddress); ip == nil {
+			errs = append(errs, fmt.Errorf("--bind-address %q: not an IP address", o.BindAddress))
+		}
+	}
+	if o.SecurePort < 0 || o.SecurePort > 65535 {
+		errs = append(errs, fmt.Errorf("--secure-port %d: must be between 0 and 65535", o.SecurePort))
+	}
+	for _, s := range o.EtcdServers {
+		if err := validateEtcdURL(s); err != nil {
+			errs = append(errs, fmt.Errorf("--etcd-servers %q: %w", s, err))
+		}
+	}
+	if o.DataDir != "" && len(o.EtcdServers) > 0 {
+		errs = append(errs, errors.New("--data-dir and --etcd-servers: choose one; --data-dir is for the embedded etcd"))
+	}
+	return errors.Join(errs...)
+}
+
+// Complete fills defaults. It is safe to call more than once.
+func (o *Options) Complete() {
+	if o.BindAddress == "" {
+		o.BindAddress = "127.0.0.1"
+	}
+	if o.EtcdPrefix == "" {
+		o.EtcdPrefix = "/registry"
+	}
+	if o.LogOutput == nil {
+		o.LogOutput = io.Discard
+	}
+}
+
+// PhaseTiming records how long a finished phase took, hook pauses excluded.
+type PhaseTiming struct {
+	Phase    Phase
+	Duration time.Duration
+}
+
+// Server is one run of the startup chain. Create it with New, run the phases in order (or call
+// Start), and always Close it.
+type Server struct {
+	opts Options
+
+	mu        sync.Mutex
+	next      int // index into Phases() of the next phase to run
+	current   Checkpoint
+	reached   []Checkpoint
+	timings   []PhaseTiming
+	phaseWork time.Duration // time spent in the running phase outside the hook
+	closed    bool
+
+	workDir    string // per-run directory: certs, kubeconfig, temp etcd data
+	ownWorkDir bool
+
+	c  *configState
+	an *authnState
+	az *authzState
+	ad *admissionState
+	st *storageState
+	in *installState
+	sv *serveState
+
+	// base is cancelled by Close; every phase's context derives from it, so Close can stop a
+	// phase that is running (or paused in the hook) in another goroutine.
+	base       context.Context
+	cancelBase context.CancelFunc
+	// phaseMu is held while a phase runs; Close takes it to wait for the phase to return.
+	phaseMu sync.Mutex
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New validates and completes opts and returns a server that has run no phase yet.
+func New(opts Options) (*Server, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	opts.Complete()
+	base, cancel := context.WithCancel(context.Background())
+	return &Server{opts: opts, base: base, cancelBase: cancel}, nil
+}
+
+// Options returns the completed options.
+func (s *Server) Options() Options { return s.opts }
+
+// NextPhase returns the phase that runs next, or "" once serve has run.
+func (s *Server) NextPhase() Phase {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.next >= len(Phases()) {
+		return ""
+	}
+	return Phases()[s.next]
+}
+
+// Current returns the last checkpoint reached.
+func (s *Server) Current() Checkpoint {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.current
+}
+
+// Reached returns every checkpoint reached so far, in order.
+func (s *Server) Reached() []Checkpoint {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Checkpoint(nil), s.reached...)
+}
+
+// Timings returns the duration of each finished phase, hook pauses excluded.
+func (s *Server) Timings() []PhaseTiming {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]PhaseTiming(nil), s.timings...)
+}
+
+// RunPhase runs phase p, which must be the next one.
+func (s *Server) RunPhase(ctx context.Context, p Phase) error {
+	switch p {
+	case PhaseConfig:
+		return s.Config(ctx)
+	case PhaseAuthn:
+		return s.Authn(ctx)
+	case PhaseAuthz:
+		return s.Authz(ctx)
+	case PhaseAdmission:
+		return s.Admission(ctx)
+	case PhaseStorage:
+		return s.Storage(ctx)
+	case PhaseInstall:
+		return s.Install(ctx)
+	case PhaseServe:
+		return s.Serve(ctx)
+	}
+	return fmt.Errorf("server: unknown phase %q", p)
+}
+
+// Start runs every phase that has not run yet, through serve.
+func (s *Server) Start(ctx context.Context) error {
+	for p := s.NextPhase(); p != ""; p = s.NextPhase() {
+		if err := s.RunPhase(ctx, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runPhase enforces the phase order, times the phase and wraps its error with the phase name.
+func (s *Server) runPhase(ctx context.Context, p Phase, body func(ctx context.Context, t *phaseTimer) error) error {
+	s.phaseMu.Lock()
+	defer s.phaseMu.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.base, cancel)()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return fmt.Errorf("phase %s: server is closed", p)
+	}
+	if s.next >= len(Phases()) || Phases()[s.next] != p {
+		want := Phase("none (serve has run)")
+		if s.next < len(Phases()) {
+			want = Phases()[s.next]
+		}
+		s.mu.Unlock()
+		return fmt.Errorf("phase %s: out of order, the next phase is %s", p, want)
+	}
+	s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("phase %s: %w", p, err)
+	}
+	t := &phaseTimer{s: s, start: time.Now()}
+	if err := body(ctx, t); err != nil {
+		return fmt.Errorf("phase %s: %w", p, err)
+	}
+	s.mu.Lock()
+	s.next++
+	s.timings = append(s.timings, PhaseTiming{Phase: p, Duration: t.work()})
+	s.mu.Unlock()
+	return nil
+}
+
+// phaseTimer measures a phase's own work, leaving out the time the hook held it.
+type phaseTimer struct {
+	s      *Server
+	start  time.Time
+	paused time.Duration
+}
+
+func (t *phaseTimer) work() time.Duration { return time.Since(t.start) - t.paused }
+
+// reach records checkpoint name of phase p and calls the hook.
+func (t *phaseTimer) reach(ctx context.Context, p Phase, name string) error {
+	cp := checkpoint(p, name)
+	s := t.s
+	s.mu.Lock()
+	s.current = cp
+	s.reached = append(s.reached, cp)
+	s.phaseWork = t.work()
+	s.mu.Unlock()
+	if s.opts.Hook == nil {
+		return ctx.Err()
+	}
+	began := time.Now()
+	err := s.opts.Hook.Checkpoint(ctx, cp, s)
+	t.paused += time.Since(began)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", cp.Name, err)
+	}
+	return ctx.Err()
+}
+
+// Close shuts down whatever the phases have started, in reverse order: the HTTP server and its
+// watches, the REST stores and their watch caches, informers, admission, embedded etcd, then
+// the work directory. A phase running in another goroutine (or paused in the hook) is cancelled
+// first and waited for. Close is safe to call from any goroutine, at any point, more than once.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.cancelBase()
+		s.phaseMu.Lock()
+		defer s.phaseMu.Unlock()
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		var errs []error
+		if s.sv != nil {
+			errs = append(errs, s.sv.stop())
+		}
+		if s.st != nil {
+			// Idempotent: after serve, RunWithContext has destroyed the installed stores already.
+			s.st.destroyStores()
+		}
+		if s.az != nil {
+			s.az.stop()
+		}
+		if s.ad != nil {
+			s.ad.stop()
+		}
+		if s.st != nil {
+			errs = append(errs, s.st.closeEtcd())
+		}
+		if s.ownWorkDir && s.workDir != "" {
+			if err := os.RemoveAll(s.workDir); err != nil {
+				errs = append(errs, fmt.Errorf("remove work dir: %w", err))
+			}
+		}
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}
+
+// WorkDir returns the per-run directory holding certificates and, by default, the kubeconfig
+// and etcd data. It is empty before the config phase.
+func (s *Server) WorkDir() string { return s.workDir }
+
+// validateEtcdURL accepts http(s) URLs with a host, as the etcd client does.
+func validateEtcdURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("scheme %q: want http or https", u.Scheme)
+	}
+	if u.Host == "" {
+		return errors.New("no host")
+	}
+	return nil
+}

@@ -1,0 +1,12 @@
+package server
+
+import "embed"
+
+// SourceFS is kubewalk's own server source, embedded so the lessons can resolve their anchors
+// ("(*Server).Authn", "admit.(*CreatedBy).Admit") and show the code of the running binary
+// without a source checkout. The package's files are at the root and server/admit's under
+// admit/. Test files are embedded too (embed patterns cannot exclude them); the lessons
+// resolver skips them.
+//
+//go:embed *.go admit/*.go
+var SourceFS embed.FS
