@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -145,4 +146,17 @@ func startTestEtcd(t testing.TB) string {
 		t.Fatal("test etcd not ready")
 	}
 	return client.String()
+}
+
+// stateEveryCheckpoint is a hook that builds the state tree at every checkpoint, as a
+// walkthrough does, and records the checkpoint IDs.
+type stateEveryCheckpoint struct{ seen []string }
+
+func (h *stateEveryCheckpoint) Checkpoint(_ context.Context, cp server.Checkpoint, s *server.Server) error {
+	if st := s.State(); st.Find(string(cp.Phase)) == nil {
+		return fmt.Errorf("state at %s has no %s node", cp.ID(), cp.Phase)
+	}
+	_ = s.LiveObjects()
+	h.seen = append(h.seen, cp.ID())
+	return nil
 }

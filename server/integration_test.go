@@ -574,3 +574,17 @@ func contains(list []string, s string) bool {
 }
 
 var _ kubernetes.Interface = (*kubernetes.Clientset)(nil)
+
+// TestStateAtEveryCheckpoint builds the state tree at every checkpoint, as a walkthrough does.
+func TestStateAtEveryCheckpoint(t *testing.T) {
+	h := &stateEveryCheckpoint{}
+	startServer(t, func(o *server.Options) { o.Hook = h })
+	if len(h.seen) != len(server.Checkpoints()) {
+		t.Fatalf("hook saw %d checkpoints, server declares %d", len(h.seen), len(server.Checkpoints()))
+	}
+	for i, cp := range server.Checkpoints() {
+		if h.seen[i] != cp.ID() {
+			t.Fatalf("checkpoint %d = %s, want %s", i, h.seen[i], cp.ID())
+		}
+	}
+}

@@ -173,6 +173,9 @@ func (c *configState) describe(n *Node) {
 	n.Add("codecs", strings.Join(media, ", "))
 
 	g := c.generic
+	if g == nil {
+		return
+	}
 	gen := n.Add("genericConfig", "genericapiserver.RecommendedConfig")
 	gen.Add("RequestTimeout", g.RequestTimeout.String())
 	gen.Addf("MaxRequestsInFlight", "%d (mutating %d)", g.MaxRequestsInFlight, g.MaxMutatingRequestsInFlight)

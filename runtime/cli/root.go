@@ -31,9 +31,9 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// NewRootCommand builds the command tree. Without a subcommand it runs serve.
+// NewRootCommand builds the command tree. Without a subcommand it runs the tour.
 func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
-	rootServe := &serveOptions{}
+	rootTour := &tourOptions{}
 	root := &cobra.Command{
 		Use:   "kubewalk",
 		Short: "Start a real Kubernetes-style API server and walk through its startup chain",
@@ -44,13 +44,14 @@ real kubectl at it.`,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd.Context(), rootServe, stdout, stderr)
+			return runTour(cmd.Context(), rootTour, stdout, stderr)
 		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	rootServe.addFlags(root.Flags())
-	root.AddCommand(newServeCommand(stdout, stderr), newVersionCommand(stdout))
+	rootTour.addFlags(root)
+	root.AddCommand(newTourCommand(stdout, stderr), newServeCommand(stdout, stderr),
+		newLessonsCommand(stdout, stderr), newVersionCommand(stdout))
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())
 	})

@@ -1,0 +1,354 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// binary is the kubewalk binary built once for all end-to-end tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "kubewalk-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "kubewalk")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build kubewalk:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// requireKubectl fails (never skips) when kubectl is missing: CI must run these tests.
+func requireKubectl(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Fatalf("kubectl is not on PATH; the end-to-end tests need the real kubectl: %v", err)
+	}
+	return path
+}
+
+// served is a running `kubewalk serve`.
+type served struct {
+	cmd        *exec.Cmd
+	kubeconfig string
+	addr       string
+	workDir    string
+	out        *syncBuffer
+	done       chan error
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer goroutine and test readers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var readyLine = regexp.MustCompile(`API server ready at (https://\S+)`)
+
+// startServe runs the binary's serve command and waits until it prints that it is ready.
+func startServe(t *testing.T, extra ...string) *served {
+	t.Helper()
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "kubeconfig")
+	args := append([]string{"serve", "--kubeconfig", kc, "--log-file", filepath.Join(dir, "kubewalk.log")}, extra...)
+	cmd := exec.Command(binary, args...)
+	pr, pw := io.Pipe()
+	out := &syncBuffer{}
+	cmd.Stdout = io.MultiWriter(out, pw)
+	cmd.Stderr = out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &served{cmd: cmd, kubeconfig: kc, out: out, done: make(chan error, 1)}
+	go func() { s.done <- cmd.Wait(); pw.Close() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-s.done:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+			}
+		}
+	})
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if m := readyLine.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+	}()
+	select {
+	case addr := <-found:
+		s.addr = strings.TrimPrefix(addr, "https://")
+	case err := <-s.done:
+		t.Fatalf("kubewalk serve exited before ready: %v\n%s", err, out)
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("kubewalk serve not ready:\n%s", out)
+	}
+	return s
+}
+
+// kubectl runs kubectl against the served kubeconfig and returns combined output.
+func (s *served) kubectl(t *testing.T, stdin string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig", s.kubeconfig}, args...)...)
+	cmd.Env = append(os.Environ(), "KUBECTL_EDITOR=", "EDITOR=")
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// TestKubectl runs the real kubectl through the command list the README promises.
+func TestKubectl(t *testing.T) {
+	requireKubectl(t)
+	s := startServe(t)
+	editor := filepath.Join(t.TempDir(), "editor.sh")
+	if err := os.WriteFile(editor, []byte("#!/bin/sh\nsed -i 's/edited: \"no\"/edited: \"yes\"/' \"$1\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	manifest := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: applied
+data:
+  color: blue
+  edited: "no"
+`
+	pod := `apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+  - name: web
+    image: nginx:1.27
+`
+	steps := []struct {
+		name    string
+		stdin   string
+		args    []string
+		want    []string // substrings of the output
+		wantErr bool
+	}{
+		{"get ns", "", []string{"get", "ns"}, []string{"default", "kube-system", "kube-public", "Active"}, false},
+		{"create configmap", "", []string{"create", "configmap", "demo", "--from-literal=hello=world"}, []string{"configmap/demo created"}, false},
+		{"get cm -o yaml", "", []string{"get", "cm", "demo", "-o", "yaml"}, []string{"hello: world", "kubewalk.io/created-by: kubewalk-admin"}, false},
+		{"get cm table", "", []string{"get", "cm"}, []string{"NAME", "DATA", "AGE", "demo"}, false},
+		{"apply -f", manifest, []string{"apply", "-f", "-"}, []string{"configmap/applied created"}, false},
+		{"diff", strings.Replace(manifest, "blue", "green", 1), []string{"diff", "-f", "-"}, []string{"-  color: blue", "+  color: green"}, true /* diff exits 1 when different */},
+		{"apply --server-side", strings.Replace(manifest, "blue", "green", 1), []string{"apply", "--server-side", "--force-conflicts", "-f", "-"}, []string{"configmap/applied serverside-applied"}, false},
+		{"explain", "", []string{"explain", "configmap.data"}, []string{"FIELD: data", "map[string]string"}, false},
+		{"edit", "", []string{"edit", "configmap", "applied"}, []string{"configmap/applied edited"}, false},
+		{"edited value", "", []string{"get", "cm", "applied", "-o", "jsonpath={.data.edited}"}, []string{"yes"}, false},
+		{"label", "", []string{"label", "configmap", "demo", "tier=backend"}, []string{"configmap/demo labeled"}, false},
+		{"label selector", "", []string{"get", "cm", "-l", "tier=backend", "-o", "name"}, []string{"configmap/demo"}, false},
+		{"create pod", pod, []string{"apply", "-f", "-"}, []string{"pod/web created"}, false},
+		{"patch status", "", []string{"patch", "pod", "web", "--subresource=status", "--type=merge", "-p", `{"status":{"phase":"Running"}}`}, []string{"pod/web patched"}, false},
+		{"get pod", "", []string{"get", "pod", "web"}, []string{"NAME", "READY", "STATUS", "Running"}, false},
+		{"describe pod", "", []string{"describe", "pod", "web"}, []string{"Name:", "web", "Image:", "nginx:1.27", "Events:"}, false},
+		{"latest refused", strings.Replace(pod, "nginx:1.27", "nginx:latest", 1), []string{"apply", "-f", "-"}, []string{"kubewalk.io/PinnedImages"}, true},
+		{"invalid object", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Bad_Name\n", []string{"apply", "-f", "-"}, []string{"Invalid", "metadata.name"}, true},
+		{"malformed yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: [\n", []string{"apply", "-f", "-"}, []string{"error"}, true},
+		{"api-resources", "", []string{"api-resources"}, []string{"configmaps", "cm", "pods", "po", "rolebindings", "selfsubjectreviews"}, false},
+		{"api-versions", "", []string{"api-versions"}, []string{"v1", "rbac.authorization.k8s.io/v1", "authorization.k8s.io/v1", "authentication.k8s.io/v1"}, false},
+		{"auth whoami", "", []string{"auth", "whoami"}, []string{"kubewalk-admin", "system:masters"}, false},
+		{"whoami alice", "", []string{"--context", "alice", "auth", "whoami"}, []string{"alice", "system:authenticated"}, false},
+		{"can-i alice yes", "", []string{"--context", "alice", "auth", "can-i", "create", "configmaps"}, []string{"yes"}, false},
+		{"can-i alice no", "", []string{"--context", "alice", "auth", "can-i", "get", "secrets"}, []string{"no"}, true},
+		{"can-i --list", "", []string{"--context", "alice", "auth", "can-i", "--list"}, []string{"configmaps", "selfsubjectaccessreviews.authorization.k8s.io"}, false},
+		{"can-i --as", "", []string{"auth", "can-i", "list", "configmaps", "--as", "bob"}, []string{"no"}, true},
+		{"bob forbidden", "", []string{"--context", "bob", "get", "cm"}, []string{"Forbidden", `User "bob" cannot list resource "configmaps"`}, true},
+		{"create rolebinding", "", []string{"create", "rolebinding", "bob-cm", "--role=configmap-editor", "--user=bob"}, []string{"rolebinding.rbac.authorization.k8s.io/bob-cm created"}, false},
+		{"get rolebinding", "", []string{"get", "rolebinding", "bob-cm", "-o", "wide"}, []string{"Role/configmap-editor", "bob"}, false},
+		{"delete", "", []string{"delete", "configmap", "demo"}, []string{`configmap "demo" deleted`}, false},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			args := st.args
+			if st.name == "edit" {
+				t.Setenv("KUBE_EDITOR", editor)
+			}
+			out, err := s.kubectlEnv(t, st.stdin, st.name == "edit", editor, args...)
+			if (err != nil) != st.wantErr {
+				t.Fatalf("kubectl %s: err = %v, want error %v\n%s", strings.Join(args, " "), err, st.wantErr, out)
+			}
+			for _, w := range st.want {
+				if !strings.Contains(out, w) {
+					t.Fatalf("kubectl %s: output lacks %q:\n%s", strings.Join(args, " "), w, out)
+				}
+			}
+		})
+	}
+
+	t.Run("rbac change takes effect", func(t *testing.T) {
+		// bob-cm was created above; the authorizer sees it through its informer within moments.
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			out, err := s.kubectl(t, "", "--context", "bob", "get", "cm", "applied", "-o", "name")
+			if err == nil && strings.Contains(out, "configmap/applied") {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("bob still denied after the rolebinding: %v\n%s", err, out)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+
+	t.Run("get -w", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		w := exec.CommandContext(ctx, "kubectl", "--kubeconfig", s.kubeconfig, "get", "cm", "-w", "--output-watch-events")
+		buf := &syncBuffer{}
+		w.Stdout, w.Stderr = buf, buf
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { cancel(); w.Wait() }()
+		time.Sleep(500 * time.Millisecond)
+		if out, err := s.kubectl(t, "", "create", "configmap", "watched"); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(buf.String(), "ADDED") || !strings.Contains(buf.String(), "watched") {
+			if time.Now().After(deadline) {
+				t.Fatalf("watch did not show the new configmap:\n%s", buf)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+
+	t.Run("sigterm shuts down cleanly", func(t *testing.T) {
+		if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-s.done:
+			if err != nil {
+				t.Fatalf("exit: %v\n%s", err, s.out)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no exit after SIGTERM:\n%s", s.out)
+		}
+		if !strings.Contains(s.out.String(), "stopped cleanly") {
+			t.Errorf("output lacks the clean-stop line:\n%s", s.out)
+		}
+		if c, err := net.DialTimeout("tcp", s.addr, time.Second); err == nil {
+			c.Close()
+			t.Errorf("port %s still open after exit", s.addr)
+		}
+	})
+}
+
+// kubectlEnv is kubectl with KUBE_EDITOR set for the edit step.
+func (s *served) kubectlEnv(t *testing.T, stdin string, withEditor bool, editor string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig", s.kubeconfig}, args...)...)
+	cmd.Env = os.Environ()
+	if withEditor {
+		cmd.Env = append(cmd.Env, "KUBE_EDITOR="+editor)
+	}
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// TestBadInvocations: every bad input gets one clear line and a non-zero exit.
+func TestBadInvocations(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	port := fmt.Sprint(busy.Addr().(*net.TCPAddr).Port)
+	file := filepath.Join(t.TempDir(), "plain-file")
+	os.WriteFile(file, nil, 0o600)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown flag", []string{"serve", "--no-such-flag"}, "unknown flag: --no-such-flag"},
+		{"busy port", []string{"serve", "--secure-port", port}, "--secure-port " + port + ": address 127.0.0.1:" + port + " is already in use"},
+		{"unwritable data dir", []string{"serve", "--data-dir", file + "/etcd"}, "--data-dir"},
+		{"unreachable etcd", []string{"serve", "--etcd-servers", "http://127.0.0.1:1"}, "--etcd-servers"},
+		{"bad bind address", []string{"serve", "--bind-address", "nowhere"}, "--bind-address"},
+		{"extra argument", []string{"serve", "extra"}, "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append(tt.args, "--log-file", filepath.Join(dir, "log"))
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, binary, args...)
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("want non-zero exit, got success:\n%s", out)
+			}
+			if !strings.Contains(string(out), tt.want) {
+				t.Fatalf("output lacks %q:\n%s", tt.want, out)
+			}
+			if lines := strings.Count(strings.TrimSpace(string(out)), "\n"); lines > 1 {
+				t.Errorf("want a short error, got %d lines:\n%s", lines+1, out)
+			}
+		})
+	}
+}
+
+// TestVersionAndCompletion checks the small commands.
+func TestVersionAndCompletion(t *testing.T) {
+	out, err := exec.Command(binary, "version").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "k8s.io/apiserver") || !strings.Contains(string(out), "v0.37.2") {
+		t.Fatalf("version: %v\n%s", err, out)
+	}
+	out, err = exec.Command(binary, "completion", "bash").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "kubewalk") {
+		t.Fatalf("completion: %v\n%.200s", err, out)
+	}
+}

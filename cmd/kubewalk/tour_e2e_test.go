@@ -1,0 +1,187 @@
+package main_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubewalk/kubewalk/server"
+)
+
+// TestPlainTranscript runs the default command without a terminal: it must walk every
+// checkpoint, exercise the served server and exit 0 without waiting for input.
+func TestPlainTranscript(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "--log-file", filepath.Join(dir, "log"))
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+dir)
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devnull.Close()
+	cmd.Stdin = devnull
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("exit: %v\n%s", err, out)
+	}
+	text := string(out)
+	total := len(server.Checkpoints())
+	for i, cp := range server.Checkpoints() {
+		header := fmt.Sprintf("[%d/%d] %s · %s — %s", i+1, total, cp.Phase, cp.Name, cp.Title)
+		if !strings.Contains(text, header) {
+			t.Errorf("transcript lacks %q", header)
+		}
+	}
+	for _, want := range []string{"▶", "source: server/", "state (storage):", "GET /healthz", "→ 200 OK",
+		`User "bob" cannot list resource "configmaps"`, "kubewalk.io/PinnedImages"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("transcript lacks %q", want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "kubewalk", "progress.json")); err != nil {
+		t.Errorf("progress not saved: %v", err)
+	}
+}
+
+// tmux drives the real binary in a private tmux server.
+type tmux struct {
+	t      *testing.T
+	socket string
+}
+
+func (m tmux) run(args ...string) string {
+	m.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", m.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
+	if err != nil {
+		m.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (m tmux) screen() string { return m.run("capture-pane", "-p", "-t", "kw") }
+
+// waitFor polls the screen until re matches, bounded in time.
+func (m tmux) waitFor(re string, within time.Duration) string {
+	m.t.Helper()
+	r := regexp.MustCompile(re)
+	deadline := time.Now().Add(within)
+	for {
+		s := m.screen()
+		if r.MatchString(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			m.t.Fatalf("screen never matched %q; last screen:\n%s", re, s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestTUIInTmux steps the full-screen walkthrough through all seven phases in tmux, checks the
+// panes show live state, runs kubectl against the served server while the UI is open, resizes
+// the window, quits, and checks the exit code, the port and the temp dir.
+func TestTUIInTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatalf("tmux is required for this end-to-end test: %v", err)
+	}
+	requireKubectl(t)
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "kubeconfig")
+	rc := filepath.Join(dir, "rc")
+	m := tmux{t: t, socket: fmt.Sprintf("kubewalk-e2e-%d", os.Getpid())}
+	script := fmt.Sprintf("XDG_STATE_HOME=%s TERM=xterm-256color %s tour --restart --kubeconfig %s --log-file %s; echo $? > %s; sleep 30",
+		dir, binary, kc, filepath.Join(dir, "log"), rc)
+	m.run("new-session", "-d", "-s", "kw", "-x", "120", "-y", "40", "sh", "-c", script)
+	t.Cleanup(func() { exec.Command("tmux", "-L", m.socket, "kill-server").Run() })
+
+	m.waitFor(`config/scheme`, time.Minute)
+	// Step through every phase with "p" (next phase) and check a live detail per phase.
+	checks := map[string]string{
+		"authn":     `authn/x509`,
+		"authz":     `authz/informers`,
+		"admission": `admission/plugins`,
+		"storage":   `storage/etcd`,
+		"install":   `install/new`,
+		"serve":     `serve/prepare-run`,
+	}
+	for _, p := range []string{"authn", "authz", "admission", "storage", "install", "serve"} {
+		m.run("send-keys", "-t", "kw", "p")
+		m.waitFor(checks[p], 30*time.Second)
+	}
+	m.run("send-keys", "-t", "kw", "E")
+	m.waitFor(`SERVING`, time.Minute)
+	if _, err := os.Stat(kc); err != nil {
+		t.Fatalf("kubeconfig not written: %v", err)
+	}
+	out, err := exec.Command("kubectl", "--kubeconfig", kc, "create", "configmap", "from-tmux", "--from-literal=a=b").CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl while the TUI runs: %v\n%s", err, out)
+	}
+	out, _ = exec.Command("kubectl", "--kubeconfig", kc, "--context", "bob", "get", "cm").CombinedOutput()
+	if !strings.Contains(string(out), "Forbidden") {
+		t.Fatalf("bob should be forbidden:\n%s", out)
+	}
+	m.run("resize-window", "-t", "kw", "-x", "90", "-y", "30")
+	m.waitFor(`SERVING`, 10*time.Second)
+	m.run("resize-window", "-t", "kw", "-x", "60", "-y", "20")
+	m.waitFor(`needs at least 80×24`, 10*time.Second)
+	m.run("resize-window", "-t", "kw", "-x", "120", "-y", "40")
+	m.waitFor(`SERVING`, 10*time.Second)
+	addr := serverAddr(t, kc)
+	m.run("send-keys", "-t", "kw", "q")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if b, err := os.ReadFile(rc); err == nil {
+			if code := strings.TrimSpace(string(b)); code != "0" {
+				t.Fatalf("exit code %s; log:\n%s", code, readFile(filepath.Join(dir, "log")))
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kubewalk did not exit after q; screen:\n%s", m.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		c.Close()
+		t.Errorf("port %s still open after quit", addr)
+	}
+	if matches, _ := filepath.Glob(filepath.Join(os.TempDir(), "kubewalk-*", "etcd")); len(matches) > 0 {
+		for _, mt := range matches {
+			if fi, err := os.Stat(mt); err == nil && time.Since(fi.ModTime()) < time.Minute {
+				t.Errorf("temp etcd dir left behind: %s", mt)
+			}
+		}
+	}
+}
+
+// serverAddr reads host:port from the kubeconfig the server wrote.
+func serverAddr(t *testing.T, kc string) string {
+	t.Helper()
+	b, err := os.ReadFile(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`server: https://(\S+)`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("no server in kubeconfig:\n%s", b)
+	}
+	return string(m[1])
+}
+
+func readFile(p string) string {
+	b, _ := os.ReadFile(p)
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}

@@ -1,0 +1,57 @@
+// Package lessons loads kubewalk's lesson content, resolves the source anchors the lessons
+// point at (in kubewalk's own server/ code and in k8s.io/apiserver at the pinned version),
+// validates the content against the server's checkpoints and keeps a learner's progress.
+//
+// A lesson is one Markdown file per phase, content/<lang>/NN-<phase>.md: YAML front matter
+// with the lesson's metadata and one entry per step, then one "## <step id>" section per step.
+// English (content/en) is the source of truth; another language's file of the same name
+// overlays only the strings (lesson title, step titles, step texts), string by string.
+package lessons
+
+// DefaultLang is the language every lesson is written in first; its files carry the metadata.
+const DefaultLang = "en"
+
+// Lesson is one phase's walkthrough.
+type Lesson struct {
+	// ID is the lesson's key, unique across lessons (progress is keyed by it).
+	ID string
+	// Phase is the server phase the lesson walks through.
+	Phase string
+	// Title is the lesson's title in the requested language, or English.
+	Title string
+	// Kube optionally says where this lives in kube-apiserver (free text).
+	Kube string
+	// Steps are the lesson's steps in file order.
+	Steps []Step
+	// File is the English file the metadata came from, as a path in the loaded fs.FS
+	// (e.g. "en/02-authn.md").
+	File string
+
+	// notes are problems found while loading that do not stop the lesson from being used
+	// (a translation naming an unknown step, text outside any step, ...); Check reports them.
+	notes []Problem
+}
+
+// Step is one checkpoint's worth of lesson.
+type Step struct {
+	// ID is the step's key, unique within the lesson; its text is the "## <ID>" section.
+	ID string
+	// Checkpoint is the server checkpoint ID ("phase/name") the step explains.
+	Checkpoint string
+	// Title is the step's title in the requested language, or English.
+	Title string
+	// Anchor is the Go symbol in kubewalk's server/ source the step shows: a func, a method
+	// ("(*T).M" or "T.M") or a type, optionally qualified by a subpackage ("admit.(*T).M").
+	Anchor string
+	// Focus is an optional substring of the anchor's source; the lines of its first match are
+	// emphasised.
+	Focus string
+	// Upstream is an optional k8s.io/apiserver symbol: import path + "." + symbol.
+	Upstream string
+	// Kube optionally says where this step lives in kube-apiserver (free text).
+	Kube string
+	// Text is the step's Markdown body in the requested language, or English.
+	Text string
+	// Lang is the language Text is actually in.
+	Lang string
+}

@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubewalk/kubewalk/content"
+	"github.com/kubewalk/kubewalk/lessons"
+	"github.com/kubewalk/kubewalk/server"
+)
+
+// newLessonsCommand builds "kubewalk lessons" (list the lessons and the learner's progress)
+// and "kubewalk lessons check" (validate the embedded lesson content).
+func newLessonsCommand(stdout, stderr io.Writer) *cobra.Command {
+	var lang string
+	cmd := &cobra.Command{
+		Use:   "lessons",
+		Short: "List the lessons with your progress",
+		Long: `List the lessons, one per startup phase, with their step count and how far you got.
+The language comes from --lang, else from LC_ALL, LC_MESSAGES or LANG.`,
+		Example: `  kubewalk lessons
+  kubewalk lessons --lang zh-CN
+  kubewalk lessons check`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			l, err := lessonLang(lang)
+			if err != nil {
+				return err
+			}
+			return listLessons(l, stdout, stderr)
+		},
+	}
+	cmd.PersistentFlags().StringVar(&lang, "lang", "", "lesson language: en or zh-CN (default: from LC_ALL, LC_MESSAGES or LANG)")
+
+	check := &cobra.Command{
+		Use:   "check",
+		Short: "Validate the lessons against the server's checkpoints, its source and k8s.io/apiserver",
+		Long: `Check that the embedded lessons cover every server checkpoint with exactly one step, that every
+anchor resolves in kubewalk's server/ source, every upstream symbol in k8s.io/apiserver at the
+version kubewalk is built with (from the Go module cache), and that every translation matches
+English. Prints one problem per line and fails if there is any. Without --lang it checks every
+language.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var langs []string
+			if cmd.Flags().Changed("lang") {
+				l, err := lessonLang(lang)
+				if err != nil {
+					return err
+				}
+				langs = []string{l}
+			}
+			return checkLessons(langs, stdout, stderr)
+		},
+	}
+	cmd.AddCommand(check)
+	return cmd
+}
+
+// lessonLang resolves --lang (or the locale when it is empty) to a content language.
+func lessonLang(flag string) (string, error) {
+	if flag == "" {
+		return lessons.DetectLang("", os.Getenv), nil
+	}
+	l, ok := lessons.NormalizeLang(flag)
+	if !ok {
+		langs, _ := lessons.Languages(content.FS)
+		return "", fmt.Errorf("--lang %q: no lessons in that language; choose one of %s", flag, strings.Join(langs, ", "))
+	}
+	return l, nil
+}
+
+// listLessons prints one line per lesson: phase, step count, progress and title.
+func listLessons(lang string, stdout, stderr io.Writer) error {
+	ls, err := lessons.Load(content.FS, lang)
+	if err != nil {
+		if len(ls) == 0 {
+			return fmt.Errorf("load lessons: %w", err)
+		}
+		fmt.Fprintf(stderr, "kubewalk: warning: some lessons could not be loaded (run 'kubewalk lessons check'):\n%v\n", err)
+	}
+	progress := &lessons.Progress{}
+	if p, err := lessons.ProgressPath(os.Getenv); err != nil {
+		fmt.Fprintf(stderr, "kubewalk: warning: %v; showing no progress\n", err)
+	} else if progress, err = lessons.LoadProgress(p); err != nil {
+		fmt.Fprintf(stderr, "kubewalk: warning: %v; showing no progress\n", err)
+	}
+
+	// The title goes last: CJK titles are two columns wide per rune, which tabwriter does not know.
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PHASE\tSTEPS\tPROGRESS\tLESSON")
+	for _, l := range ls {
+		state := fmt.Sprintf("%d/%d", progress.Reached(l), len(l.Steps))
+		if progress.Done(l) {
+			state = "done"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", l.Phase, len(l.Steps), state, l.Title)
+	}
+	return tw.Flush()
+}
+
+// checkLessons validates the embedded content and prints each problem on its own line, with
+// repository paths (content/en/02-authn.md).
+func checkLessons(langs []string, stdout, stderr io.Writer) error {
+	upstreamDir, version, err := lessons.UpstreamModuleDir()
+	if err != nil {
+		fmt.Fprintf(stderr, "kubewalk: %v\n", err)
+	}
+	problems := lessons.CheckContent(content.FS, server.Checkpoints(), server.SourceFS, upstreamDir, langs...)
+	for _, p := range problems {
+		if p.File != "" {
+			p.File = path.Join("content", p.File)
+		}
+		fmt.Fprintln(stdout, p.Error())
+	}
+	if n := len(problems); n > 0 {
+		plural := "s"
+		if n == 1 {
+			plural = ""
+		}
+		return fmt.Errorf("lessons check: %d problem%s in the lesson content", n, plural)
+	}
+	if len(langs) == 0 {
+		if langs, err = lessons.Languages(content.FS); err != nil {
+			return fmt.Errorf("lessons check: %w", err)
+		}
+	} else if !slices.Contains(langs, lessons.DefaultLang) {
+		langs = append([]string{lessons.DefaultLang}, langs...)
+	}
+	ls, err := lessons.Load(content.FS, lessons.DefaultLang)
+	if err != nil {
+		return fmt.Errorf("lessons check: %w", err)
+	}
+	steps := 0
+	for _, l := range ls {
+		steps += len(l.Steps)
+	}
+	fmt.Fprintf(stdout, "lessons ok: %d lessons, %d steps covering all %d server checkpoints (languages: %s); anchors resolve in server/, upstream symbols in %s %s\n",
+		len(ls), steps, len(server.Checkpoints()), strings.Join(langs, ", "), lessons.UpstreamModule, version)
+	return nil
+}

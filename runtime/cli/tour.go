@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/kubewalk/kubewalk/content"
+	"github.com/kubewalk/kubewalk/lessons"
+	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/logs"
+	"github.com/kubewalk/kubewalk/runtime/plain"
+	"github.com/kubewalk/kubewalk/runtime/tui"
+	"github.com/kubewalk/kubewalk/server"
+)
+
+// tourOptions are the walkthrough's flags: the serve flags plus how to show it.
+type tourOptions struct {
+	serveOptions
+	Plain   bool
+	Auto    bool
+	Lang    string
+	Restart bool
+}
+
+func newTourCommand(stdout, stderr io.Writer) *cobra.Command {
+	o := &tourOptions{}
+	cmd := &cobra.Command{
+		Use:   "tour",
+		Short: "Walk through the live server's startup, pausing at every checkpoint (the default)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runTour(cmd.Context(), o, stdout, stderr)
+		},
+	}
+	o.addFlags(cmd)
+	return cmd
+}
+
+func (o *tourOptions) addFlags(cmd *cobra.Command) {
+	o.serveOptions.addFlags(cmd.Flags())
+	fs := cmd.Flags()
+	fs.BoolVar(&o.Plain, "plain", false, "line-mode transcript instead of the full-screen UI")
+	fs.BoolVar(&o.Auto, "auto", false, "run through every phase without stopping")
+	fs.StringVar(&o.Lang, "lang", "", "lesson language (en, zh-CN); default from LC_ALL/LANG")
+	fs.BoolVar(&o.Restart, "restart", false, "ignore saved progress")
+}
+
+// runTour starts the walkthrough: the full-screen UI on a terminal, plain mode otherwise.
+func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) error {
+	opts := o.serverOptions(nil)
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	lang := lessons.DetectLang(o.Lang, os.Getenv)
+	if o.Lang != "" {
+		if _, ok := lessons.NormalizeLang(o.Lang); !ok {
+			return fmt.Errorf("--lang %q: not a supported language (en, zh-CN)", o.Lang)
+		}
+	}
+	ls, lerr := lessons.Load(content.FS, lang)
+	if len(ls) == 0 {
+		return fmt.Errorf("lessons: %w", lerr)
+	}
+
+	usePlain := o.Plain || o.Auto
+	if err := tui.Usable(); err != nil {
+		usePlain = true
+	}
+	sink, err := logs.Open(o.LogFile, o.Verbosity, true)
+	if err != nil {
+		return err
+	}
+	defer sink.Close()
+	eng, err := engine.New(o.serverOptions(sink.File))
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+
+	prog := newProgressRecorder(ls, o.Restart, sink.Stderr)
+	defer prog.save()
+
+	if usePlain {
+		interactive := !o.Auto && term.IsTerminal(int(os.Stdin.Fd()))
+		res := lessons.NewResolver()
+		w := plain.Walkthrough{
+			Lessons: ls,
+			Source: func(s lessons.Step) (lessons.Location, error) {
+				return res.Local(server.SourceFS, s.Anchor, s.Focus)
+			},
+			Progress: prog.record,
+		}
+		err := plain.Run(ctx, eng, w, plain.Options{Out: stdout, In: os.Stdin, Interactive: interactive})
+		if plain.IsQuit(err) {
+			return nil
+		}
+		if err != nil && ctx.Err() != nil {
+			return errInterrupted
+		}
+		return err
+	}
+
+	c := tui.NewLessonContent(ls, server.SourceFS)
+	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{})
+	if closeErr := eng.Close(); closeErr != nil && err == nil {
+		err = fmt.Errorf("shutdown: %w", closeErr)
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// recordingContent notes progress whenever the screen shows a step.
+type recordingContent struct {
+	*tui.LessonContent
+	p *progressRecorder
+}
+
+// Step returns the step and records it as reached.
+func (r recordingContent) Step(id string) (tui.Step, bool) {
+	s, ok := r.LessonContent.Step(id)
+	if ok {
+		for _, l := range r.p.lessons {
+			for _, st := range l.Steps {
+				if st.Checkpoint == id {
+					r.p.record(l.ID, st.ID)
+				}
+			}
+		}
+	}
+	return s, ok
+}
+
+// progressRecorder keeps the learner's furthest step per lesson and saves it on exit.
+type progressRecorder struct {
+	lessons []lessons.Lesson
+	path    string
+	p       *lessons.Progress
+	dirty   bool
+	skip    bool // the file is corrupt: do not save over it
+}
+
+func newProgressRecorder(ls []lessons.Lesson, restart bool, warn io.Writer) *progressRecorder {
+	r := &progressRecorder{lessons: ls, p: &lessons.Progress{}}
+	path, err := lessons.ProgressPath(os.Getenv)
+	if err != nil {
+		r.skip = true
+		return r
+	}
+	r.path = path
+	p, err := lessons.LoadProgress(path)
+	if err != nil {
+		fmt.Fprintf(warn, "kubewalk: %v; progress will not be saved\n", err)
+		r.skip = true
+	}
+	if !restart && err == nil {
+		r.p = p
+	}
+	return r
+}
+
+func (r *progressRecorder) record(lessonID, stepID string) {
+	for _, l := range r.lessons {
+		if l.ID == lessonID && r.p.Record(l, stepID, time.Now()) {
+			r.dirty = true
+		}
+	}
+}
+
+func (r *progressRecorder) save() {
+	if r.skip || !r.dirty || r.path == "" {
+		return
+	}
+	_ = r.p.Save(r.path)
+}

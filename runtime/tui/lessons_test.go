@@ -1,0 +1,106 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/kubewalk/kubewalk/lessons"
+)
+
+const adapterSource = `package server
+
+// Server is a server.
+type Server struct{}
+
+// Authn runs authn.
+func (s *Server) Authn() error {
+	x := 1
+	_ = x
+	return nil
+}
+`
+
+func TestLessonContentAdapter(t *testing.T) {
+	ls := []lessons.Lesson{
+		{ID: "authn", Title: "Authentication", Kube: "lesson kube", Steps: []lessons.Step{
+			{ID: "x509", Checkpoint: "authn/x509", Title: "Certs", Anchor: "(*Server).Authn", Focus: "x := 1", Kube: "step kube", Text: "text"},
+			{ID: "token", Checkpoint: "authn/token", Title: "Tokens", Anchor: "(*Server).Authn"},
+			{ID: "dup", Checkpoint: "authn/token", Title: "Duplicate"},
+		}},
+	}
+	c := NewLessonContent(ls, fstest.MapFS{"authn.go": {Data: []byte(adapterSource)}})
+
+	tests := []struct {
+		cp        string
+		wantOK    bool
+		wantID    string
+		wantKube  string
+		wantTitle string
+	}{
+		{"authn/x509", true, "authn/x509", "step kube", "Certs"},
+		{"authn/token", true, "authn/token", "lesson kube", "Tokens"},
+		{"authn/none", false, "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cp, func(t *testing.T) {
+			s, ok := c.Step(tt.cp)
+			if ok != tt.wantOK || s.ID != tt.wantID || s.Kube != tt.wantKube || s.Title != tt.wantTitle {
+				t.Errorf("Step(%q) = %+v, %v", tt.cp, s, ok)
+			}
+			if ok && s.Lesson != "Authentication" {
+				t.Errorf("lesson title %q", s.Lesson)
+			}
+		})
+	}
+
+	loc, err := c.Local("(*Server).Authn", "x := 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loc.File != "server/authn.go" || loc.StartLine != 6 || loc.EndLine != 11 || loc.FocusStart != 8 || loc.FocusEnd != 8 {
+		t.Errorf("Local with focus = %+v", loc)
+	}
+	loc, err = c.Local("(*Server).Authn", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loc.FocusStart != 0 || loc.FocusEnd != 0 {
+		t.Errorf("without a focus nothing should be emphasised: %+v", loc)
+	}
+	if _, err := c.Local("(*Server).Missing", ""); err == nil {
+		t.Error("missing anchor resolved")
+	}
+}
+
+func TestLessonContentUpstream(t *testing.T) {
+	c := NewLessonContent(nil, fstest.MapFS{})
+	loc, err := c.Upstream("k8s.io/apiserver/pkg/server.(*GenericAPIServer).PrepareRun")
+	if err != nil {
+		t.Skipf("k8s.io/apiserver not available here: %v", err)
+	}
+	if !strings.HasPrefix(loc.File, "k8s.io/apiserver@v") || !strings.HasSuffix(loc.File, ".go") || loc.StartLine == 0 || len(loc.Source) == 0 {
+		t.Errorf("Upstream = %s:%d-%d (%d bytes)", loc.File, loc.StartLine, loc.EndLine, len(loc.Source))
+	}
+}
+
+// TestRealLessonsFit walks the real lessons, in English and Chinese, through every checkpoint
+// at the smallest and a wide size, with every frame checked.
+func TestRealLessonsFit(t *testing.T) {
+	for _, lang := range []string{"en", "zh-CN"} {
+		c, err := LoadLessonContent(lang)
+		if c == nil {
+			t.Skipf("no lessons: %v", err)
+		}
+		if err != nil {
+			t.Logf("%s lessons have problems (not this package's): %v", lang, err)
+		}
+		for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+			hs := newHarness(t, size.w, size.h, c, fakeServer{})
+			for range len(hs.eng.plan) {
+				hs.keys(" ", "u", "u", "r", "r")
+			}
+			hs.must("SERVING")
+		}
+	}
+}

@@ -1,0 +1,569 @@
+package tui
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/server"
+)
+
+// Minimum window size for the full layout.
+const (
+	MinWidth  = 80
+	MinHeight = 24
+	// wideWidth is where the layout switches from stacked to side by side.
+	wideWidth = 120
+	// headerLines are the chain, the checkpoint title and the status line; one more line at
+	// the bottom holds the help bar.
+	headerLines = 3
+)
+
+// paneID names a pane.
+type paneID int
+
+const (
+	paneSource paneID = iota
+	paneState
+	paneLesson
+	paneServed
+)
+
+func (p paneID) String() string {
+	return [...]string{"Source", "State", "Lesson", "kubectl"}[p]
+}
+
+// Model is the walkthrough screen, a tea.Model. Create it with NewModel.
+type Model struct{ m *model }
+
+// model holds the screen's state; Model wraps a pointer so that bubbletea's value copies share
+// one state and the panes' caches.
+type model struct {
+	eng     Engine
+	srv     ServerInfo
+	content Content
+	keys    KeyMap
+	st      *Styles
+	help    help.Model
+	done    <-chan struct{} // closed when Run's context ends; nil waits forever
+	now     func() time.Time
+
+	w, h int
+	lay  layout
+
+	history []engine.Stop // every stop so far (engine.Stops), oldest first
+	review  int           // index into history being reviewed, -1 when live
+	shown   int           // index into history on screen, -1 before the first stop
+	running bool          // Continue was sent; waiting for the next event
+	target  string        // what the server is running to, for the status line
+	served  bool
+	failed  error
+	note    string // a one-off remark in the status line, cleared by the next key
+
+	focus    paneID
+	tab      paneID // the pane shown in the shared (tabbed) place
+	showHelp bool
+
+	source *sourcePane
+	state  *statePane
+	lesson *lessonPane
+	kubect *servedPane
+
+	readyClient *http.Client
+	polling     bool
+}
+
+// NewModel builds the screen for an engine that has been (or is about to be) started. srv
+// feeds the after-serve panel; content supplies the lessons and their source (nil shows none).
+func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
+	st := opts.Styles
+	if st == nil {
+		st = DefaultStyles()
+	}
+	keys := DefaultKeyMap()
+	if opts.KeyMap != nil {
+		keys = *opts.KeyMap
+	}
+	if lc, ok := content.(*LessonContent); content == nil || (ok && lc == nil) {
+		content = noContent{}
+	}
+	h := help.New()
+	h.Styles = st.Help
+	m := &model{
+		eng: eng, srv: srv, content: content, keys: keys, st: st, help: h,
+		now:    time.Now,
+		review: -1, shown: -1,
+		focus: paneSource, tab: paneLesson,
+		source: newSourcePane(st, content),
+		state:  newStatePane(st),
+		lesson: newLessonPane(st, opts.GlamourStyle),
+		kubect: newServedPane(st),
+	}
+	m.applyFocus()
+	return Model{m: m}
+}
+
+// Init starts listening for engine events.
+func (m Model) Init() tea.Cmd { return m.m.waitEvent() }
+
+// Update handles one message.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) { return m, m.m.update(msg) }
+
+// View renders the whole screen: never taller or wider than the window.
+func (m Model) View() string { return m.m.view() }
+
+// noContent is the Content of a walkthrough without lessons.
+type noContent struct{}
+
+func (noContent) Step(string) (Step, bool) { return Step{}, false }
+func (noContent) Local(string, string) (Location, error) {
+	return Location{}, fmt.Errorf("no lessons loaded")
+}
+func (noContent) Upstream(string) (Location, error) {
+	return Location{}, fmt.Errorf("no lessons loaded")
+}
+
+// Messages from commands.
+type (
+	// eventMsg carries one engine event.
+	eventMsg struct{ ev engine.Event }
+	// continuedMsg reports the result of Continue.
+	continuedMsg struct{ err error }
+)
+
+// waitEvent waits for the next engine event off the update loop; it is re-armed after each
+// pause.
+func (m *model) waitEvent() tea.Cmd {
+	ch, done := m.eng.Events(), m.done
+	return func() tea.Msg {
+		select {
+		case ev := <-ch:
+			return eventMsg{ev: ev}
+		case <-done:
+			return nil
+		}
+	}
+}
+
+func (m *model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+	case eventMsg:
+		return m.event(msg.ev)
+	case continuedMsg:
+		if msg.err != nil {
+			m.running = false
+			m.state.SetFrozen(false)
+			m.note = "could not resume the server: " + msg.err.Error()
+		}
+	case locMsg:
+		m.source.Resolved(msg)
+	case readyzMsg:
+		m.readyClient = msg.client
+		m.kubect.SetHealth(msg)
+		return tea.Tick(readyzEvery, func(time.Time) tea.Msg { return readyzTickMsg{} })
+	case readyzTickMsg:
+		return pollReadyz(m.srv, m.readyClient, m.now)
+	case tea.KeyMsg:
+		return m.key(msg)
+	case tea.MouseMsg:
+		m.mouse(msg)
+	}
+	return nil
+}
+
+// event handles a pause, the end of startup or a failure.
+func (m *model) event(ev engine.Event) tea.Cmd {
+	m.history = m.eng.Stops()
+	if ev.Paused != nil && (len(m.history) == 0 || m.history[len(m.history)-1].Index != ev.Paused.Index) {
+		m.history = append(m.history, *ev.Paused)
+	}
+	m.running = false
+	m.state.SetFrozen(false)
+	var cmds []tea.Cmd
+	switch {
+	case ev.Paused != nil:
+		cmds = append(cmds, m.waitEvent())
+	case ev.Served:
+		m.served = true
+		if m.srv != nil {
+			m.kubect.SetServer(m.srv)
+			if !m.polling {
+				m.polling = true
+				cmds = append(cmds, pollReadyz(m.srv, nil, m.now))
+			}
+		}
+		if m.focus != paneLesson {
+			m.tab = paneServed
+		}
+		m.applyFocus()
+	case ev.Failed != nil:
+		m.failed = ev.Failed
+	}
+	if m.review < 0 && len(m.history) > 0 {
+		cmds = append(cmds, m.show(len(m.history)-1))
+	}
+	return tea.Batch(cmds...)
+}
+
+// show puts history[i] on screen.
+func (m *model) show(i int) tea.Cmd {
+	if i < 0 || i >= len(m.history) {
+		return nil
+	}
+	stop := &m.history[i]
+	var prev *engine.Stop
+	if i > 0 {
+		prev = &m.history[i-1]
+	}
+	m.shown = i
+	step, ok := m.content.Step(stop.Checkpoint.ID())
+	m.state.SetStop(stop, prev, m.review >= 0)
+	m.lesson.SetStep(step, ok, stop.Checkpoint)
+	return m.source.SetStep(step, ok, stop.Checkpoint)
+}
+
+// displayed is the stop on screen, or nil before the first one.
+func (m *model) displayed() *engine.Stop {
+	if m.shown < 0 || m.shown >= len(m.history) {
+		return nil
+	}
+	return &m.history[m.shown]
+}
+
+// live is the latest stop, where the server is (or was last) paused.
+func (m *model) live() *engine.Stop {
+	if len(m.history) == 0 {
+		return nil
+	}
+	return &m.history[len(m.history)-1]
+}
+
+// resume asks the server to run to t, unless it cannot move.
+func (m *model) resume(t engine.Target, what string) tea.Cmd {
+	switch {
+	case m.failed != nil:
+		m.note = "the startup failed; q quits"
+		return nil
+	case m.served:
+		m.note = "startup is finished: the server is serving"
+		return nil
+	case m.running || len(m.history) == 0:
+		m.note = "the server is still running"
+		return nil
+	}
+	var cmd tea.Cmd
+	if m.review >= 0 {
+		m.review = -1
+		cmd = m.show(len(m.history) - 1)
+	}
+	m.running, m.target = true, what
+	m.state.SetFrozen(true)
+	eng := m.eng
+	return tea.Batch(cmd, func() tea.Msg { return continuedMsg{err: eng.Continue(t)} })
+}
+
+// reviewTo shows history[i]; the last index means live.
+func (m *model) reviewTo(i int) tea.Cmd {
+	if len(m.history) == 0 {
+		return nil
+	}
+	i = max(min(i, len(m.history)-1), 0)
+	if i == len(m.history)-1 {
+		i = -1
+	}
+	if i == m.review {
+		return nil
+	}
+	m.review = i
+	if i < 0 {
+		return m.show(len(m.history) - 1)
+	}
+	return m.show(i)
+}
+
+// key handles a key press.
+func (m *model) key(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	m.note = ""
+	if msg.Type == tea.KeyCtrlC {
+		return tea.Quit
+	}
+	if m.lay.small {
+		if key.Matches(msg, k.Quit) {
+			return tea.Quit
+		}
+		return nil
+	}
+	if m.source.search.typing {
+		m.source.SearchKey(msg)
+		return nil
+	}
+	if m.showHelp {
+		if key.Matches(msg, k.Quit) {
+			return tea.Quit
+		}
+		m.showHelp = false
+		return nil
+	}
+	searching := m.source.search.active()
+	switch {
+	case key.Matches(msg, k.Quit):
+		return tea.Quit
+	case key.Matches(msg, k.Help):
+		m.showHelp = true
+	case key.Matches(msg, k.Live):
+		if searching {
+			m.source.ClearSearch()
+			return nil
+		}
+		return m.reviewTo(len(m.history) - 1)
+	case searching && key.Matches(msg, k.MatchNext):
+		m.source.NextMatch(1)
+	case searching && key.Matches(msg, k.MatchPrev):
+		m.source.NextMatch(-1)
+	case key.Matches(msg, k.Next):
+		if m.review >= 0 {
+			return m.reviewTo(m.review + 1)
+		}
+		return m.resume(engine.NextCheckpoint(), "the next checkpoint")
+	case key.Matches(msg, k.Forward):
+		if m.review >= 0 {
+			return m.reviewTo(m.review + 1)
+		}
+	case key.Matches(msg, k.Back):
+		if m.review < 0 {
+			return m.reviewTo(len(m.history) - 2)
+		}
+		return m.reviewTo(m.review - 1)
+	case key.Matches(msg, k.NextPhase):
+		return m.resume(engine.NextPhase(), "the next phase")
+	case key.Matches(msg, k.ToEnd):
+		return m.resume(engine.ToEnd(), "the end (serving)")
+	case key.Matches(msg, k.Phase):
+		return m.toPhase(int(msg.Runes[0] - '1'))
+	case key.Matches(msg, k.FocusNext):
+		m.cycleFocus(1)
+	case key.Matches(msg, k.FocusPrev):
+		m.cycleFocus(-1)
+	case key.Matches(msg, k.Upstream):
+		return m.source.ToggleUpstream()
+	case key.Matches(msg, k.Raw):
+		m.state.ToggleRaw()
+		if m.shared(paneState) && m.tab != paneState {
+			m.setFocus(paneState) // stacked layout: show what r switched
+		}
+	case key.Matches(msg, k.Search):
+		m.setFocus(paneSource)
+		m.source.StartSearch()
+	case key.Matches(msg, k.Toggle):
+		if m.focus == paneState {
+			m.state.Toggle()
+		}
+	case key.Matches(msg, k.ExpandAll):
+		if m.focus == paneState {
+			m.state.ExpandAll()
+		}
+	case key.Matches(msg, k.CollapseAll):
+		if m.focus == paneState {
+			m.state.CollapseAll()
+		}
+	case key.Matches(msg, k.Up):
+		m.scrollFocused(-1)
+	case key.Matches(msg, k.Down):
+		m.scrollFocused(1)
+	case key.Matches(msg, k.PageUp):
+		m.scrollFocused(-m.page())
+	case key.Matches(msg, k.PageDown):
+		m.scrollFocused(m.page())
+	case key.Matches(msg, k.Top):
+		m.scrollFocused(-1 << 30)
+	case key.Matches(msg, k.Bottom):
+		m.scrollFocused(1 << 30)
+	}
+	return nil
+}
+
+// toPhase runs forward to phase i (0-based), or reviews its last stop when it is behind.
+func (m *model) toPhase(i int) tea.Cmd {
+	phases := server.Phases()
+	if i < 0 || i >= len(phases) {
+		return nil
+	}
+	live := m.live()
+	if live == nil {
+		m.note = "the server is still starting"
+		return nil
+	}
+	cur := phaseIndex(live.Checkpoint.Phase)
+	if m.served {
+		cur = len(phases) // every phase is behind
+	}
+	switch {
+	case i > cur:
+		return m.resume(engine.ToPhase(phases[i]), "phase "+string(phases[i]))
+	case i == cur:
+		return m.reviewTo(len(m.history) - 1)
+	}
+	for j := len(m.history) - 1; j >= 0; j-- {
+		if m.history[j].Checkpoint.Phase == phases[i] {
+			return m.reviewTo(j)
+		}
+	}
+	m.note = "no recorded stop in phase " + string(phases[i])
+	return nil
+}
+
+func phaseIndex(p server.Phase) int {
+	for i, q := range server.Phases() {
+		if q == p {
+			return i
+		}
+	}
+	return -1
+}
+
+// panes lists the panes focus cycles through.
+func (m *model) panes() []paneID {
+	ps := []paneID{paneSource, paneState, paneLesson}
+	if m.served {
+		ps = append(ps, paneServed)
+	}
+	return ps
+}
+
+func (m *model) cycleFocus(d int) {
+	ps := m.panes()
+	i := 0
+	for j, p := range ps {
+		if p == m.focus {
+			i = j
+		}
+	}
+	m.setFocus(ps[(i+d+len(ps))%len(ps)])
+}
+
+// setFocus focuses a pane and brings it into the shared place if it lives there.
+func (m *model) setFocus(p paneID) {
+	m.focus = p
+	if m.shared(p) {
+		m.tab = p
+	}
+	m.applyFocus()
+}
+
+// shared reports whether p is shown in the tabbed place (rather than a place of its own).
+func (m *model) shared(p paneID) bool {
+	switch p {
+	case paneSource:
+		return false
+	case paneState:
+		return !m.lay.wide
+	}
+	return true
+}
+
+// applyFocus tells the panes who is focused and what the tab bar says.
+func (m *model) applyFocus() {
+	if m.tab == paneState && m.lay.wide {
+		m.tab = paneLesson
+	}
+	m.source.SetFocused(m.focus == paneSource)
+	m.state.SetFocused(m.focus == paneState)
+	m.lesson.SetFocused(m.focus == paneLesson)
+	m.kubect.SetFocused(m.focus == paneServed)
+
+	var tabs []paneID
+	for _, p := range m.panes() {
+		if m.shared(p) {
+			tabs = append(tabs, p)
+		}
+	}
+	bar := ""
+	if len(tabs) > 1 {
+		var parts []string
+		for _, p := range tabs {
+			if p == m.tab {
+				parts = append(parts, "["+p.String()+"]")
+			} else {
+				parts = append(parts, p.String())
+			}
+		}
+		bar = strings.Join(parts, " ")
+	}
+	m.state.SetTabs("")
+	for _, p := range tabs {
+		m.frameOf(p).SetTabs(bar)
+	}
+}
+
+func (m *model) frameOf(p paneID) *frame {
+	switch p {
+	case paneSource:
+		return &m.source.frame
+	case paneState:
+		return &m.state.frame
+	case paneLesson:
+		return &m.lesson.frame
+	}
+	return &m.kubect.frame
+}
+
+// page is the page size of the focused pane.
+func (m *model) page() int {
+	switch m.focus {
+	case paneSource:
+		return m.source.Page()
+	case paneState:
+		return m.state.Page()
+	case paneLesson:
+		return m.lesson.Page()
+	}
+	return m.kubect.Page()
+}
+
+// scrollFocused scrolls (or, in the state tree, moves the cursor in) the focused pane.
+func (m *model) scrollFocused(n int) {
+	switch m.focus {
+	case paneSource:
+		m.source.Scroll(n)
+	case paneState:
+		m.state.Move(n)
+	case paneLesson:
+		m.lesson.Scroll(n)
+	case paneServed:
+		m.kubect.Scroll(n)
+	}
+}
+
+// mouse scrolls the focused pane with the wheel and focuses a pane on click.
+func (m *model) mouse(msg tea.MouseMsg) {
+	if m.lay.small || m.showHelp || msg.Action != tea.MouseActionPress {
+		return
+	}
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		m.wheel(-3)
+	case tea.MouseButtonWheelDown:
+		m.wheel(3)
+	case tea.MouseButtonLeft:
+		if p, ok := m.lay.paneAt(msg.X, msg.Y, m); ok {
+			m.setFocus(p)
+		}
+	}
+}
+
+func (m *model) wheel(n int) {
+	if m.focus == paneState {
+		m.state.Scroll(n)
+		return
+	}
+	m.scrollFocused(n)
+}

@@ -1,0 +1,391 @@
+package tui
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/server"
+)
+
+// sizes are the window sizes every flow runs at.
+var sizes = []struct{ w, h int }{{80, 24}, {120, 40}, {200, 60}, {100, 30}}
+
+// langs are the content variants every flow runs with.
+var langs = []struct {
+	name    string
+	content Content
+}{{"en", fakeContent{}}, {"zh", fakeContent{zh: true}}}
+
+// forEach runs f at every size in every language.
+func forEach(t *testing.T, f func(t *testing.T, w, h int, c Content)) {
+	for _, l := range langs {
+		for _, s := range sizes {
+			t.Run(fmt.Sprintf("%s/%dx%d", l.name, s.w, s.h), func(t *testing.T) { f(t, s.w, s.h, l.content) })
+		}
+	}
+}
+
+func cpID(i int) string { return server.Checkpoints()[i].ID() }
+
+// tourFlow is a walk through every feature; frames are checked after every message.
+var tourFlow = []string{
+	" ", " ", "n", "right", // step
+	"left", "left", "h", "right", "l", "esc", // review
+	"p",      // next phase
+	"u", "u", // upstream and back
+	"tab", "enter", "down", "down", "enter", "e", "c", "r", "enter", "down", "enter", "e", "pgdown", "G", "g", "r", // state
+	"tab", "down", "pgdown", "pgup", "end", "home", // lesson
+	"tab", "/", "r", "e", "a", "c", "h", "enter", "n", "N", "esc", // search
+	"?", "x", // help overlay
+	"3", "1", "esc", "7", // phases
+	"shift+tab", "shift+tab", "down",
+	" ", "E", // to the end
+	"tab", "tab", "tab", "down", "pgdown", // the kubectl pane
+}
+
+func TestFramesFitEverywhere(t *testing.T) {
+	forEach(t, func(t *testing.T, w, h int, c Content) {
+		hs := newHarness(t, w, h, c, fakeServer{})
+		hs.keys(tourFlow...)
+		hs.must("SERVING", "kubectl")
+		// Resizing, including below the minimum and back, keeps every frame inside.
+		for _, s := range []tea.WindowSizeMsg{{Width: 79, Height: 24}, {Width: 40, Height: 10}, {Width: 119, Height: 30}, {Width: 121, Height: 25}, {Width: w, Height: h}} {
+			hs.send(s)
+			hs.settle()
+		}
+		hs.keys("left", "u", "r", "tab", "enter")
+	})
+}
+
+func TestMouse(t *testing.T) {
+	forEach(t, func(t *testing.T, w, h int, c Content) {
+		hs := newHarness(t, w, h, c, fakeServer{})
+		wheel := func(b tea.MouseButton) {
+			hs.send(tea.MouseMsg{X: 2, Y: 5, Action: tea.MouseActionPress, Button: b})
+		}
+		before := hs.view()
+		wheel(tea.MouseButtonWheelDown)
+		if hs.view() == before {
+			t.Error("wheel down did not scroll the source")
+		}
+		wheel(tea.MouseButtonWheelUp)
+		if hs.view() != before {
+			t.Error("wheel up did not scroll back")
+		}
+		// A click on the lower part of the screen focuses the pane there.
+		hs.send(tea.MouseMsg{X: w - 3, Y: h - 3, Action: tea.MouseActionPress, Button: tea.MouseButtonLeft})
+		if hs.model.m.focus == paneSource {
+			t.Error("click did not move the focus")
+		}
+		wheel(tea.MouseButtonWheelDown)
+	})
+}
+
+func TestStep(t *testing.T) {
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.must("PAUSED at "+cpID(0), "checkpoint 1/")
+	hs.keys(" ")
+	hs.must("PAUSED at "+cpID(1), "checkpoint 2/", "Step "+cpID(1))
+	hs.keys("n", "right")
+	hs.must("PAUSED at " + cpID(3))
+	if got := hs.eng.targets(); len(got) != 3 || got[0] != engine.NextCheckpoint() {
+		t.Errorf("targets %v, want three NextCheckpoint", got)
+	}
+	hs.keys("p")
+	authn := server.PhaseCheckpoints(server.PhaseAuthn)[0].ID()
+	hs.must("PAUSED at "+authn, "✓ config 41ms", "▶ authn")
+	// The state pane marks what the new checkpoint added.
+	if !strings.Contains(hs.view(), "+") {
+		t.Error("no change marks in the state tree")
+	}
+}
+
+func TestReview(t *testing.T) {
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.keys(" ", " ", " ")
+	live := cpID(3)
+	hs.keys("left")
+	hs.must("REVIEWING step 3/4 ("+cpID(2)+")", "the server is paused at "+live, "Step "+cpID(2))
+	hs.keys("left", "left", "left") // clamps at the first stop
+	hs.must("REVIEWING step 1/4 (" + cpID(0) + ")")
+	hs.keys("right") // forward while reviewing: no Continue
+	hs.must("REVIEWING step 2/4")
+	if n := len(hs.eng.targets()); n != 3 {
+		t.Fatalf("reviewing resumed the server: %d Continue calls", n)
+	}
+	hs.keys(" ", "l") // forward to the live stop ends the review
+	hs.mustNot("REVIEWING")
+	hs.must("PAUSED at " + live)
+	hs.keys("h", "esc")
+	hs.mustNot("REVIEWING")
+	// Stepping while reviewing resumes from the live stop.
+	hs.keys("h", "p")
+	hs.mustNot("REVIEWING")
+	if got := hs.eng.targets(); got[len(got)-1] != engine.NextPhase() {
+		t.Errorf("last target %v", got[len(got)-1])
+	}
+}
+
+func TestUpstream(t *testing.T) {
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.keys("2") // authn: its upstream symbol is not in the (fake) module cache
+	hs.must("Source · server/authn.go:", "▶")
+	hs.keys("u")
+	hs.must("Upstream source unavailable", "import path: k8s.io/apiserver/pkg/authentication/request/union", "symbol:      New")
+	hs.keys("u")
+	hs.must("Source · server/authn.go:")
+	hs.keys("7", "u") // serve: upstream available
+	hs.must("Upstream · …", "pkg/server/genericapiserver.go:3-18 ", "▶", "s.installHealthz()", "└─ upstream: (*GenericAPIServer).PrepareRun in k8s.io/")
+}
+
+func TestRawState(t *testing.T) {
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.keys("2", "r")
+	hs.must("raw live objects", "▸ config.server", "authn.authenticator")
+	hs.keys("tab", "enter")
+	hs.must("▾ config.server *tui.liveServer = &{…}", "port int = 6443", "timeout time.Duration = 1m0s")
+	hs.keys("down", "enter") // authn (a *liveAuthn through the server)
+	hs.must(`name string = "union"`, "tokens map[string]tui.liveUser = map len 2", "verify func(string) bool", "missing *tui.liveUser = nil")
+	// owner points back at the server two levels up: a cycle, not an endless tree.
+	for range 4 {
+		hs.keys("down")
+	}
+	hs.must("owner *tui.liveServer = ↺ cycle")
+	hs.keys("r")
+	hs.must("State · tree")
+}
+
+func TestStateTreeKeys(t *testing.T) {
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.keys("2", "tab")
+	hs.must("▸ config", "▾ authn")
+	hs.keys("e")
+	hs.must("▾ config", "▾ scheme")
+	hs.keys("c")
+	hs.mustNot("▾ ")
+	hs.keys("g", "enter")
+	hs.must("▾ config")
+}
+
+func TestSearch(t *testing.T) {
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.keys("/", "r", "e", "a", "c", "h")
+	hs.must("/reach█")
+	hs.keys("q") // typed, not quit
+	if hs.quit {
+		t.Fatal("q quit while typing a search")
+	}
+	hs.keys("backspace", "enter")
+	// The first match at or below the top of the view is current.
+	s := &hs.model.m.source.search
+	first := s.cur
+	hs.must("/reach", fmt.Sprintf("%d of 4", first+1))
+	hs.keys("n", "n")
+	hs.must(fmt.Sprintf("%d of 4", (first+2)%4+1))
+	hs.keys("N")
+	hs.must(fmt.Sprintf("%d of 4", (first+1)%4+1))
+	if n := len(hs.eng.targets()); n != 0 {
+		t.Fatalf("n stepped the server during a search (%d Continue calls)", n)
+	}
+	hs.keys("esc", "n")
+	hs.mustNot("/reach")
+	hs.must("PAUSED at " + cpID(1))
+}
+
+func TestHelpOverlay(t *testing.T) {
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.keys("?")
+	hs.must("Keys · any key closes", "next checkpoint", "review earlier step", "upstream source")
+	hs.keys("x")
+	hs.mustNot("Keys · any key closes")
+	hs.keys("?", "q")
+	if !hs.quit {
+		t.Error("q did not quit from the help overlay")
+	}
+}
+
+func TestQuit(t *testing.T) {
+	for _, k := range []string{"q", "ctrl+c"} {
+		for _, size := range []tea.WindowSizeMsg{{Width: 120, Height: 40}, {Width: 50, Height: 12}} {
+			t.Run(fmt.Sprintf("%s/%dx%d", k, size.Width, size.Height), func(t *testing.T) {
+				hs := newHarness(t, size.Width, size.Height, fakeContent{}, fakeServer{})
+				hs.keys(k)
+				if !hs.quit {
+					t.Errorf("%s did not quit", k)
+				}
+			})
+		}
+	}
+}
+
+func TestSmallWindow(t *testing.T) {
+	hs := newHarness(t, 60, 20, fakeContent{}, fakeServer{})
+	hs.must("kubewalk needs at least 80×24; this window is 60×20")
+	hs.keys(" ") // ignored
+	if n := len(hs.eng.targets()); n != 0 {
+		t.Errorf("a key stepped the server in a too-small window")
+	}
+	hs.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	hs.must("PAUSED at " + cpID(0))
+}
+
+func TestPhaseKeys(t *testing.T) {
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.keys("3")
+	authz := server.PhaseCheckpoints(server.PhaseAuthz)[0].ID()
+	hs.must("PAUSED at "+authz, "✓ config", "✓ authn", "▶ authz")
+	hs.keys("1") // behind: review config's last stop
+	cfg := server.PhaseCheckpoints(server.PhaseConfig)
+	hs.must("REVIEWING", "("+cfg[len(cfg)-1].ID()+")")
+	hs.keys("3") // the live phase: back to live
+	hs.mustNot("REVIEWING")
+}
+
+func TestServedPanel(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/readyz" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, "ok")
+	}))
+	defer ts.Close()
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{cfg: &rest.Config{Host: ts.URL}})
+	hs.keys("E")
+	hs.must("✓ SERVING at https://127.0.0.1:6443", "[kubectl] · the server is serving",
+		"export KUBECONFIG=/tmp/kubewalk-1234/kubeconfig", "kubectl get ns",
+		"kubectl --context alice create configmap demo \\", "--from-literal=a=b",
+		"kubectl --context bob get cm", "kubectl auth can-i --list --context alice",
+		"readyz: ✓ ok (200 OK) · checked 10:30:00")
+	for _, p := range server.Phases() {
+		hs.must("✓ " + string(p))
+	}
+	hs.keys(" ")
+	hs.must("startup is finished")
+	// Review still works after serve.
+	hs.keys("left")
+	hs.must("REVIEWING", "the server is serving")
+}
+
+func TestServedPanelReadyzFailing(t *testing.T) {
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.keys("E")
+	hs.must("readyz: ✗ failing (RESTConfig: the config and authn")
+}
+
+func TestFailure(t *testing.T) {
+	eng := newFakeEngine()
+	eng.failAt = server.PhaseCheckpoints(server.PhaseStorage)[0].ID()
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.eng.failAt = eng.failAt
+	hs.keys("E")
+	hs.must("✗ FAILED:", "etcd did not become ready")
+	hs.keys(" ")
+	hs.must("the startup failed; q quits")
+	if hs.model.m.failed == nil {
+		t.Error("model did not record the failure")
+	}
+}
+
+func TestNoLessonForCheckpoint(t *testing.T) {
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.keys("5") // storage/etcd has no step in the fake content
+	hs.must("No lesson step for checkpoint storage/etcd yet.", "No lesson text for storage/etcd yet.")
+}
+
+func TestNilContent(t *testing.T) {
+	eng := newFakeEngine().start()
+	m := NewModel(eng, nil, nil, Options{})
+	next, _ := m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	next, _ = next.Update(eventMsg{ev: <-eng.Events()})
+	if err := frameFits(next.View(), 100, 30); err != "" {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ansi.Strip(next.View()), "No lesson step") {
+		t.Errorf("no placeholder:\n%s", ansi.Strip(next.View()))
+	}
+}
+
+// TestLessonLinesFit renders the lesson text at every width and checks no line is wider
+// than the pane, in English and Chinese.
+func TestLessonLinesFit(t *testing.T) {
+	st := DefaultStyles()
+	for _, l := range langs {
+		step, _ := l.content.Step(cpID(5))
+		for w := 20; w <= 120; w++ {
+			p := newLessonPane(st, "notty")
+			p.SetSize(w, 50)
+			p.SetStep(step, true, server.Checkpoints()[5])
+			for i, line := range p.lines {
+				if got := ansi.StringWidth(line); got > w-2 {
+					t.Fatalf("%s width %d: line %d is %d cells: %q", l.name, w, i, got, ansi.Strip(line))
+				}
+			}
+		}
+	}
+}
+
+func TestWrapLines(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		w    int
+		want []string
+	}{
+		{"fits", "hello", 10, []string{"hello"}},
+		{"words", "hello big world", 9, []string{"hello big", "world"}},
+		{"cjk breaks anywhere", "身份认证与鉴权", 6, []string{"身份认", "证与鉴", "权"}},
+		{"mixed keeps latin words", "在 pkg/kubeapiserver 中组合认证器", 22, []string{"在 pkg/kubeapiserver", "中组合认证器"}},
+		{"odd width with cjk", "身份认证", 5, []string{"身份", "认证"}},
+		{"long word is cut", "abcdefghij kl", 4, []string{"abcd", "efgh", "ij", "kl"}},
+		{"bullet hangs", "  • 客户端证书的通用名称", 12, []string{"  • 客户端证", "    书的通用", "    名称"}},
+		{"numbered hangs", "1. one two three four", 10, []string{"1. one two", "   three", "   four"}},
+		{"trailing spaces", "abc      ", 4, []string{"abc"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := wrapLines(tt.in, tt.w)
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestGolden(t *testing.T) {
+	tests := []struct {
+		name    string
+		w, h    int
+		content Content
+		keys    []string
+		srv     ServerInfo
+	}{
+		{"en_80x24", 80, 24, fakeContent{}, []string{"2", " "}, nil},
+		{"en_120x40", 120, 40, fakeContent{}, []string{"2", " "}, nil},
+		{"en_200x60", 200, 60, fakeContent{}, []string{"2", " "}, nil},
+		{"zh_80x24", 80, 24, fakeContent{zh: true}, []string{"2", " ", "tab", "tab"}, nil},
+		{"zh_120x40", 120, 40, fakeContent{zh: true}, []string{"2", " "}, nil},
+		{"review_100x30", 100, 30, fakeContent{}, []string{"2", " ", "left"}, nil},
+		{"upstream_120x40", 120, 40, fakeContent{}, []string{"7", "u"}, nil},
+		{"raw_120x40", 120, 40, fakeContent{}, []string{"2", "r", "tab", "enter", "down", "enter"}, nil},
+		{"help_120x40", 120, 40, fakeContent{}, []string{"?"}, nil},
+		{"served_120x40", 120, 40, fakeContent{}, []string{"E"}, fakeServer{}},
+		{"small_60x20", 60, 20, fakeContent{}, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hs := newHarness(t, tt.w, tt.h, tt.content, tt.srv)
+			hs.keys(tt.keys...)
+			golden.RequireEqual(t, []byte(hs.view()))
+		})
+	}
+}

@@ -1,0 +1,234 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubewalk/kubewalk/server"
+)
+
+// readyzEvery is how often the after-serve panel polls /readyz.
+const readyzEvery = 2 * time.Second
+
+// readyzMsg is the result of one /readyz poll.
+type readyzMsg struct {
+	client *http.Client // reused by the next poll
+	ok     bool
+	status string
+	at     time.Time
+}
+
+// readyzTickMsg asks for the next poll.
+type readyzTickMsg struct{}
+
+// pollReadyz returns a command that GETs /readyz as admin. client may be nil the first time.
+func pollReadyz(srv ServerInfo, client *http.Client, now func() time.Time) tea.Cmd {
+	return func() tea.Msg {
+		msg := readyzMsg{client: client}
+		cfg, err := srv.RESTConfig("admin")
+		if err != nil {
+			msg.status = err.Error()
+			msg.at = now()
+			return msg
+		}
+		if client == nil {
+			c, err := rest.HTTPClientFor(cfg)
+			if err != nil {
+				msg.status = err.Error()
+				msg.at = now()
+				return msg
+			}
+			msg.client = c
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), readyzEvery)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(cfg.Host, "/")+"/readyz", nil)
+		if err != nil {
+			msg.status = err.Error()
+			msg.at = now()
+			return msg
+		}
+		resp, err := msg.client.Do(req)
+		if err != nil {
+			msg.status = err.Error()
+			msg.at = now()
+			return msg
+		}
+		resp.Body.Close()
+		msg.ok = resp.StatusCode == http.StatusOK
+		msg.status = resp.Status
+		msg.at = now()
+		return msg
+	}
+}
+
+// servedPane is the after-serve panel: the kubeconfig, kubectl commands to try and live health.
+type servedPane struct {
+	frame
+
+	kubeconfig string
+	address    string
+	ids        []server.Identity
+
+	checked bool
+	ok      bool
+	status  string
+	at      time.Time
+
+	lines  []string
+	offset int
+}
+
+func newServedPane(st *Styles) *servedPane {
+	return &servedPane{frame: frame{st: st, dirty: true}}
+}
+
+func (p *servedPane) SetSize(w, h int) {
+	if p.w != w || p.h != h {
+		p.w, p.h = w, h
+		p.relayout()
+	}
+}
+
+// SetServer reads what the panel shows from the serving server.
+func (p *servedPane) SetServer(srv ServerInfo) {
+	p.kubeconfig, p.address, p.ids = srv.Kubeconfig(), srv.Address(), srv.Identities()
+	p.relayout()
+}
+
+// SetHealth records a /readyz poll.
+func (p *servedPane) SetHealth(msg readyzMsg) {
+	p.checked, p.ok, p.status, p.at = true, msg.ok, msg.status, msg.at
+	p.relayout()
+}
+
+// Commands are the copy-ready commands the panel suggests, in order.
+func (p *servedPane) Commands() []string {
+	kc := p.kubeconfig
+	if kc == "" {
+		kc = "<kubeconfig>"
+	}
+	return []string{
+		"export KUBECONFIG=" + kc,
+		"kubectl get ns",
+		"kubectl --context alice create configmap demo --from-literal=a=b",
+		"kubectl --context bob get cm",
+		"kubectl auth can-i --list --context alice",
+	}
+}
+
+func (p *servedPane) relayout() {
+	p.dirty = true
+	w := p.w - 2
+	if w <= 0 {
+		p.lines = nil
+		return
+	}
+	st := p.st.Served
+	var out []string
+	add := func(style func(...string) string, text string) {
+		for _, l := range wrapLines(text, w) {
+			out = append(out, style(l))
+		}
+	}
+	health := st.Dim.Render("readyz: checking…")
+	if p.checked {
+		when := p.at.Format("15:04:05")
+		if p.ok {
+			health = st.OK.Render("readyz: ✓ ok") + st.Dim.Render(" ("+p.status+") · checked "+when)
+		} else {
+			health = st.Failing.Render("readyz: ✗ failing") + st.Dim.Render(" ("+p.status+") · checked "+when)
+		}
+	}
+	out = append(out, wrapLines(health, w)...)
+	add(st.Label.Render, "server:     "+p.address)
+	add(st.Label.Render, "kubeconfig: "+p.kubeconfig)
+	var ctxs []string
+	for _, id := range p.ids {
+		groups := strings.Join(id.Groups, ",")
+		if groups != "" {
+			groups = " [" + groups + "]"
+		}
+		ctxs = append(ctxs, fmt.Sprintf("%s → %s%s", id.Context, id.User, groups))
+	}
+	if len(ctxs) > 0 {
+		add(st.Label.Render, "contexts:   "+strings.Join(ctxs, "; "))
+	}
+	out = append(out, "")
+	add(st.Heading.Render, "Try it from another terminal:")
+	notes := []string{
+		"",
+		"# as admin (system:masters)",
+		"# alice may write configmaps",
+		"# bob may not: expect Forbidden",
+		"# what RBAC allows alice",
+	}
+	for i, c := range p.Commands() {
+		if notes[i] != "" {
+			add(st.Comment.Render, notes[i])
+		}
+		for _, l := range wrapCommand(c, w) {
+			out = append(out, st.Command.Render(l))
+		}
+	}
+	p.lines = out
+	p.offset = max(min(p.offset, len(p.lines)-p.visible()), 0)
+}
+
+func (p *servedPane) visible() int { return max(p.h-2, 1) }
+
+// Scroll moves the view by n lines.
+func (p *servedPane) Scroll(n int) {
+	p.offset = max(min(p.offset+n, len(p.lines)-p.visible()), 0)
+	p.dirty = true
+}
+
+func (p *servedPane) Page() int { return max(p.visible()-2, 1) }
+
+// View renders the pane: exactly h lines of exactly w cells.
+func (p *servedPane) View() []string {
+	return p.render(paneServed.String(), "the server is serving", func() []string {
+		return p.lines[p.offset:min(p.offset+p.visible(), len(p.lines))]
+	})
+}
+
+// wrapCommand breaks a shell command at spaces with " \\" continuations, so that a wrapped
+// command still pastes as one; a word longer than the line is cut as a last resort.
+func wrapCommand(cmd string, w int) []string {
+	const indent = "  "
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(cmd) {
+		next := word
+		if line != "" {
+			next = line + " " + word
+		}
+		limit := w
+		if len(out) > 0 {
+			limit = w - len(indent)
+		}
+		if line == "" || ansi.StringWidth(next)+2 <= limit {
+			line = next
+			continue
+		}
+		out = append(out, line+" \\")
+		line = word
+	}
+	out = append(out, line)
+	for i := range out {
+		if i > 0 {
+			out[i] = indent + out[i]
+		}
+		if ansi.StringWidth(out[i]) > w {
+			out[i] = ansi.Truncate(out[i], w, "…")
+		}
+	}
+	return out
+}

@@ -1,0 +1,689 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kubewalk/kubewalk/server"
+)
+
+// tabWidth is how many columns a tab in source code takes.
+const tabWidth = 4
+
+// srcFile is a tokenised file: plain lines (tabs expanded), their tokens and the lines
+// rendered with the normal (not emphasised) token styles. It is built once per file, off the
+// update loop, and never changed afterwards.
+type srcFile struct {
+	plain  []string
+	tokens [][]chroma.Token
+	styled []string
+}
+
+// tokenise splits src into highlighted lines. It is slow for big files (tens of ms): call it
+// from a tea.Cmd.
+func tokenise(src []byte, st *Styles) *srcFile {
+	text := strings.ReplaceAll(string(src), "\r\n", "\n")
+	text = strings.TrimSuffix(text, "\n")
+	raw := strings.Split(text, "\n")
+	f := &srcFile{plain: make([]string, len(raw))}
+	for i, l := range raw {
+		f.plain[i] = expandTabs(l)
+	}
+	lexer := lexers.Get("go")
+	if lexer == nil {
+		lexer = lexers.Fallback
+	}
+	lexer = chroma.Coalesce(lexer)
+	it, err := lexer.Tokenise(nil, strings.Join(f.plain, "\n")+"\n")
+	if err != nil {
+		it = chroma.Literator(chroma.Token{Type: chroma.Text, Value: strings.Join(f.plain, "\n") + "\n"})
+	}
+	f.tokens = chroma.SplitTokensIntoLines(it.Tokens())
+	// SplitTokensIntoLines yields one slice per line; keep tokens and plain lines aligned.
+	for len(f.tokens) < len(f.plain) {
+		f.tokens = append(f.tokens, nil)
+	}
+	f.tokens = f.tokens[:len(f.plain)]
+	f.styled = make([]string, len(f.plain))
+	for i, toks := range f.tokens {
+		f.styled[i] = renderTokens(toks, st, false)
+	}
+	return f
+}
+
+// renderTokens styles one line's tokens.
+func renderTokens(toks []chroma.Token, st *Styles, focus bool) string {
+	var b strings.Builder
+	for _, t := range toks {
+		v := strings.TrimRight(t.Value, "\n")
+		if v == "" {
+			continue
+		}
+		if strings.TrimSpace(v) == "" && !focus {
+			b.WriteString(v)
+			continue
+		}
+		b.WriteString(st.token(t.Type, focus).Render(v))
+	}
+	return b.String()
+}
+
+// expandTabs replaces tabs by spaces up to the next tab stop.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		if r == '\t' {
+			n := tabWidth - col%tabWidth
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col++
+	}
+	return b.String()
+}
+
+// locResult is a resolved (or failed) location.
+type locResult struct {
+	loc Location
+	err error
+}
+
+// locMsg delivers a resolution made in a tea.Cmd, with the tokenised file when it was asked for.
+type locMsg struct {
+	key  string
+	res  locResult
+	file *srcFile
+}
+
+// match is one search hit: a line (0-based) and a byte range in its plain text.
+type match struct{ line, start, end int }
+
+// search is the source pane's search state.
+type search struct {
+	typing  bool
+	input   []rune
+	query   string
+	matches []match
+	cur     int
+}
+
+// active reports whether n/N move between matches.
+func (s *search) active() bool { return !s.typing && s.query != "" }
+
+// row is one display row of the source: a code line (line ≥ 0; part > 0 for the continuation
+// rows of a wrapped focus line) or the annotation (line -1).
+type row struct{ line, part int }
+
+// sourcePane shows the current step's code, ours or upstream.
+type sourcePane struct {
+	frame
+	content Content
+
+	upstream bool
+	step     Step
+	hasStep  bool
+	cp       server.Checkpoint
+
+	locs    map[string]locResult
+	pending map[string]bool
+	files   map[string]*srcFile
+
+	key    string         // location key shown
+	rows   []row          // display rows of the shown location
+	emph   map[int]string // emphasised renderings of focus lines, for the shown location
+	scroll int
+	search search
+}
+
+func newSourcePane(st *Styles, content Content) *sourcePane {
+	return &sourcePane{
+		frame: frame{st: st, dirty: true}, content: content,
+		locs: map[string]locResult{}, pending: map[string]bool{}, files: map[string]*srcFile{},
+	}
+}
+
+func (p *sourcePane) SetSize(w, h int) {
+	if p.w != w || p.h != h {
+		widthChanged := p.w != w
+		p.w, p.h = w, h
+		p.dirty = true
+		if widthChanged && p.key != "" {
+			p.layoutRows(false)
+		}
+		p.clampScroll()
+	}
+}
+
+// SetStep shows a new step, starting scrolled to its focus. It returns a command when the
+// location (or its file's tokens) must be computed first.
+func (p *sourcePane) SetStep(step Step, ok bool, cp server.Checkpoint) tea.Cmd {
+	p.step, p.hasStep, p.cp = step, ok, cp
+	p.search = search{}
+	p.key = ""
+	return p.load()
+}
+
+// ToggleUpstream switches between our source and the upstream function.
+func (p *sourcePane) ToggleUpstream() tea.Cmd {
+	p.upstream = !p.upstream
+	p.search = search{}
+	p.key = ""
+	return p.load()
+}
+
+// locKey names what the pane should show now, "" when there is nothing to resolve.
+func (p *sourcePane) locKey() string {
+	if !p.hasStep {
+		return ""
+	}
+	if p.upstream {
+		if p.step.Upstream == "" {
+			return ""
+		}
+		return "U\x00" + p.step.Upstream
+	}
+	if p.step.Anchor == "" {
+		return ""
+	}
+	return "L\x00" + p.step.Anchor + "\x00" + p.step.Focus
+}
+
+// load shows the wanted location if it is known, else asks for it.
+func (p *sourcePane) load() tea.Cmd {
+	p.dirty = true
+	key := p.locKey()
+	if key == "" {
+		p.rows = nil
+		return nil
+	}
+	if res, ok := p.locs[key]; ok {
+		if res.err != nil || p.files[res.loc.File] != nil {
+			p.show(key)
+			return nil
+		}
+	}
+	if p.pending[key] {
+		return nil
+	}
+	p.pending[key] = true
+	res, known := p.locs[key]
+	content, st, step, upstream := p.content, p.st, p.step, p.upstream
+	return func() tea.Msg {
+		if !known {
+			if upstream {
+				res.loc, res.err = content.Upstream(step.Upstream)
+			} else {
+				res.loc, res.err = content.Local(step.Anchor, step.Focus)
+			}
+		}
+		var f *srcFile
+		if res.err == nil {
+			f = tokenise(res.loc.Source, st)
+		}
+		return locMsg{key: key, res: res, file: f}
+	}
+}
+
+// Resolved stores a resolution and shows it if it is still wanted.
+func (p *sourcePane) Resolved(msg locMsg) {
+	delete(p.pending, msg.key)
+	p.locs[msg.key] = msg.res
+	if msg.file != nil {
+		if _, ok := p.files[msg.res.loc.File]; !ok {
+			p.files[msg.res.loc.File] = msg.file
+		}
+	}
+	if msg.key == p.locKey() && p.key != msg.key {
+		p.show(msg.key)
+	}
+}
+
+// show lays out the rows of a resolved location and scrolls to its focus.
+func (p *sourcePane) show(key string) {
+	p.key = key
+	p.dirty = true
+	p.emph = map[int]string{}
+	p.layoutRows(true)
+}
+
+// layoutRows computes the display rows: every line once, focus lines wrapped over as many rows
+// as they need (they are the point of the step: never cut), the annotation after the focus.
+// With toFocus it scrolls the focus to the upper third; otherwise it keeps the top line.
+func (p *sourcePane) layoutRows(toFocus bool) {
+	top := p.topLine()
+	p.rows = p.rows[:0]
+	f, loc, ok := p.file()
+	if !ok {
+		return
+	}
+	after := loc.FocusEnd
+	if loc.FocusStart == 0 {
+		after = loc.StartLine
+	}
+	_, codeW := p.gutter(len(f.plain))
+	target := 0
+	for i, text := range f.plain {
+		if i+1 == loc.FocusStart || (loc.FocusStart == 0 && i+1 == loc.StartLine) {
+			target = len(p.rows)
+		}
+		p.rows = append(p.rows, row{line: i})
+		if isFocus(loc, i+1) {
+			for part := 1; part*codeW < ansi.StringWidth(text); part++ {
+				p.rows = append(p.rows, row{line: i, part: part})
+			}
+		}
+		if i+1 == after {
+			p.rows = append(p.rows, row{line: -1})
+		}
+	}
+	if toFocus {
+		p.scroll = target - p.visible()/3
+	} else {
+		for i, r := range p.rows {
+			if r.line == top {
+				p.scroll = i
+				break
+			}
+		}
+	}
+	p.clampScroll()
+}
+
+// isFocus reports whether line n (1-based) is emphasised.
+func isFocus(loc Location, n int) bool {
+	return loc.FocusStart > 0 && n >= loc.FocusStart && n <= loc.FocusEnd
+}
+
+// gutter returns the width of the line-number gutter for a file of n lines and the width left
+// for code.
+func (p *sourcePane) gutter(n int) (digits, codeW int) {
+	digits = len(strconv.Itoa(n))
+	return digits, max(p.w-2-(digits+4), 1) // marker, number, " │ "
+}
+
+// visible is how many rows of code fit.
+func (p *sourcePane) visible() int {
+	v := p.h - 2
+	if p.search.typing || p.search.query != "" {
+		v--
+	}
+	return max(v, 0)
+}
+
+func (p *sourcePane) clampScroll() {
+	p.scroll = min(p.scroll, len(p.rows)-p.visible())
+	p.scroll = max(p.scroll, 0)
+}
+
+// Scroll moves the view by n rows.
+func (p *sourcePane) Scroll(n int) {
+	p.scroll += n
+	p.clampScroll()
+	p.dirty = true
+}
+
+// Top and Bottom jump to either end.
+func (p *sourcePane) Top()    { p.Scroll(-len(p.rows)) }
+func (p *sourcePane) Bottom() { p.Scroll(len(p.rows)) }
+
+// Page is the scroll step of pgup/pgdn.
+func (p *sourcePane) Page() int { return max(p.visible()-2, 1) }
+
+// file returns the shown file and location, if resolved.
+func (p *sourcePane) file() (*srcFile, Location, bool) {
+	res, ok := p.locs[p.key]
+	if !ok || res.err != nil || p.key == "" {
+		return nil, Location{}, false
+	}
+	f := p.files[res.loc.File]
+	return f, res.loc, f != nil
+}
+
+// StartSearch opens the search prompt.
+func (p *sourcePane) StartSearch() {
+	p.search = search{typing: true}
+	p.dirty = true
+	p.clampScroll()
+}
+
+// SearchKey edits the search prompt: runes type, backspace deletes, enter searches, esc
+// cancels.
+func (p *sourcePane) SearchKey(msg tea.KeyMsg) {
+	s := &p.search
+	p.dirty = true
+	switch msg.Type {
+	case tea.KeyEsc:
+		p.search = search{}
+		p.clampScroll()
+	case tea.KeyEnter:
+		s.typing = false
+		s.query = string(s.input)
+		p.findMatches()
+		if len(s.matches) > 0 {
+			// First match at or after the top of the view.
+			s.cur = 0
+			top := p.topLine()
+			for i, m := range s.matches {
+				if m.line >= top {
+					s.cur = i
+					break
+				}
+			}
+			p.revealMatch()
+		}
+	case tea.KeyBackspace:
+		if len(s.input) > 0 {
+			s.input = s.input[:len(s.input)-1]
+		}
+	case tea.KeyRunes, tea.KeySpace:
+		s.input = append(s.input, msg.Runes...)
+	}
+}
+
+// ClearSearch ends an active search.
+func (p *sourcePane) ClearSearch() {
+	p.search = search{}
+	p.dirty = true
+	p.clampScroll()
+}
+
+// NextMatch moves to the next (d=1) or previous (d=-1) match.
+func (p *sourcePane) NextMatch(d int) {
+	s := &p.search
+	if len(s.matches) == 0 {
+		return
+	}
+	s.cur = (s.cur + d + len(s.matches)) % len(s.matches)
+	p.revealMatch()
+	p.dirty = true
+}
+
+// topLine is the first code line in view.
+func (p *sourcePane) topLine() int {
+	for i := p.scroll; i < len(p.rows); i++ {
+		if p.rows[i].line >= 0 {
+			return p.rows[i].line
+		}
+	}
+	return 0
+}
+
+// revealMatch scrolls the current match into the middle third of the view if it is outside.
+func (p *sourcePane) revealMatch() {
+	m := p.search.matches[p.search.cur]
+	for i, r := range p.rows {
+		if r.line == m.line {
+			if i < p.scroll || i >= p.scroll+p.visible() {
+				p.scroll = i - p.visible()/3
+				p.clampScroll()
+			}
+			return
+		}
+	}
+}
+
+// findMatches searches the shown file, ignoring case (exactly, on the rare line where
+// lower-casing changes byte offsets).
+func (p *sourcePane) findMatches() {
+	s := &p.search
+	s.matches = nil
+	f, _, ok := p.file()
+	if !ok || s.query == "" {
+		return
+	}
+	lowQ := strings.ToLower(s.query)
+	for i, l := range f.plain {
+		text, q := strings.ToLower(l), lowQ
+		if len(text) != len(l) || len(q) != len(s.query) {
+			text, q = l, s.query
+		}
+		for from := 0; ; {
+			j := strings.Index(text[from:], q)
+			if j < 0 {
+				break
+			}
+			s.matches = append(s.matches, match{line: i, start: from + j, end: from + j + len(q)})
+			from += j + len(q)
+		}
+	}
+}
+
+// name says whose source is shown.
+func (p *sourcePane) name() string {
+	if p.upstream {
+		return "Upstream"
+	}
+	return "Source"
+}
+
+// detail is the file and lines shown, cut from the left when the title has no room.
+func (p *sourcePane) detail() string {
+	_, loc, ok := p.file()
+	if !ok {
+		return ""
+	}
+	lines := fmt.Sprintf("%d-%d", loc.StartLine, loc.EndLine)
+	if loc.StartLine == loc.EndLine {
+		lines = fmt.Sprint(loc.StartLine)
+	}
+	d := displayPath(loc.File) + ":" + lines
+	name := p.name()
+	if p.tabs != "" {
+		name = p.tabs
+	}
+	// box keeps "─ " + " name · detail " + "─" inside the borders.
+	room := p.w - 9 - ansi.StringWidth(name)
+	if over := ansi.StringWidth(d) - room; over > 0 && room > 10 {
+		d = ansi.TruncateLeft(d, over+1, "…")
+	}
+	return d
+}
+
+// displayPath shortens a module-cache path to start at the module ("k8s.io/apiserver@v…/…").
+func displayPath(file string) string {
+	if i := strings.Index(file, "k8s.io/"); i > 0 {
+		return file[i:]
+	}
+	return file
+}
+
+// View renders the pane: exactly h lines of exactly w cells.
+func (p *sourcePane) View() []string {
+	return p.render(p.name(), p.detail(), p.body)
+}
+
+// body renders the rows in view (or a message), and the search prompt.
+func (p *sourcePane) body() []string {
+	inner := p.w - 2
+	if inner <= 0 {
+		return nil
+	}
+	var lines []string
+	f, loc, ok := p.file()
+	switch {
+	case ok:
+		lines = p.codeRows(f, loc, inner)
+	default:
+		lines = p.message(inner)
+	}
+	if p.search.typing || p.search.query != "" {
+		for len(lines) < p.visible() {
+			lines = append(lines, "")
+		}
+		lines = append(lines[:min(len(lines), p.visible())], p.prompt())
+	}
+	return lines
+}
+
+// prompt is the search line at the bottom of the pane.
+func (p *sourcePane) prompt() string {
+	s := p.search
+	if s.typing {
+		return p.st.Source.Prompt.Render("/") + string(s.input) + "█" + p.st.Source.Info.Render("  enter search · esc cancel")
+	}
+	info := "no match"
+	if len(s.matches) > 0 {
+		info = fmt.Sprintf("%d of %d", s.cur+1, len(s.matches))
+	}
+	return p.st.Source.Prompt.Render("/") + s.query + p.st.Source.Info.Render("  "+info+" · n/N next/prev · esc clear")
+}
+
+// message explains why there is no code to show.
+func (p *sourcePane) message(w int) []string {
+	note := p.st.Source.Info
+	var text string
+	switch {
+	case !p.hasStep && p.cp.Name == "":
+		text = "Starting the server…"
+	case !p.hasStep:
+		text = fmt.Sprintf("No lesson step for checkpoint %s yet.", p.cp.ID())
+	case p.upstream && p.step.Upstream == "":
+		text = "This step names no upstream function.\n\nPress u to return to kubewalk's source."
+	case !p.upstream && p.step.Anchor == "":
+		text = "This step names no source anchor."
+	default:
+		res, ok := p.locs[p.locKey()]
+		switch {
+		case !ok || res.err == nil:
+			what := p.step.Anchor
+			if p.upstream {
+				what = p.step.Upstream
+			}
+			text = "Loading " + what + "…"
+		case p.upstream:
+			path, sym := splitSymbol(p.step.Upstream)
+			text = fmt.Sprintf("Upstream source unavailable: %v\n\nimport path: %s\nsymbol:      %s\n\nRun `go mod download k8s.io/apiserver` to fetch it into the module cache; press u to return to kubewalk's source.", res.err, path, sym)
+		default:
+			text = fmt.Sprintf("Cannot show %s: %v", p.step.Anchor, res.err)
+		}
+	}
+	var out []string
+	for _, l := range wrapLines(text, w) {
+		out = append(out, note.Render(l))
+	}
+	return out
+}
+
+// splitSymbol splits "k8s.io/apiserver/pkg/server.(*Config).Complete" into the import path
+// and the symbol.
+func splitSymbol(s string) (path, sym string) {
+	slash := strings.LastIndex(s, "/")
+	dot := strings.Index(s[slash+1:], ".")
+	if dot < 0 {
+		return s, ""
+	}
+	return s[:slash+1+dot], s[slash+1+dot+1:]
+}
+
+// codeRows renders the rows in view.
+func (p *sourcePane) codeRows(f *srcFile, loc Location, w int) []string {
+	digits, codeW := p.gutter(len(f.plain))
+	gutter := digits + 4
+	st := p.st.Source
+	sep := st.Separator.Render(" │ ")
+	rangeSep := st.RangeMarker.Render(" ┃ ")
+	matchesOn := map[int][]match{}
+	if p.search.query != "" {
+		for _, m := range p.search.matches {
+			matchesOn[m.line] = append(matchesOn[m.line], m)
+		}
+	}
+	end := min(p.scroll+p.visible(), len(p.rows))
+	out := make([]string, 0, end-p.scroll)
+	for _, r := range p.rows[p.scroll:end] {
+		if r.line < 0 {
+			title := p.step.Title
+			if p.upstream {
+				path, sym := splitSymbol(p.step.Upstream)
+				title = "upstream: " + sym + " in " + path
+			}
+			ann := strings.Repeat(" ", gutter) + st.Annotation.Render("└─ "+title)
+			out = append(out, fit(ann, w))
+			continue
+		}
+		n := r.line + 1
+		focus := isFocus(loc, n)
+		inRange := n >= loc.StartLine && n <= loc.EndLine
+		// The gutter: ▶ on focus lines, a thick rule beside the anchor's lines.
+		num := fmt.Sprintf("%*d", digits, n)
+		if r.part > 0 {
+			num = strings.Repeat(" ", digits)
+		}
+		var g string
+		switch {
+		case focus:
+			g = st.Marker.Render("▶") + st.FocusLineNo.Render(num) + rangeSep
+		case inRange:
+			g = " " + st.LineNo.Render(num) + rangeSep
+		default:
+			g = " " + st.LineNo.Render(num) + sep
+		}
+		var code string
+		switch {
+		case len(matchesOn[r.line]) > 0:
+			code = p.highlightMatches(f.plain[r.line], matchesOn[r.line], focus)
+		case focus:
+			code = p.emphasised(f, r.line)
+		default:
+			code = f.styled[r.line]
+		}
+		switch {
+		case focus:
+			// Focus lines wrap: this row shows its part of the line.
+			code = ansi.Cut(code, r.part*codeW, (r.part+1)*codeW)
+		case ansi.StringWidth(code) > codeW:
+			code = ansi.Truncate(code, codeW, "…")
+		}
+		if focus {
+			if pad := codeW - ansi.StringWidth(code); pad > 0 {
+				code += st.Focus.Render(strings.Repeat(" ", pad))
+			}
+		}
+		out = append(out, g+code)
+	}
+	return out
+}
+
+// emphasised renders a focus line with the emphasis background, cached per location.
+func (p *sourcePane) emphasised(f *srcFile, line int) string {
+	if s, ok := p.emph[line]; ok {
+		return s
+	}
+	s := renderTokens(f.tokens[line], p.st, true)
+	p.emph[line] = s
+	return s
+}
+
+// highlightMatches renders a line plainly with its matches marked (reverse video survives
+// NO_COLOR).
+func (p *sourcePane) highlightMatches(text string, ms []match, focus bool) string {
+	plain := p.st.Source.Focus
+	if !focus {
+		plain = plain.UnsetBackground()
+	}
+	var b strings.Builder
+	at := 0
+	for _, m := range ms {
+		if m.start < at || m.end > len(text) || !utf8.ValidString(text[m.start:m.end]) {
+			continue
+		}
+		b.WriteString(plain.Render(text[at:m.start]))
+		b.WriteString(p.st.Source.Match.Render(text[m.start:m.end]))
+		at = m.end
+	}
+	b.WriteString(plain.Render(text[at:]))
+	return b.String()
+}

@@ -1,0 +1,411 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/inspect"
+	"github.com/kubewalk/kubewalk/server"
+)
+
+// treeRow is one visible row of the state pane.
+type treeRow struct {
+	depth      int
+	key        string
+	label      string
+	value      string
+	typ        string
+	expandable bool
+	expanded   bool
+	mark       byte // '+' added since the previous stop, '~' changed, 0 neither
+	note       bool // an explanatory row, not a node
+}
+
+// statePane shows the state tree of a stop, or in raw mode its live objects by reflection.
+type statePane struct {
+	frame
+
+	raw       bool
+	stop      *engine.Stop
+	phase     server.Phase
+	reviewing bool
+	frozen    bool // the server is running: live objects must not be read
+
+	prevVals map[string]string // key → value in the previous stop's tree
+	marked   map[string]bool   // keys of added/changed nodes and their ancestors
+
+	open     map[string]bool // tree: user's expand/collapse choices by key
+	rawOpen  map[string]bool // raw: expanded keys
+	rawRoots map[int][]*inspect.Node
+
+	rows   []treeRow
+	cursor int
+	offset int
+}
+
+func newStatePane(st *Styles) *statePane {
+	return &statePane{
+		frame: frame{st: st, dirty: true}, open: map[string]bool{}, rawOpen: map[string]bool{},
+		rawRoots: map[int][]*inspect.Node{},
+	}
+}
+
+func (p *statePane) SetSize(w, h int) {
+	if p.w != w || p.h != h {
+		p.w, p.h = w, h
+		p.keepCursorVisible()
+		p.dirty = true
+	}
+}
+
+// SetStop shows a stop; prev (or nil) is the stop before it, for change marks.
+func (p *statePane) SetStop(stop, prev *engine.Stop, reviewing bool) {
+	p.stop, p.reviewing = stop, reviewing
+	p.phase = stop.Checkpoint.Phase
+	p.prevVals, p.marked = nil, map[string]bool{}
+	if prev != nil && prev.State != nil {
+		p.prevVals = map[string]string{}
+		walkTree(prev.State, func(key string, n *server.Node, _ int) { p.prevVals[key] = n.Value })
+		walkTree(stop.State, func(key string, n *server.Node, _ int) {
+			if old, ok := p.prevVals[key]; !ok || old != n.Value {
+				for k := key; k != ""; k = parentKey(k) {
+					p.marked[k] = true
+				}
+			}
+		})
+	}
+	p.rebuild()
+}
+
+// SetFrozen stops (or allows) reading live objects while the server runs.
+func (p *statePane) SetFrozen(f bool) {
+	if p.frozen != f {
+		p.frozen = f
+		if p.raw {
+			p.rebuild()
+		}
+	}
+}
+
+// ToggleRaw switches between the state tree and the live objects.
+func (p *statePane) ToggleRaw() {
+	p.raw = !p.raw
+	p.cursor, p.offset = 0, 0
+	p.rebuild()
+}
+
+// walkTree visits the children of root (root itself is not shown) depth first with their keys.
+func walkTree(root *server.Node, fn func(key string, n *server.Node, depth int)) {
+	var walk func(n *server.Node, parent string, depth int)
+	walk = func(n *server.Node, parent string, depth int) {
+		seen := map[string]int{}
+		for _, c := range n.Children {
+			k := childKey(parent, c.Label, seen)
+			fn(k, c, depth)
+			walk(c, k, depth+1)
+		}
+	}
+	if root != nil {
+		walk(root, "", 0)
+	}
+}
+
+// childKey is a node's key: its parent's key and its label (numbered if a sibling has the same
+// label). Keys stay the same from one stop's tree to the next, so expansion survives steps.
+func childKey(parent, label string, seen map[string]int) string {
+	n := seen[label]
+	seen[label] = n + 1
+	if n > 0 {
+		label += "#" + strconv.Itoa(n)
+	}
+	return parent + "\x1f" + label
+}
+
+func parentKey(k string) string {
+	i := strings.LastIndex(k, "\x1f")
+	if i <= 0 {
+		return ""
+	}
+	return k[:i]
+}
+
+// expanded decides whether a tree node is open: the user's choice, else open when it is the
+// current phase or inside it, or holds a change since the previous stop.
+func (p *statePane) expanded(key string, inPhase bool) bool {
+	if v, ok := p.open[key]; ok {
+		return v
+	}
+	return inPhase || p.marked[key]
+}
+
+// rebuild recomputes the visible rows, keeping the cursor on the same node when it can.
+func (p *statePane) rebuild() {
+	p.dirty = true
+	curKey := ""
+	if p.cursor >= 0 && p.cursor < len(p.rows) {
+		curKey = p.rows[p.cursor].key
+	}
+	p.rows = p.rows[:0]
+	switch {
+	case p.stop == nil:
+		p.rows = append(p.rows, treeRow{label: "Starting the server…", note: true})
+	case p.raw:
+		p.rawRows()
+	default:
+		p.treeRows()
+	}
+	p.cursor = min(p.cursor, len(p.rows)-1)
+	for i, r := range p.rows {
+		if r.key != "" && r.key == curKey {
+			p.cursor = i
+			break
+		}
+	}
+	p.cursor = max(p.cursor, 0)
+	p.keepCursorVisible()
+}
+
+func (p *statePane) treeRows() {
+	if p.stop.State == nil || len(p.stop.State.Children) == 0 {
+		p.rows = append(p.rows, treeRow{label: "Nothing built yet.", note: true})
+		return
+	}
+	var walk func(n *server.Node, parent string, depth int, inPhase bool)
+	walk = func(n *server.Node, parent string, depth int, inPhase bool) {
+		seen := map[string]int{}
+		for _, c := range n.Children {
+			k := childKey(parent, c.Label, seen)
+			in := inPhase || (depth == 0 && c.Label == string(p.phase))
+			open := len(c.Children) > 0 && p.expanded(k, in)
+			r := treeRow{depth: depth, key: k, label: c.Label, value: c.Value,
+				expandable: len(c.Children) > 0, expanded: open}
+			if p.prevVals != nil {
+				if old, ok := p.prevVals[k]; !ok {
+					r.mark = '+'
+				} else if old != c.Value {
+					r.mark = '~'
+				}
+			}
+			p.rows = append(p.rows, r)
+			if open {
+				walk(c, k, depth+1, in)
+			}
+		}
+	}
+	walk(p.stop.State, "", 0, false)
+}
+
+func (p *statePane) rawRows() {
+	if p.frozen {
+		p.rows = append(p.rows, treeRow{label: "The server is running; live objects are read again at the next pause.", note: true})
+		return
+	}
+	if len(p.stop.Live) == 0 {
+		p.rows = append(p.rows, treeRow{label: "No live objects at this checkpoint.", note: true})
+		return
+	}
+	if p.reviewing {
+		p.rows = append(p.rows, treeRow{label: "Live objects are read now: they show the server as it is, not as it was at this stop.", note: true})
+	}
+	roots, ok := p.rawRoots[p.stop.Index]
+	if !ok {
+		for _, lo := range p.stop.Live {
+			roots = append(roots, inspect.Root(lo.Name, lo.Value, inspect.DefaultOptions()))
+		}
+		p.rawRoots = map[int][]*inspect.Node{p.stop.Index: roots}
+	}
+	var walk func(ns []*inspect.Node, parent string)
+	walk = func(ns []*inspect.Node, parent string) {
+		for i, n := range ns {
+			k := parent + "\x1f" + strconv.Itoa(i) + ":" + n.Name
+			open := n.Expandable() && p.rawOpen[k]
+			p.rows = append(p.rows, treeRow{depth: n.Depth(), key: k, label: n.Name, value: n.Value,
+				typ: n.Type, expandable: n.Expandable(), expanded: open})
+			if open {
+				walk(n.Children(), k)
+			}
+		}
+	}
+	walk(roots, "")
+}
+
+// rawNode finds the inspect node of a raw row key.
+func (p *statePane) rawNode(key string) *inspect.Node {
+	if p.stop == nil {
+		return nil
+	}
+	ns := p.rawRoots[p.stop.Index]
+	var n *inspect.Node
+	for _, part := range strings.Split(key, "\x1f")[1:] {
+		i, err := strconv.Atoi(part[:strings.Index(part, ":")])
+		if err != nil || i >= len(ns) {
+			return nil
+		}
+		n = ns[i]
+		ns = n.Children()
+	}
+	return n
+}
+
+// Toggle expands or collapses the node under the cursor.
+func (p *statePane) Toggle() {
+	if p.cursor >= len(p.rows) {
+		return
+	}
+	r := p.rows[p.cursor]
+	if !r.expandable {
+		return
+	}
+	if p.raw {
+		p.rawOpen[r.key] = !r.expanded
+	} else {
+		p.open[r.key] = !r.expanded
+	}
+	p.rebuild()
+}
+
+// ExpandAll opens every node of the tree; in raw mode it opens the node under the cursor and
+// its children (raw trees are too big to open whole).
+func (p *statePane) ExpandAll() {
+	if p.stop == nil {
+		return
+	}
+	if p.raw {
+		if p.cursor < len(p.rows) && p.rows[p.cursor].expandable {
+			k := p.rows[p.cursor].key
+			p.rawOpen[k] = true
+			if n := p.rawNode(k); n != nil {
+				for i, c := range n.Children() {
+					if c.Expandable() {
+						p.rawOpen[k+"\x1f"+strconv.Itoa(i)+":"+c.Name] = true
+					}
+				}
+			}
+		}
+	} else {
+		walkTree(p.stop.State, func(key string, n *server.Node, _ int) {
+			if len(n.Children) > 0 {
+				p.open[key] = true
+			}
+		})
+	}
+	p.rebuild()
+}
+
+// CollapseAll closes every node.
+func (p *statePane) CollapseAll() {
+	if p.stop == nil {
+		return
+	}
+	if p.raw {
+		p.rawOpen = map[string]bool{}
+	} else {
+		walkTree(p.stop.State, func(key string, n *server.Node, _ int) {
+			if len(n.Children) > 0 {
+				p.open[key] = false
+			}
+		})
+	}
+	p.cursor = 0
+	p.rebuild()
+}
+
+// Move moves the cursor by n rows.
+func (p *statePane) Move(n int) {
+	p.cursor = max(min(p.cursor+n, len(p.rows)-1), 0)
+	p.keepCursorVisible()
+	p.dirty = true
+}
+
+// Scroll moves the view by n rows (the mouse wheel), dragging the cursor along.
+func (p *statePane) Scroll(n int) {
+	p.offset = max(min(p.offset+n, len(p.rows)-p.visible()), 0)
+	p.cursor = max(min(p.cursor, p.offset+p.visible()-1), p.offset)
+	p.cursor = max(min(p.cursor, len(p.rows)-1), 0)
+	p.dirty = true
+}
+
+func (p *statePane) Page() int { return max(p.visible()-1, 1) }
+
+func (p *statePane) visible() int { return max(p.h-2, 1) }
+
+func (p *statePane) keepCursorVisible() {
+	v := p.visible()
+	if p.cursor < p.offset {
+		p.offset = p.cursor
+	}
+	if p.cursor >= p.offset+v {
+		p.offset = p.cursor - v + 1
+	}
+	p.offset = max(min(p.offset, len(p.rows)-v), 0)
+}
+
+// detail names the mode.
+func (p *statePane) detail() string {
+	if p.raw {
+		return "raw live objects (r: tree)"
+	}
+	return "tree (r: raw objects)"
+}
+
+// View renders the pane: exactly h lines of exactly w cells.
+func (p *statePane) View() []string {
+	return p.render(paneState.String(), p.detail(), p.body)
+}
+
+func (p *statePane) body() []string {
+	w := p.w - 2
+	st := p.st.State
+	end := min(p.offset+p.visible(), len(p.rows))
+	out := make([]string, 0, end-p.offset)
+	for i := p.offset; i < end; i++ {
+		r := p.rows[i]
+		if r.note {
+			for _, l := range wrapLines(r.label, w) {
+				out = append(out, st.Note.Render(l))
+			}
+			continue
+		}
+		cursor := " "
+		if i == p.cursor {
+			cursor = "›"
+		}
+		mark := " "
+		switch r.mark {
+		case '+':
+			mark = st.Added.Render("+")
+		case '~':
+			mark = st.Changed.Render("~")
+		}
+		toggle := "  "
+		if r.expandable {
+			toggle = "▸ "
+			if r.expanded {
+				toggle = "▾ "
+			}
+		}
+		label := r.label
+		if i == p.cursor && p.focused {
+			label = st.Cursor.Render(label)
+		} else {
+			label = st.Label.Render(label)
+		}
+		line := cursor + mark + strings.Repeat("  ", r.depth) + st.Toggle.Render(toggle) + label
+		switch {
+		case r.typ != "":
+			// Raw: name type = value, like a debugger's variables view.
+			line += " " + st.Type.Render(r.typ)
+			if r.value != "" && r.value != r.typ {
+				line += st.Value.Render(" = " + r.value)
+			}
+		case r.value != "":
+			line += st.Value.Render(": " + r.value)
+		}
+		out = append(out, fit(line, w))
+	}
+	if len(out) > p.visible() {
+		out = out[:p.visible()]
+	}
+	return out
+}

@@ -1,0 +1,152 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/server"
+)
+
+// fitModel wraps the model so that every frame bubbletea renders is checked against the
+// window size.
+type fitModel struct {
+	Model
+	t    *testing.T
+	mu   *sync.Mutex
+	w, h *int
+}
+
+func (f fitModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if s, ok := msg.(tea.WindowSizeMsg); ok {
+		f.mu.Lock()
+		*f.w, *f.h = s.Width, s.Height
+		f.mu.Unlock()
+	}
+	m, cmd := f.Model.Update(msg)
+	f.Model = m.(Model)
+	return f, cmd
+}
+
+func (f fitModel) View() string {
+	v := f.Model.View()
+	f.mu.Lock()
+	w, h := *f.w, *f.h
+	f.mu.Unlock()
+	if w > 0 {
+		if err := frameFits(v, w, h); err != "" {
+			f.t.Errorf("frame does not fit %d×%d: %s", w, h, err)
+		}
+	}
+	return v
+}
+
+func TestTeatestFlow(t *testing.T) {
+	for _, l := range langs {
+		t.Run(l.name, func(t *testing.T) {
+			eng := newFakeEngine().start()
+			m := NewModel(eng, fakeServer{}, l.content, Options{GlamourStyle: "notty"})
+			done := make(chan struct{})
+			defer close(done)
+			m.m.done = done
+			w, h := 0, 0
+			fm := fitModel{Model: m, t: t, mu: &sync.Mutex{}, w: &w, h: &h}
+			tm := teatest.NewTestModel(t, fm, teatest.WithInitialTermSize(120, 40))
+
+			wait := func(subs ...string) {
+				t.Helper()
+				teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+					for _, s := range subs {
+						if !bytes.Contains(b, []byte(s)) {
+							return false
+						}
+					}
+					return true
+				}, teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+			}
+			press := func(names ...string) {
+				for _, n := range names {
+					tm.Send(keyMsg(n))
+				}
+			}
+
+			wait("PAUSED at " + cpID(0))
+			press(" ")
+			wait("PAUSED at "+cpID(1), "checkpoint 2/")
+			press("left")
+			wait("REVIEWING step 1/2")
+			press("right")
+			wait("PAUSED at " + cpID(1))
+			press("2")
+			authn := server.PhaseCheckpoints(server.PhaseAuthn)[0].ID()
+			wait("PAUSED at " + authn)
+			press("u")
+			wait("Upstream source unavailable")
+			press("u")
+			wait("Source · server/authn.go")
+			press("r", "tab", "enter")
+			wait("port int = 6443")
+			press("?")
+			wait("Keys · any key closes")
+			press("x")
+			press("tea", "wid", "th") // ignored keys: no crash
+			tm.Send(tea.WindowSizeMsg{Width: 70, Height: 20})
+			wait("kubewalk needs at least 80×24; this window is 70×20")
+			tm.Send(tea.WindowSizeMsg{Width: 100, Height: 30})
+			wait("PAUSED at " + authn)
+			press("q")
+
+			final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(fitModel)
+			fmm := final.Model.m
+			if fmm.review != -1 || !fmm.state.raw || fmm.showHelp {
+				t.Errorf("final state: review %d, raw %v, help %v", fmm.review, fmm.state.raw, fmm.showHelp)
+			}
+			if got := len(eng.targets()); got != 2 {
+				t.Errorf("%d Continue calls, want 2 (next checkpoint, phase 2)", got)
+			}
+		})
+	}
+}
+
+func TestTeatestQuitWhileRunning(t *testing.T) {
+	// An engine that never answers Continue: quitting must still return promptly.
+	eng := &stuckEngine{events: make(chan engine.Event, 1)}
+	eng.events <- engine.Event{Paused: &engine.Stop{Checkpoint: server.Checkpoints()[0], State: fakeState(0)}}
+	m := NewModel(eng, nil, fakeContent{}, Options{})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("PAUSED")) },
+		teatest.WithDuration(5*time.Second))
+	tm.Send(keyMsg(" "))
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("running to")) },
+		teatest.WithDuration(5*time.Second))
+	tm.Send(keyMsg("ctrl+c"))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+}
+
+// stuckEngine pauses once and never resumes.
+type stuckEngine struct{ events chan engine.Event }
+
+func (e *stuckEngine) Events() <-chan engine.Event { return e.events }
+func (e *stuckEngine) Continue(engine.Target) error {
+	select {} // blocks like a server that never reaches the next checkpoint
+}
+func (e *stuckEngine) Stops() []engine.Stop { return nil }
+
+func TestRunWithoutTerminal(t *testing.T) {
+	eng, err := engine.New(server.Options{})
+	if err != nil {
+		t.Skipf("engine.New: %v", err)
+	}
+	defer eng.Close()
+	err = Run(context.Background(), eng, nil, Options{})
+	if !errors.Is(err, ErrNoTerminal) {
+		t.Fatalf("Run without a terminal = %v, want ErrNoTerminal", err)
+	}
+}

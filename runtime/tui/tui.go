@@ -1,0 +1,176 @@
+// Package tui is kubewalk's full-screen walkthrough: it drives an engine.Engine checkpoint by
+// checkpoint and shows, at every pause of the live server, the phase chain, the source of the
+// current step (ours, or upstream k8s.io/apiserver), the server's state tree (or its live objects
+// walked by reflection), the lesson text, and after serve the kubectl commands to try.
+//
+// The model never blocks its update loop: engine events arrive through a tea.Cmd that waits on
+// the engine's channel and is re-armed after each event; resuming the server, resolving source
+// anchors, tokenising files and polling /readyz all run in tea.Cmds.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+	"golang.org/x/term"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/server"
+)
+
+// Step is what the screen shows for one checkpoint: the lesson text and where its code is.
+type Step struct {
+	// ID identifies the step (for caching rendered text); unique across lessons.
+	ID string
+	// Checkpoint is the server checkpoint ID ("phase/name") the step explains.
+	Checkpoint string
+	// Title is the step's title.
+	Title string
+	// Lesson is the title of the lesson (phase) the step belongs to.
+	Lesson string
+	// Text is the step's Markdown body.
+	Text string
+	// Anchor and Focus locate the step's code in kubewalk's server/ source.
+	Anchor, Focus string
+	// Upstream is the k8s.io/apiserver symbol (import path + "." + symbol), or "".
+	Upstream string
+	// Kube says where this lives in kube-apiserver (the step's, else the lesson's), or "".
+	Kube string
+}
+
+// Location is resolved source: a whole file and the lines to show and emphasise.
+type Location struct {
+	// File is the path shown in the pane title.
+	File string
+	// StartLine and EndLine bound the anchor (1-based, inclusive); FocusStart and FocusEnd
+	// bound the emphasised lines (0 when there is no focus).
+	StartLine, EndLine, FocusStart, FocusEnd int
+	// Source is the whole file.
+	Source []byte
+}
+
+// Content supplies the lesson steps and resolves their source. Local and Upstream are called
+// from background goroutines (tea.Cmds), possibly concurrently: they must only read.
+type Content interface {
+	// Step returns the step for a checkpoint ID ("phase/name"), if there is one.
+	Step(checkpointID string) (Step, bool)
+	// Local resolves an anchor (and optional focus) in kubewalk's own server source.
+	Local(anchor, focus string) (Location, error)
+	// Upstream resolves a k8s.io/apiserver symbol in the module cache.
+	Upstream(symbol string) (Location, error)
+}
+
+// Engine is what the screen needs from *engine.Engine.
+type Engine interface {
+	Events() <-chan engine.Event
+	Continue(t engine.Target) error
+	Stops() []engine.Stop
+}
+
+// ServerInfo is what the after-serve panel needs from *server.Server.
+type ServerInfo interface {
+	Kubeconfig() string
+	Identities() []server.Identity
+	Address() string
+	RESTConfig(contextName string) (*rest.Config, error)
+}
+
+// Options configure the screen.
+type Options struct {
+	// GlamourStyle is the glamour style for lesson text: "dark", "light", "notty", "ascii", ...
+	// Empty picks one in Run, before the program starts: "notty" when colour is off, else
+	// "dark" or "light" from the terminal's background. NewModel treats empty as "notty".
+	GlamourStyle string
+	// NoColor renders without colour; Run also turns it on when NO_COLOR is set. Markers
+	// (✓ ▶ · and thick borders) carry the meaning either way.
+	NoColor bool
+	// KeyMap overrides DefaultKeyMap when non-nil.
+	KeyMap *KeyMap
+	// Styles overrides DefaultStyles when non-nil.
+	Styles *Styles
+}
+
+// ErrNoTerminal is returned by Usable and Run when stdin or stdout is not a terminal or TERM
+// is "dumb": the caller should fall back to plain line output.
+var ErrNoTerminal = errors.New("tui: not an interactive terminal")
+
+// Usable reports whether the full-screen walkthrough can run here: stdin and stdout must be
+// terminals and TERM must not be "dumb". It returns nil or an error wrapping ErrNoTerminal.
+func Usable() error {
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
+		return fmt.Errorf("%w: stdin is not a terminal", ErrNoTerminal)
+	}
+	if !term.IsTerminal(int(os.Stdout.Fd())) {
+		return fmt.Errorf("%w: stdout is not a terminal", ErrNoTerminal)
+	}
+	if os.Getenv("TERM") == "dumb" {
+		return fmt.Errorf("%w: TERM=dumb", ErrNoTerminal)
+	}
+	return nil
+}
+
+// Run starts eng (stopping at its first checkpoint) and runs the walkthrough full screen, with
+// the alternate screen and mouse reporting, until the user quits or ctx ends. It does not Close
+// eng: the caller does, after Run returns. Do not Start eng before calling Run.
+//
+// Run returns nil when the user quits, the startup error when the server failed (and the user
+// then quit), ctx's error when ctx ended, and an error wrapping tea.ErrProgramPanic after a
+// panic inside the program (the terminal is restored and the stack printed first).
+func Run(ctx context.Context, eng *engine.Engine, content Content, opts Options) error {
+	if err := Usable(); err != nil {
+		return err
+	}
+	if os.Getenv("NO_COLOR") != "" {
+		opts.NoColor = true
+	}
+	if opts.NoColor {
+		lipgloss.SetColorProfile(termenv.Ascii)
+	}
+	// Ask the terminal for its background now: lipgloss would otherwise ask on the first
+	// adaptive colour, racing bubbletea's input reader for the answer.
+	dark := lipgloss.HasDarkBackground()
+	if opts.GlamourStyle == "" {
+		opts.GlamourStyle = pickGlamourStyle(opts.NoColor, dark)
+	}
+	if err := eng.Start(ctx, engine.NextCheckpoint()); err != nil {
+		return fmt.Errorf("tui: start the server: %w", err)
+	}
+	m := NewModel(eng, eng.Server(), content, opts)
+	m.m.done = ctx.Done()
+
+	p := tea.NewProgram(m,
+		tea.WithContext(ctx),
+		tea.WithAltScreen(),
+		tea.WithMouseCellMotion(),
+	)
+	final, err := p.Run()
+	switch {
+	case errors.Is(err, tea.ErrProgramPanic):
+		return fmt.Errorf("tui: internal error, the stack trace is printed above: %w", err)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return fmt.Errorf("tui: %w", err)
+	}
+	if fm, ok := final.(Model); ok && fm.m.failed != nil {
+		return fmt.Errorf("startup failed: %w", fm.m.failed)
+	}
+	return nil
+}
+
+// pickGlamourStyle chooses the lesson style, once, before the program runs.
+func pickGlamourStyle(noColor, dark bool) string {
+	switch {
+	case noColor || lipgloss.ColorProfile() == termenv.Ascii:
+		return "notty"
+	case dark:
+		return "dark"
+	}
+	return "light"
+}

@@ -1,0 +1,331 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kubewalk/kubewalk/server"
+)
+
+// rect is a place on the screen.
+type rect struct{ x, y, w, h int }
+
+func (r rect) contains(x, y int) bool { return x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h }
+
+// layout places the panes for a window size.
+//
+// At least wideWidth columns: the chain on top, the source on the left (55%), the state over
+// the lesson on the right (the lesson place is shared with the kubectl panel after serve), the
+// help bar at the bottom. Narrower: the chain, the source, and below it one shared place for
+// the state, the lesson and the kubectl panel, switched by focus (tab). Under MinWidth×MinHeight
+// only a message shows.
+type layout struct {
+	small  bool
+	wide   bool
+	body   rect
+	source rect
+	upper  rect // wide only: the state
+	shared rect // the tabbed place
+}
+
+func computeLayout(w, h int) layout {
+	if w < MinWidth || h < MinHeight {
+		return layout{small: true}
+	}
+	l := layout{wide: w >= wideWidth}
+	l.body = rect{0, headerLines, w, h - headerLines - 1}
+	b := l.body
+	if l.wide {
+		srcW := w * 55 / 100
+		rightW := w - srcW
+		upperH := b.h * 45 / 100
+		l.source = rect{0, b.y, srcW, b.h}
+		l.upper = rect{srcW, b.y, rightW, upperH}
+		l.shared = rect{srcW, b.y + upperH, rightW, b.h - upperH}
+	} else {
+		srcH := b.h / 2
+		l.source = rect{0, b.y, w, srcH}
+		l.shared = rect{0, b.y + srcH, w, b.h - srcH}
+	}
+	return l
+}
+
+// paneAt finds the pane at a screen cell.
+func (l layout) paneAt(x, y int, m *model) (paneID, bool) {
+	switch {
+	case l.small:
+		return 0, false
+	case l.source.contains(x, y):
+		return paneSource, true
+	case l.wide && l.upper.contains(x, y):
+		return paneState, true
+	case l.shared.contains(x, y):
+		return m.tab, true
+	}
+	return 0, false
+}
+
+// resize lays the panes out for a new window size.
+func (m *model) resize(w, h int) {
+	m.w, m.h = w, h
+	m.lay = computeLayout(w, h)
+	m.help.Width = w
+	if m.lay.small {
+		return
+	}
+	m.source.SetSize(m.lay.source.w, m.lay.source.h)
+	if m.lay.wide {
+		m.state.SetSize(m.lay.upper.w, m.lay.upper.h)
+	} else {
+		m.state.SetSize(m.lay.shared.w, m.lay.shared.h)
+	}
+	m.lesson.SetSize(m.lay.shared.w, m.lay.shared.h)
+	m.kubect.SetSize(m.lay.shared.w, m.lay.shared.h)
+	m.tab = m.visibleTab()
+	m.applyFocus()
+}
+
+// visibleTab keeps the shared place on a pane that lives there in this layout.
+func (m *model) visibleTab() paneID {
+	if m.shared(m.focus) {
+		return m.focus
+	}
+	if m.tab == paneState && m.lay.wide {
+		return paneLesson
+	}
+	return m.tab
+}
+
+func (m *model) view() string {
+	if m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	if m.lay.small {
+		msg := fmt.Sprintf("kubewalk needs at least %d×%d; this window is %d×%d", MinWidth, MinHeight, m.w, m.h)
+		lines := append(wrapLines(m.st.Small.Render(msg), m.w), "", ansi.Truncate("q quits", m.w, ""))
+		return strings.Join(placeCenter(lines, m.w, m.h), "\n")
+	}
+	lines := make([]string, 0, m.h)
+	lines = append(lines, m.header()...)
+	lines = append(lines, m.body()...)
+	lines = append(lines, fit(m.help.ShortHelpView(m.shortHelp()), m.w))
+	return strings.Join(lines, "\n")
+}
+
+// body renders the panes, or the help overlay.
+func (m *model) body() []string {
+	b := m.lay.body
+	if m.showHelp {
+		return placeCenter(m.helpOverlay(b.w, b.h), b.w, b.h)
+	}
+	var shared []string
+	switch m.tab {
+	case paneState:
+		shared = m.state.View()
+	case paneServed:
+		shared = m.kubect.View()
+	default:
+		shared = m.lesson.View()
+	}
+	if m.lay.wide {
+		right := append(append([]string{}, m.state.View()...), shared...)
+		return joinColumns(m.source.View(), right)
+	}
+	return append(append([]string{}, m.source.View()...), shared...)
+}
+
+// helpOverlay is the ? screen: every key, in a box.
+func (m *model) helpOverlay(w, h int) []string {
+	full := m.help
+	full.Width = w - 4
+	text := full.FullHelpView(m.keys.fullHelp())
+	var lines []string
+	lines = append(lines, strings.Split(text, "\n")...)
+	lines = append(lines, "",
+		"Space runs the live server to its next checkpoint and pauses it there.",
+		"← reviews recorded stops (their source and state); the server stays where it is.",
+		"1-7 runs forward to a phase, or reviews a phase the server has passed.",
+		"While a search is shown, n/N move between matches; esc clears it.",
+		"In the state pane: enter opens a node, e opens all, c closes all, r shows live objects.",
+	)
+	bw := 0
+	for _, l := range lines {
+		bw = max(bw, ansi.StringWidth(l))
+	}
+	bw = min(bw+4, w)
+	var body []string
+	for _, l := range lines {
+		body = append(body, wrapLines(l, bw-4)...)
+	}
+	for i := range body {
+		body[i] = " " + body[i]
+	}
+	bh := min(len(body)+2, h)
+	return box(m.st, "Keys · any key closes", body, bw, bh, true)
+}
+
+// header is the chain, the checkpoint line and the status line.
+func (m *model) header() []string {
+	return []string{fit(m.chain(), m.w), fit(m.checkpointLine(), m.w), fit(m.status(), m.w)}
+}
+
+// chain draws the seven phases, each done (✓, with its time), current (▶) or pending (·).
+func (m *model) chain() string {
+	st := m.st.Chain
+	stop := m.displayed()
+	done := map[server.Phase]time.Duration{}
+	var cur server.Phase
+	if stop != nil {
+		for _, t := range stop.Timings {
+			done[t.Phase] = t.Duration
+		}
+		cur = stop.Checkpoint.Phase
+	}
+	allDone := m.served && m.review < 0
+	render := func(times bool, arrow string) string {
+		var parts []string
+		for _, p := range server.Phases() {
+			d, isDone := done[p]
+			switch {
+			case isDone || allDone:
+				s := st.Done.Render("✓ " + string(p))
+				if times && isDone {
+					s += " " + st.Time.Render(shortDuration(d))
+				}
+				parts = append(parts, s)
+			case p == cur:
+				parts = append(parts, st.Current.Render("▶ "+string(p)))
+			default:
+				parts = append(parts, st.Pending.Render("· "+string(p)))
+			}
+		}
+		return strings.Join(parts, st.Arrow.Render(arrow))
+	}
+	s := render(true, " → ")
+	if ansi.StringWidth(s) > m.w {
+		s = render(false, " → ")
+	}
+	if ansi.StringWidth(s) > m.w {
+		s = render(false, "›")
+	}
+	return s
+}
+
+// shortDuration prints a phase time compactly: 850µs, 12ms, 1.4s.
+func shortDuration(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	default:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+}
+
+// checkpointLine names the checkpoint on screen and its place among all checkpoints.
+func (m *model) checkpointLine() string {
+	stop := m.displayed()
+	if stop == nil {
+		return m.st.Status.Note.Render("Starting the server…")
+	}
+	all := server.Checkpoints()
+	pos := 0
+	for i, c := range all {
+		if c.ID() == stop.Checkpoint.ID() {
+			pos = i + 1
+		}
+	}
+	right := fmt.Sprintf("  checkpoint %d/%d", pos, len(all))
+	left := m.st.Chain.Checkpoint.Render(stop.Checkpoint.ID()) + "  " + m.st.Chain.Title.Render(stop.Checkpoint.Title)
+	room := m.w - ansi.StringWidth(right)
+	if room < 20 {
+		return left
+	}
+	return fit(left, room) + m.st.Status.Note.Render(right)
+}
+
+// status says what the server is doing, and whether the screen shows an earlier stop.
+func (m *model) status() string {
+	st := m.st.Status
+	live := m.live()
+	where := ""
+	switch {
+	case m.failed != nil:
+		where = "the server failed"
+	case m.served:
+		where = "the server is serving"
+	case m.running:
+		where = "the server is running to " + m.target
+	case live != nil:
+		where = "the server is paused at " + live.Checkpoint.ID()
+	}
+	var s string
+	switch {
+	case m.review >= 0:
+		shown := m.history[m.review]
+		s = st.Review.Render(fmt.Sprintf(" REVIEWING step %d/%d (%s) ", m.review+1, len(m.history), shown.Checkpoint.ID())) +
+			"— " + where + st.Note.Render(" · ←/→ step through · esc back to live")
+	case m.failed != nil:
+		s = st.Failed.Render("✗ FAILED: ") + oneLine(m.failed.Error()) + st.Note.Render(" · q quits")
+	case m.served:
+		addr := ""
+		if m.srv != nil {
+			addr = " at " + m.srv.Address()
+		}
+		s = st.Served.Render("✓ SERVING"+addr) + st.Note.Render(" · all phases done · try kubectl: see the kubectl pane")
+	case m.running:
+		s = st.Running.Render("… running to " + m.target)
+	case live != nil:
+		s = st.Paused.Render("⏸ PAUSED at "+live.Checkpoint.ID()) + st.Note.Render(" · the live server waits here · space: next checkpoint")
+	default:
+		s = st.Running.Render("… starting the server")
+	}
+	if m.note != "" {
+		s += st.Note.Render(" · " + m.note)
+	}
+	return s
+}
+
+// oneLine flattens an error message for the status line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// shortHelp is the help bar: the keys that matter now.
+func (m *model) shortHelp() []key.Binding {
+	k := m.keys
+	switch {
+	case m.lay.small:
+		return []key.Binding{k.Quit}
+	case m.source.search.typing:
+		return []key.Binding{
+			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "search")),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		}
+	case m.showHelp:
+		return []key.Binding{key.NewBinding(key.WithKeys("?"), key.WithHelp("any key", "close help")), k.Quit}
+	}
+	// The bar is cut at the window's width: the keys that matter most come first.
+	var out []key.Binding
+	if m.source.search.active() {
+		out = append(out, k.MatchNext, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear search")))
+	}
+	if m.review >= 0 {
+		out = append(out,
+			key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", "earlier/later")),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "live")))
+	} else {
+		out = append(out, key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "next")),
+			key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "back")))
+	}
+	out = append(out, k.Help, k.Quit, k.FocusNext)
+	if m.focus == paneState {
+		out = append(out, k.Toggle, k.Raw)
+	} else {
+		out = append(out, k.Upstream, k.Raw, k.Search)
+	}
+	return append(out, k.NextPhase, k.ToEnd, k.Phase)
+}
