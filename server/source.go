@@ -8,5 +8,5 @@ import "embed"
 // admit/. Test files are embedded too (embed patterns cannot exclude them); the lessons
 // resolver skips them.
 //
-//go:embed *.go admit/*.go
+//go:embed *.go admit/*.go apis/*.go rbac/*.go
 var SourceFS embed.FS

@@ -190,6 +190,13 @@ func (e *Engine) checkpoint(ctx context.Context, cp server.Checkpoint, s *server
 		At:         time.Now(),
 	}
 	e.mu.Lock()
+	if cp.Phase == server.PhaseServe && cp.Name != "prepare-run" {
+		// The server runs now: earlier stops' live objects are changing on other goroutines.
+		// Replace them with what the server says is safe to read (see server.LiveObjects).
+		for i := range e.stops {
+			e.stops[i].Live = stop.Live
+		}
+	}
 	stop.Index = len(e.stops)
 	e.stops = append(e.stops, stop)
 	t := e.target

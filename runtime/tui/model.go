@@ -185,6 +185,12 @@ func (m *model) event(ev engine.Event) tea.Cmd {
 	if ev.Paused != nil && (len(m.history) == 0 || m.history[len(m.history)-1].Index != ev.Paused.Index) {
 		m.history = append(m.history, *ev.Paused)
 	}
+	// The engine swaps the live objects of earlier stops for a safe set once the server
+	// serves: point the state pane at the fresh copy and drop raw nodes built from the old one.
+	if m.shown >= 0 && m.shown < len(m.history) && m.state.stop != nil {
+		m.state.stop = &m.history[m.shown]
+	}
+	m.state.rawRoots = nil
 	m.running = false
 	m.state.SetFrozen(false)
 	var cmds []tea.Cmd
