@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -86,9 +88,13 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) erro
 
 	prog := newProgressRecorder(ls, o.Restart, sink.Stderr)
 	defer prog.save()
+	interactive := !o.Auto && term.IsTerminal(int(os.Stdin.Fd()))
+	start := engine.NextCheckpoint()
+	if interactive && !o.Restart {
+		start = offerResume(prog, os.Stdin, stdout)
+	}
 
 	if usePlain {
-		interactive := !o.Auto && term.IsTerminal(int(os.Stdin.Fd()))
 		res := lessons.NewResolver()
 		w := plain.Walkthrough{
 			Lessons: ls,
@@ -97,7 +103,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) erro
 			},
 			Progress: prog.record,
 		}
-		err := plain.Run(ctx, eng, w, plain.Options{Out: stdout, In: os.Stdin, Interactive: interactive})
+		err := plain.Run(ctx, eng, w, plain.Options{Out: stdout, In: os.Stdin, Interactive: interactive, Start: start})
 		if plain.IsQuit(err) {
 			return nil
 		}
@@ -108,7 +114,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) erro
 	}
 
 	c := tui.NewLessonContent(ls, server.SourceFS)
-	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{})
+	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start})
 	if closeErr := eng.Close(); closeErr != nil && err == nil {
 		err = fmt.Errorf("shutdown: %w", closeErr)
 	}
@@ -180,4 +186,39 @@ func (r *progressRecorder) save() {
 		return
 	}
 	_ = r.p.Save(r.path)
+}
+
+// offerResume asks whether to run straight to the furthest step saved last time; the server
+// always starts from scratch, the earlier checkpoints just do not pause.
+func offerResume(r *progressRecorder, in io.Reader, out io.Writer) engine.Target {
+	cp, where := r.resumePoint()
+	if cp == "" {
+		return engine.NextCheckpoint()
+	}
+	fmt.Fprintf(out, "Last time you reached %s. Run there without pausing? [Y/n] ", where)
+	line, _ := bufio.NewReader(in).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "n", "no":
+		return engine.NextCheckpoint()
+	}
+	return engine.ToCheckpoint(cp)
+}
+
+// resumePoint returns the checkpoint of the furthest step reached, in phase order, and a
+// description; "" when there is nothing beyond the first step.
+func (r *progressRecorder) resumePoint() (checkpoint, where string) {
+	first := true
+	for _, l := range r.lessons {
+		n := r.p.Reached(l)
+		if n == 0 {
+			continue
+		}
+		s := l.Steps[n-1]
+		checkpoint, where = s.Checkpoint, fmt.Sprintf("%s · %s (%s)", l.Title, s.Title, s.Checkpoint)
+		first = first && n == 1 && l.Phase == string(server.PhaseConfig)
+	}
+	if first {
+		return "", ""
+	}
+	return checkpoint, where
 }

@@ -36,6 +36,9 @@ type Options struct {
 	Width int
 	// Context lines shown around the focus in the source excerpt; 0 means 4.
 	Context int
+	// Start is where the walk first pauses; the zero value is the first checkpoint. Earlier
+	// checkpoints run without being printed.
+	Start engine.Target
 }
 
 // Walkthrough is what plain mode needs from the lessons: the step for a checkpoint and its
@@ -77,7 +80,7 @@ func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) erro
 	}
 	total := len(server.Checkpoints())
 	target := engine.NextCheckpoint()
-	if err := eng.Start(ctx, target); err != nil {
+	if err := eng.Start(ctx, o.Start); err != nil {
 		return err
 	}
 	for {

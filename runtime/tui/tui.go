@@ -94,6 +94,8 @@ type Options struct {
 	KeyMap *KeyMap
 	// Styles overrides DefaultStyles when non-nil.
 	Styles *Styles
+	// Start is where Run first pauses; the zero value is the first checkpoint.
+	Start engine.Target
 }
 
 // ErrNoTerminal is returned by Usable and Run when stdin or stdout is not a terminal or TERM
@@ -138,7 +140,7 @@ func Run(ctx context.Context, eng *engine.Engine, content Content, opts Options)
 	if opts.GlamourStyle == "" {
 		opts.GlamourStyle = pickGlamourStyle(opts.NoColor, dark)
 	}
-	if err := eng.Start(ctx, engine.NextCheckpoint()); err != nil {
+	if err := eng.Start(ctx, opts.Start); err != nil {
 		return fmt.Errorf("tui: start the server: %w", err)
 	}
 	m := NewModel(eng, eng.Server(), content, opts)
