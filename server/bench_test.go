@@ -12,8 +12,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/kubewalk/kubewalk/server"
 )
 
 // BenchmarkStartToReady measures New + all seven phases until /readyz answers ok (embedded
@@ -113,5 +111,3 @@ func reportPercentiles(b *testing.B, ds []time.Duration, unit string, per time.D
 	b.ReportMetric(p(0.5), "p50-"+unit)
 	b.ReportMetric(p(0.99), "p99-"+unit)
 }
-
-var _ = server.Phases

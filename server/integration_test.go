@@ -22,7 +22,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	corev1apply "k8s.io/client-go/applyconfigurations/core/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubewalk/kubewalk/server"
@@ -573,7 +572,6 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-var _ kubernetes.Interface = (*kubernetes.Clientset)(nil)
 
 // TestStateAtEveryCheckpoint builds the state tree at every checkpoint, as a walkthrough does.
 func TestStateAtEveryCheckpoint(t *testing.T) {

@@ -128,15 +128,7 @@ func startServe(t *testing.T, extra ...string) *served {
 // kubectl runs kubectl against the served kubeconfig and returns combined output.
 func (s *served) kubectl(t *testing.T, stdin string, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig", s.kubeconfig}, args...)...)
-	cmd.Env = append(os.Environ(), "KUBECTL_EDITOR=", "EDITOR=")
-	if stdin != "" {
-		cmd.Stdin = strings.NewReader(stdin)
-	}
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	return s.kubectlEnv(t, stdin, false, "", args...)
 }
 
 // TestKubectl runs the real kubectl through the command list the README promises.
@@ -206,9 +198,6 @@ spec:
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
 			args := st.args
-			if st.name == "edit" {
-				t.Setenv("KUBE_EDITOR", editor)
-			}
 			out, err := s.kubectlEnv(t, st.stdin, st.name == "edit", editor, args...)
 			if (err != nil) != st.wantErr {
 				t.Fatalf("kubectl %s: err = %v, want error %v\n%s", strings.Join(args, " "), err, st.wantErr, out)
