@@ -572,7 +572,6 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-
 // TestStateAtEveryCheckpoint builds the state tree at every checkpoint, as a walkthrough does.
 func TestStateAtEveryCheckpoint(t *testing.T) {
 	h := &stateEveryCheckpoint{}
