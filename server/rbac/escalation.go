@@ -21,6 +21,8 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/component-helpers/auth/rbac/validation"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kubewalk/kubewalk/server/apis"
 )
 
 // PolicyRuleResolver resolves the rules that escalation checks compare: those a user holds and
@@ -184,10 +186,18 @@ func (s *EscalationStorage) checkGrant(ctx context.Context, name string, obj run
 			}
 		}
 		granted = o.Rules
+	// The scheme defaults bindings when it decodes them, so roleRef.apiGroup is set by now.
+	// Check a defaulted copy all the same: an empty group must never reach the bind check,
+	// where it would ask for "bind" on clusterroles of the core group, which a user holding
+	// every verb on the core group's resources has.
 	case *rbacv1.RoleBinding:
-		return s.checkBinding(ctx, u, name, namespace, o.RoleRef)
+		b := o.DeepCopy()
+		apis.DefaultRoleBinding(b)
+		return s.checkBinding(ctx, u, name, namespace, b.RoleRef)
 	case *rbacv1.ClusterRoleBinding:
-		return s.checkBinding(ctx, u, name, namespace, o.RoleRef)
+		b := o.DeepCopy()
+		apis.DefaultClusterRoleBinding(b)
+		return s.checkBinding(ctx, u, name, namespace, b.RoleRef)
 	default:
 		return apierrors.NewBadRequest(fmt.Sprintf("not a %s object: %T", s.resource, obj))
 	}
@@ -218,12 +228,17 @@ func (s *EscalationStorage) checkBinding(ctx context.Context, u user.Info, name,
 }
 
 // boundResource returns the resource a binding's roleRef points to, for the "bind" check.
+// Only roles and clusterroles of rbac.authorization.k8s.io can be bound: a roleRef in any
+// other group gets no "bind" shortcut (and fails validation later).
 func boundResource(ref rbacv1.RoleRef) (schema.GroupResource, bool) {
+	if ref.APIGroup != rbacv1.GroupName {
+		return schema.GroupResource{}, false
+	}
 	switch ref.Kind {
 	case "Role":
-		return schema.GroupResource{Group: ref.APIGroup, Resource: "roles"}, true
+		return schema.GroupResource{Group: rbacv1.GroupName, Resource: "roles"}, true
 	case "ClusterRole":
-		return schema.GroupResource{Group: ref.APIGroup, Resource: "clusterroles"}, true
+		return schema.GroupResource{Group: rbacv1.GroupName, Resource: "clusterroles"}, true
 	default:
 		return schema.GroupResource{}, false
 	}

@@ -118,12 +118,16 @@ var (
 )
 
 // escalationPolicy adds to the bootstrap policy a user "esc" allowed to escalate roles and
-// cluster roles, and a user "binder" allowed to bind ClusterRole pod-reader and any Role.
+// cluster roles, a user "binder" allowed to bind ClusterRole pod-reader and any Role, and
+// users "core" and "clustercore" holding every verb on every resource of the core group, in
+// namespace dev and cluster-wide (which includes "bind" on core-group "clusterroles", a
+// resource that does not exist).
 func escalationPolicy() Policy {
 	rbacGroup := []string{rbacv1.GroupName}
 	return Policy{
 		ClusterRoles: []rbacv1.ClusterRole{
 			clusterRole("pod-reader", rule([]string{"get", "list", "watch"}, []string{""}, []string{"pods"})),
+			clusterRole("core-all", rule([]string{"*"}, []string{""}, []string{"*"})),
 			clusterRole("role-escalator", rule([]string{"escalate"}, rbacGroup, []string{"roles", "clusterroles"})),
 			clusterRole("binder",
 				rbacv1.PolicyRule{Verbs: []string{"bind"}, APIGroups: rbacGroup, Resources: []string{"clusterroles"}, ResourceNames: []string{"pod-reader"}},
@@ -133,6 +137,10 @@ func escalationPolicy() Policy {
 		ClusterRoleBindings: []rbacv1.ClusterRoleBinding{
 			clusterRoleBinding("esc", "role-escalator", userSubject("esc")),
 			clusterRoleBinding("binder", "binder", userSubject("binder")),
+			clusterRoleBinding("clustercore", "core-all", userSubject("clustercore")),
+		},
+		RoleBindings: []rbacv1.RoleBinding{
+			roleBinding("dev", "core", "ClusterRole", "core-all", userSubject("core")),
 		},
 	}
 }
@@ -151,6 +159,9 @@ var (
 	bob    = &user.DefaultInfo{Name: UserBob, Groups: []string{user.AllAuthenticated}}
 	esc    = &user.DefaultInfo{Name: "esc", Groups: []string{user.AllAuthenticated}}
 	binder = &user.DefaultInfo{Name: "binder", Groups: []string{user.AllAuthenticated}}
+	core   = &user.DefaultInfo{Name: "core", Groups: []string{user.AllAuthenticated}}
+	// clusterCore holds core-all cluster-wide.
+	clusterCore = &user.DefaultInfo{Name: "clustercore", Groups: []string{user.AllAuthenticated}}
 )
 
 func configMapRule(verbs ...string) rbacv1.PolicyRule {
@@ -358,6 +369,16 @@ func TestBindingEscalation(t *testing.T) {
 		b.RoleRef.Kind = kind
 		return &b
 	}
+	// inGroup sets the roleRef.apiGroup of a binding made by rb or crb.
+	inGroup := func(group string, obj runtime.Object) runtime.Object {
+		switch b := obj.(type) {
+		case *rbacv1.RoleBinding:
+			b.RoleRef.APIGroup = group
+		case *rbacv1.ClusterRoleBinding:
+			b.RoleRef.APIGroup = group
+		}
+		return obj
+	}
 
 	tests := []struct {
 		name      string
@@ -400,6 +421,31 @@ func TestBindingEscalation(t *testing.T) {
 			obj: crb("Role", RoleConfigMapEditor), want: "forbidden", msg: []string{"needs a namespace"},
 		},
 		{name: "no namespace", resource: roleBindingsResource, user: bob, obj: rb("Role", RoleConfigMapEditor), want: "badrequest"},
+
+		// roleRef.apiGroup left empty means rbac.authorization.k8s.io, as the scheme's
+		// defaulting makes it: "bind" on core-group clusterroles is no pass.
+		{
+			name: "empty apiGroup: core-group rights do not bind cluster-admin", resource: roleBindingsResource, user: core, namespace: "dev",
+			obj: inGroup("", rb("ClusterRole", ClusterRoleClusterAdmin)), want: "forbidden",
+			msg: []string{`rolebindings.rbac.authorization.k8s.io "b" is forbidden`, `user "core"`, `Resources:["*"]`},
+		},
+		{
+			name: "empty apiGroup: core-group rights do not bind cluster-admin cluster-wide", resource: clusterRoleBindingsResource, user: clusterCore,
+			obj: inGroup("", crb("ClusterRole", ClusterRoleClusterAdmin)), want: "forbidden",
+			msg: []string{`clusterrolebindings.rbac.authorization.k8s.io "b" is forbidden`, `user "clustercore"`, `Resources:["*"]`},
+		},
+		{
+			name: "rbac apiGroup: core-group rights do not bind cluster-admin", resource: roleBindingsResource, user: core, namespace: "dev",
+			obj: rb("ClusterRole", ClusterRoleClusterAdmin), want: "forbidden",
+		},
+		{
+			name: "other apiGroup: no bind shortcut", resource: clusterRoleBindingsResource, user: clusterCore,
+			obj: inGroup("example.com", crb("ClusterRole", ClusterRoleClusterAdmin)), want: "forbidden",
+		},
+		{name: "empty apiGroup: binding a held role", resource: roleBindingsResource, user: core, namespace: "dev", obj: inGroup("", rb("ClusterRole", "core-all"))},
+		{name: "empty apiGroup: binding a held cluster role", resource: clusterRoleBindingsResource, user: clusterCore, obj: inGroup("", crb("ClusterRole", "core-all"))},
+		{name: "empty apiGroup: bind verb on the named cluster role", resource: roleBindingsResource, user: binder, namespace: "dev", obj: inGroup("", rb("ClusterRole", "pod-reader"))},
+		{name: "empty apiGroup: admin", resource: clusterRoleBindingsResource, user: admin, obj: inGroup("", crb("ClusterRole", ClusterRoleClusterAdmin))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

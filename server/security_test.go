@@ -1,0 +1,201 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubewalk/kubewalk/server"
+)
+
+// The tests in this file attack the server's RBAC and admission as an unprivileged user would,
+// through client-go against the real server and embedded etcd. Users other than the kubewalk
+// identities (alice, bob) are reached by impersonation from the admin, which the generic
+// handler chain supports: the request then carries that user and system:authenticated.
+
+// impersonating returns a clientset acting as user name (in system:authenticated only).
+func impersonating(t *testing.T, s *server.Server, name string) kubernetes.Interface {
+	t.Helper()
+	cfg := rest.CopyConfig(restConfig(t, s, "admin"))
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: name}
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// waitAllowed waits (bounded) until c's user may do verb on resource of group in namespace,
+// as the server's authorizer sees it: RBAC objects reach it by watch.
+func waitAllowed(t *testing.T, c kubernetes.Interface, namespace, verb, group, resource string) {
+	t.Helper()
+	attrs := &authorizationv1.ResourceAttributes{Namespace: namespace, Verb: verb, Group: group, Resource: resource}
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+		r, err := c.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: attrs},
+		}, metav1.CreateOptions{})
+		return err == nil && r.Status.Allowed, nil
+	})
+	if err != nil {
+		t.Fatalf("never allowed to %s %s.%s in %q: %v", verb, resource, group, namespace, err)
+	}
+}
+
+func mustCreate[T any](t *testing.T, what string, create func(context.Context, T, metav1.CreateOptions) (T, error), obj T) T {
+	t.Helper()
+	got, err := create(context.Background(), obj, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create %s: %v", what, err)
+	}
+	return got
+}
+
+func userSubject(name string) rbacv1.Subject {
+	return rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: name}
+}
+
+// wantForbidden fails unless err is a Forbidden error containing every string of msg.
+func wantForbidden(t *testing.T, what string, err error, msg ...string) {
+	t.Helper()
+	if !apierrors.IsForbidden(err) {
+		t.Fatalf("%s: want Forbidden, got %v", what, err)
+	}
+	for _, m := range msg {
+		if !strings.Contains(err.Error(), m) {
+			t.Errorf("%s: error %q does not contain %q", what, err, m)
+		}
+	}
+}
+
+// TestSecurityEmptyRoleRefAPIGroup: a user who holds every verb on the core group's resources
+// and may create bindings must not bind cluster-admin by leaving roleRef.apiGroup empty. The
+// API group is defaulted at decode time, as kube-apiserver does, so the bind check sees
+// rbac.authorization.k8s.io; bindings the user may make still work and are stored defaulted.
+func TestSecurityEmptyRoleRefAPIGroup(t *testing.T) {
+	s := startServer(t)
+	ctx := context.Background()
+	admin := clientFor(t, s, "admin")
+	coreAll := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"*"}, Verbs: []string{"*"}}
+	bindRule := func(resource string) rbacv1.PolicyRule {
+		return rbacv1.PolicyRule{APIGroups: []string{rbacv1.GroupName}, Resources: []string{resource}, Verbs: []string{"create", "get"}}
+	}
+	clusterAdminRef := func(group string) rbacv1.RoleRef {
+		return rbacv1.RoleRef{APIGroup: group, Kind: "ClusterRole", Name: "cluster-admin"}
+	}
+
+	t.Run("RoleBinding", func(t *testing.T) {
+		rbac := admin.RbacV1()
+		mustCreate(t, "role", rbac.Roles("default").Create, &rbacv1.Role{
+			ObjectMeta: metav1.ObjectMeta{Name: "core-all"},
+			Rules:      []rbacv1.PolicyRule{coreAll, bindRule("rolebindings")},
+		})
+		mustCreate(t, "binding", rbac.RoleBindings("default").Create, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "bob-core-all"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "core-all"},
+			Subjects:   []rbacv1.Subject{userSubject(server.BobUser)},
+		})
+		bob := clientFor(t, s, "bob")
+		waitAllowed(t, bob, "default", "create", rbacv1.GroupName, "rolebindings")
+		bindings := bob.RbacV1().RoleBindings("default")
+
+		for _, group := range []string{"", rbacv1.GroupName} {
+			_, err := bindings.Create(ctx, &rbacv1.RoleBinding{
+				ObjectMeta: metav1.ObjectMeta{Name: "bob-cluster-admin"},
+				RoleRef:    clusterAdminRef(group),
+				Subjects:   []rbacv1.Subject{userSubject(server.BobUser)},
+			}, metav1.CreateOptions{})
+			wantForbidden(t, fmt.Sprintf("binding cluster-admin with roleRef.apiGroup %q", group), err,
+				`rolebindings.rbac.authorization.k8s.io "bob-cluster-admin" is forbidden`, `Resources:["*"]`)
+		}
+		if _, err := admin.RbacV1().RoleBindings("default").Get(ctx, "bob-cluster-admin", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Fatalf("the refused binding exists: %v", err)
+		}
+		if _, err := bob.RbacV1().Roles("default").List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+			t.Fatalf("bob lists roles: want Forbidden, got %v", err)
+		}
+
+		// Binding what bob holds, with both API groups left empty, is allowed and defaulted.
+		got, err := bindings.Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "carol-core-all"},
+			RoleRef:    rbacv1.RoleRef{Kind: "Role", Name: "core-all"},
+			Subjects: []rbacv1.Subject{
+				{Kind: rbacv1.UserKind, Name: "carol"},
+				{Kind: rbacv1.ServiceAccountKind, Name: "default"},
+			},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("binding a role bob holds: %v", err)
+		}
+		checkDefaulted(t, got.RoleRef, got.Subjects)
+	})
+
+	t.Run("ClusterRoleBinding", func(t *testing.T) {
+		rbac := admin.RbacV1()
+		mustCreate(t, "clusterrole", rbac.ClusterRoles().Create, &rbacv1.ClusterRole{
+			ObjectMeta: metav1.ObjectMeta{Name: "core-all"},
+			Rules:      []rbacv1.PolicyRule{coreAll, bindRule("clusterrolebindings")},
+		})
+		mustCreate(t, "clusterrolebinding", rbac.ClusterRoleBindings().Create, &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "dave-core-all"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "core-all"},
+			Subjects:   []rbacv1.Subject{userSubject("dave")},
+		})
+		dave := impersonating(t, s, "dave")
+		waitAllowed(t, dave, "", "create", rbacv1.GroupName, "clusterrolebindings")
+		bindings := dave.RbacV1().ClusterRoleBindings()
+
+		for _, group := range []string{"", rbacv1.GroupName} {
+			_, err := bindings.Create(ctx, &rbacv1.ClusterRoleBinding{
+				ObjectMeta: metav1.ObjectMeta{Name: "dave-cluster-admin"},
+				RoleRef:    clusterAdminRef(group),
+				Subjects:   []rbacv1.Subject{userSubject("dave")},
+			}, metav1.CreateOptions{})
+			wantForbidden(t, fmt.Sprintf("binding cluster-admin with roleRef.apiGroup %q", group), err,
+				`clusterrolebindings.rbac.authorization.k8s.io "dave-cluster-admin" is forbidden`, `Resources:["*"]`)
+		}
+		if _, err := admin.RbacV1().ClusterRoleBindings().Get(ctx, "dave-cluster-admin", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Fatalf("the refused binding exists: %v", err)
+		}
+
+		got, err := bindings.Create(ctx, &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "erin-core-all"},
+			RoleRef:    rbacv1.RoleRef{Kind: "ClusterRole", Name: "core-all"},
+			Subjects: []rbacv1.Subject{
+				{Kind: rbacv1.UserKind, Name: "erin"},
+				{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: "default"},
+			},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("binding a cluster role dave holds: %v", err)
+		}
+		checkDefaulted(t, got.RoleRef, got.Subjects)
+	})
+}
+
+// checkDefaulted checks the rbac/v1 defaults of a stored binding: the role ref and User
+// subjects are in rbac.authorization.k8s.io, ServiceAccount subjects in no group.
+func checkDefaulted(t *testing.T, ref rbacv1.RoleRef, subjects []rbacv1.Subject) {
+	t.Helper()
+	if ref.APIGroup != rbacv1.GroupName {
+		t.Errorf("stored roleRef.apiGroup = %q, want %q", ref.APIGroup, rbacv1.GroupName)
+	}
+	for _, sub := range subjects {
+		want := ""
+		if sub.Kind != rbacv1.ServiceAccountKind {
+			want = rbacv1.GroupName
+		}
+		if sub.APIGroup != want {
+			t.Errorf("stored subject %s %q has apiGroup %q, want %q", sub.Kind, sub.Name, sub.APIGroup, want)
+		}
+	}
+}
