@@ -11,6 +11,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -198,4 +199,94 @@ func checkDefaulted(t *testing.T, ref rbacv1.RoleRef, subjects []rbacv1.Subject)
 			t.Errorf("stored subject %s %q has apiGroup %q, want %q", sub.Kind, sub.Name, sub.APIGroup, want)
 		}
 	}
+}
+
+// TestSecurityEscalateByName: `escalate` on roles limited by resourceNames lets a user update
+// the named role beyond their own rights, but not create it (a create request has no name, as
+// upstream's RoleEscalationAuthorized sees it). Removing a ClusterRole's aggregationRule needs
+// cluster-admin, as setting one does.
+func TestSecurityEscalateByName(t *testing.T) {
+	s := startServer(t)
+	ctx := context.Background()
+	admin := clientFor(t, s, "admin")
+	secretsAll := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"*"}}}
+
+	t.Run("CreateIgnoresResourceNames", func(t *testing.T) {
+		mustCreate(t, "role", admin.RbacV1().Roles("default").Create, &rbacv1.Role{
+			ObjectMeta: metav1.ObjectMeta{Name: "escalate-foo"},
+			Rules: []rbacv1.PolicyRule{
+				{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"roles"}, Verbs: []string{"create", "get", "update"}},
+				{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"roles"}, Verbs: []string{"escalate"}, ResourceNames: []string{"foo"}},
+			},
+		})
+		mustCreate(t, "binding", admin.RbacV1().RoleBindings("default").Create, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "frank-escalate-foo"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "escalate-foo"},
+			Subjects:   []rbacv1.Subject{userSubject("frank")},
+		})
+		frank := impersonating(t, s, "frank")
+		waitAllowed(t, frank, "default", "create", rbacv1.GroupName, "roles")
+		roles := frank.RbacV1().Roles("default")
+
+		_, err := roles.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "foo"}, Rules: secretsAll}, metav1.CreateOptions{})
+		wantForbidden(t, "creating role foo granting secrets", err, `roles.rbac.authorization.k8s.io "foo" is forbidden`, `Resources:["secrets"]`)
+
+		// Roles that grant only what frank holds may still be created.
+		if _, err := roles.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "foo"}, Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"roles"}, Verbs: []string{"get"}},
+		}}, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating role foo within frank's rights: %v", err)
+		}
+		// Updating foo, which escalate names, may grant anything, as upstream allows.
+		foo, err := roles.Get(ctx, "foo", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		foo.Rules = secretsAll
+		if _, err := roles.Update(ctx, foo, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("updating role foo with escalate on it: %v", err)
+		}
+		// Other names get no such pass, on create or update.
+		_, err = roles.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "bar"}, Rules: secretsAll}, metav1.CreateOptions{})
+		wantForbidden(t, "creating role bar granting secrets", err, `"bar" is forbidden`)
+	})
+
+	t.Run("AggregationRuleRemoval", func(t *testing.T) {
+		rbac := admin.RbacV1()
+		aggregated := mustCreate(t, "aggregated clusterrole", rbac.ClusterRoles().Create, &rbacv1.ClusterRole{
+			ObjectMeta: metav1.ObjectMeta{Name: "aggregated"},
+			AggregationRule: &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{
+				{MatchLabels: map[string]string{"example.com/aggregate-to-aggregated": "true"}},
+			}},
+		})
+		plain := mustCreate(t, "plain clusterrole", rbac.ClusterRoles().Create, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "plain"}})
+		mustCreate(t, "clusterrole", rbac.ClusterRoles().Create, &rbacv1.ClusterRole{
+			ObjectMeta: metav1.ObjectMeta{Name: "clusterrole-editor"},
+			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"clusterroles"}, Verbs: []string{"get", "update", "patch"}}},
+		})
+		mustCreate(t, "clusterrolebinding", rbac.ClusterRoleBindings().Create, &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "grace-clusterrole-editor"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "clusterrole-editor"},
+			Subjects:   []rbacv1.Subject{userSubject("grace")},
+		})
+		grace := impersonating(t, s, "grace")
+		waitAllowed(t, grace, "", "update", rbacv1.GroupName, "clusterroles")
+		clusterRoles := grace.RbacV1().ClusterRoles()
+
+		removed := aggregated.DeepCopy()
+		removed.AggregationRule = nil
+		_, err := clusterRoles.Update(ctx, removed, metav1.UpdateOptions{})
+		wantForbidden(t, "removing an aggregationRule", err, "must have cluster-admin privileges to use the aggregationRule")
+		_, err = clusterRoles.Patch(ctx, "aggregated", types.MergePatchType, []byte(`{"aggregationRule":null}`), metav1.PatchOptions{})
+		wantForbidden(t, "patching an aggregationRule away", err, "aggregationRule")
+		if got, err := rbac.ClusterRoles().Get(ctx, "aggregated", metav1.GetOptions{}); err != nil || got.AggregationRule == nil {
+			t.Fatalf("aggregationRule after refused updates = %v, %v", got.AggregationRule, err)
+		}
+
+		// Updates of a role without aggregationRule that grant nothing new still work.
+		plain.Labels = map[string]string{"team": "a"}
+		if _, err := clusterRoles.Update(ctx, plain, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("labelling a plain clusterrole: %v", err)
+		}
+	})
 }

@@ -83,9 +83,10 @@ var (
 // NewRoleEscalationStorage decorates s, the storage of gr, which must be
 // rbac.authorization.k8s.io roles or clusterroles (it panics otherwise). A Role or ClusterRole
 // may be created or updated by a member of system:masters, by a user that authz allows the
-// verb "escalate" on that resource (and name, in that namespace), or by a user who already
-// holds, according to rules, every rule the role grants: in the role's namespace for a Role,
-// cluster-wide for a ClusterRole. Setting a ClusterRole's aggregationRule requires holding
+// verb "escalate" on that resource in that namespace (and, for an update, on that name: a
+// create request carries none), or by a user who already holds, according to rules, every
+// rule the role grants: in the role's namespace for a Role, cluster-wide for a ClusterRole.
+// Setting, changing or removing a ClusterRole's aggregationRule requires holding
 // cluster-admin's rules. Anyone else gets a Forbidden error listing the missing permissions.
 func NewRoleEscalationStorage(s rest.StandardStorage, authz authorizer.UnconditionalAuthorizer, rules PolicyRuleResolver, gr schema.GroupResource) *EscalationStorage {
 	return newEscalationStorage(s, authz, rules, gr, false)
@@ -118,13 +119,13 @@ func newEscalationStorage(s rest.StandardStorage, authz authorizer.Unconditional
 }
 
 // Create checks that the requesting user may grant what obj grants, then creates it.
+//
+// A create request names no object (the name is in the body, not the URL), so the "escalate"
+// check is made without a name, as upstream's RoleEscalationAuthorized does with
+// requestInfo.Name, empty on POST: "escalate" limited by resourceNames never allows a create.
 func (s *EscalationStorage) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
 	if !isPrivileged(ctx) {
-		name := ""
-		if m, err := meta.Accessor(obj); err == nil {
-			name = m.GetName()
-		}
-		if err := s.checkGrant(ctx, name, obj); err != nil {
+		if err := s.checkGrant(ctx, "", obj, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -132,8 +133,10 @@ func (s *EscalationStorage) Create(ctx context.Context, obj runtime.Object, crea
 }
 
 // Update checks that the requesting user may grant what the updated object grants, then
-// updates it. Updates that only change finalizers, owner references or managed fields (as the
-// garbage collector does) are not checked.
+// updates it. The "escalate" check is made on name, the object the request names. Updates
+// that only change finalizers, owner references or managed fields (as the garbage collector
+// does) are not checked. Adding, changing or removing a ClusterRole's aggregationRule needs
+// cluster-admin's rules, as upstream requires: the old object is looked at too.
 func (s *EscalationStorage) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
 	if isPrivileged(ctx) {
 		return s.StandardStorage.Update(ctx, name, objInfo, createValidation, updateValidation, forceAllowCreate, options)
@@ -142,7 +145,7 @@ func (s *EscalationStorage) Update(ctx context.Context, name string, objInfo res
 		if onlyGCFieldsChanged(obj, old) {
 			return obj, nil
 		}
-		if err := s.checkGrant(ctx, name, obj); err != nil {
+		if err := s.checkGrant(ctx, name, obj, old); err != nil {
 			return nil, err
 		}
 		return obj, nil
@@ -150,8 +153,13 @@ func (s *EscalationStorage) Update(ctx context.Context, name string, objInfo res
 	return s.StandardStorage.Update(ctx, name, checked, createValidation, updateValidation, forceAllowCreate, options)
 }
 
-// checkGrant returns nil when the requesting user may write obj, named name.
-func (s *EscalationStorage) checkGrant(ctx context.Context, name string, obj runtime.Object) error {
+// checkGrant returns nil when the requesting user may write obj, replacing old (nil on
+// create). requestName is the name the request's URL gives: empty on create.
+func (s *EscalationStorage) checkGrant(ctx context.Context, requestName string, obj, old runtime.Object) error {
+	name := requestName
+	if m, err := meta.Accessor(obj); err == nil && m.GetName() != "" {
+		name = m.GetName()
+	}
 	u, ok := genericapirequest.UserFrom(ctx)
 	if !ok {
 		return apierrors.NewForbidden(s.resource, name, errors.New("no user on the request"))
@@ -172,15 +180,16 @@ func (s *EscalationStorage) checkGrant(ctx context.Context, name string, obj run
 	var granted []rbacv1.PolicyRule
 	switch o := obj.(type) {
 	case *rbacv1.Role:
-		if s.allowed(ctx, u, "escalate", s.resource, namespace, name) {
+		if s.allowed(ctx, u, "escalate", s.resource, namespace, requestName) {
 			return nil
 		}
 		granted = o.Rules
 	case *rbacv1.ClusterRole:
-		if s.allowed(ctx, u, "escalate", s.resource, namespace, name) {
+		if s.allowed(ctx, u, "escalate", s.resource, namespace, requestName) {
 			return nil
 		}
-		if o.AggregationRule != nil {
+		oldRole, _ := old.(*rbacv1.ClusterRole)
+		if hasAggregationRule(o) || hasAggregationRule(oldRole) {
 			if err := s.confirmHeld(ctx, u, namespace, fullAuthority); err != nil {
 				return apierrors.NewForbidden(s.resource, name, errors.New("must have cluster-admin privileges to use the aggregationRule"))
 			}
@@ -205,6 +214,12 @@ func (s *EscalationStorage) checkGrant(ctx context.Context, name string, obj run
 		return apierrors.NewForbidden(s.resource, name, err)
 	}
 	return nil
+}
+
+// hasAggregationRule reports whether r aggregates other ClusterRoles, as upstream's
+// clusterrole policybased storage tests it.
+func hasAggregationRule(r *rbacv1.ClusterRole) bool {
+	return r != nil && r.AggregationRule != nil && len(r.AggregationRule.ClusterRoleSelectors) > 0
 }
 
 // checkBinding returns nil when u may write the binding name in namespace (empty for a
