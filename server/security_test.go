@@ -8,6 +8,7 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubewalk/kubewalk/server"
+	"github.com/kubewalk/kubewalk/server/admit"
 )
 
 // The tests in this file attack the server's RBAC and admission as an unprivileged user would,
@@ -289,4 +291,84 @@ func TestSecurityEscalateByName(t *testing.T) {
 			t.Fatalf("labelling a plain clusterrole: %v", err)
 		}
 	})
+}
+
+// TestSecurityCreatedByCannotBeForged: kubewalk.io/created-by is stamped on create and kept on
+// every update, whatever the update sends.
+func TestSecurityCreatedByCannotBeForged(t *testing.T) {
+	s := startServer(t)
+	ctx := context.Background()
+	admin, alice := clientFor(t, s, "admin"), clientFor(t, s, "alice")
+	cms := alice.CoreV1().ConfigMaps("default")
+
+	mine, err := cms.Create(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "mine", Annotations: map[string]string{admit.CreatedByAnnotation: server.AdminUser}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mine.Annotations[admit.CreatedByAnnotation]; got != server.AliceUser {
+		t.Fatalf("created-by on create = %q, want %q", got, server.AliceUser)
+	}
+	if _, err := admin.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "theirs"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name   string
+		target string
+		update func(context.Context, string) (*corev1.ConfigMap, error)
+		want   string
+	}{
+		{"update rewrites it", "mine", func(ctx context.Context, name string) (*corev1.ConfigMap, error) {
+			cm, err := cms.Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return nil, err
+			}
+			cm.Annotations[admit.CreatedByAnnotation] = server.AdminUser
+			cm.Data = map[string]string{"k": "v"}
+			return cms.Update(ctx, cm, metav1.UpdateOptions{})
+		}, server.AliceUser},
+		{"update removes it", "mine", func(ctx context.Context, name string) (*corev1.ConfigMap, error) {
+			cm, err := cms.Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return nil, err
+			}
+			cm.Annotations = map[string]string{"note": "kept"}
+			return cms.Update(ctx, cm, metav1.UpdateOptions{})
+		}, server.AliceUser},
+		{"merge patch rewrites it", "theirs", func(ctx context.Context, name string) (*corev1.ConfigMap, error) {
+			patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, admit.CreatedByAnnotation, server.AliceUser)
+			return cms.Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		}, server.AdminUser},
+		{"json patch removes it", "theirs", func(ctx context.Context, name string) (*corev1.ConfigMap, error) {
+			patch := `[{"op":"remove","path":"/metadata/annotations/kubewalk.io~1created-by"}]`
+			return cms.Patch(ctx, name, types.JSONPatchType, []byte(patch), metav1.PatchOptions{})
+		}, server.AdminUser},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.update(ctx, tt.target)
+			if err != nil {
+				t.Fatalf("update as alice: %v", err)
+			}
+			if a := got.Annotations[admit.CreatedByAnnotation]; a != tt.want {
+				t.Errorf("created-by after update = %q, want %q", a, tt.want)
+			}
+			stored, err := admin.CoreV1().ConfigMaps("default").Get(ctx, tt.target, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := stored.Annotations[admit.CreatedByAnnotation]; a != tt.want {
+				t.Errorf("stored created-by = %q, want %q", a, tt.want)
+			}
+		})
+	}
+	stored, err := cms.Get(ctx, "mine", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.Data["k"] != "v" || stored.Annotations["note"] != "kept" {
+		t.Errorf("the rest of alice's updates was lost: data %v, annotations %v", stored.Data, stored.Annotations)
+	}
 }
