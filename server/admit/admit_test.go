@@ -108,16 +108,24 @@ func TestCreatedByUpdate(t *testing.T) {
 }
 
 func TestPinnedImages(t *testing.T) {
+	digest := strings.Repeat("0123456789abcdef", 4)
 	tests := []struct {
 		images  []string
 		wantErr string
 	}{
 		{[]string{"nginx:1.27"}, ""},
 		{[]string{"registry.local:5000/team/app:v2"}, ""},
-		{[]string{"nginx@sha256:0123"}, ""},
+		{[]string{"nginx@sha256:" + digest}, ""},
+		{[]string{"nginx:latest@sha256:" + digest}, ""},
+		{[]string{"localhost:5000/app:v1"}, ""},
+		{[]string{"[::1]:5000/app:v1"}, ""},
 		{[]string{"nginx"}, `spec.containers[0].image: Forbidden: image "nginx" has no tag`},
 		{[]string{"nginx:1.27", "busybox:latest"}, `spec.containers[1].image: Forbidden: image "busybox:latest" uses the floating :latest tag`},
 		{[]string{"registry.local:5000/app"}, "has no tag"},
+		{[]string{"localhost:5000/app"}, `image "localhost:5000/app" has no tag`},
+		{[]string{"localhost:5000/app:latest"}, "floating :latest tag"},
+		{[]string{"nginx@sha256:0123"}, `image "nginx@sha256:0123" is not a valid image reference: invalid digest`},
+		{[]string{"Nginx:1.27"}, "must be lowercase"},
 	}
 	p := NewPinnedImages()
 	for _, tt := range tests {

@@ -118,7 +118,7 @@ func defaultContainer(c *corev1.Container) {
 	}
 	if c.ImagePullPolicy == "" {
 		c.ImagePullPolicy = corev1.PullIfNotPresent
-		if imageTag(c.Image) == "latest" {
+		if pullAlways(c.Image) {
 			c.ImagePullPolicy = corev1.PullAlways
 		}
 	}
@@ -127,19 +127,4 @@ func defaultContainer(c *corev1.Container) {
 			c.Ports[i].Protocol = corev1.ProtocolTCP
 		}
 	}
-}
-
-// imageTag returns the tag of an image reference, "latest" when it has neither tag nor digest.
-func imageTag(image string) string {
-	for i := len(image) - 1; i >= 0; i-- {
-		switch image[i] {
-		case '@':
-			return ""
-		case ':':
-			return image[i+1:]
-		case '/':
-			return "latest"
-		}
-	}
-	return "latest"
 }
