@@ -10,12 +10,14 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/component-helpers/auth/rbac/validation"
 
 	"github.com/kubewalk/kubewalk/server"
 	"github.com/kubewalk/kubewalk/server/admit"
@@ -370,5 +372,64 @@ func TestSecurityCreatedByCannotBeForged(t *testing.T) {
 	}
 	if stored.Data["k"] != "v" || stored.Annotations["note"] != "kept" {
 		t.Errorf("the rest of alice's updates was lost: data %v, annotations %v", stored.Data, stored.Annotations)
+	}
+}
+
+// TestBootstrapPolicyReconciledOnRestart: at start the bootstrap ClusterRoles are reconciled
+// as kube-apiserver reconciles its own: a narrowed one gets its rules back unless it is
+// annotated rbac.authorization.kubernetes.io/autoupdate=false. A narrowed system:basic-user
+// would otherwise stay narrowed in a reused --data-dir.
+func TestBootstrapPolicyReconciledOnRestart(t *testing.T) {
+	dataDir := t.TempDir() + "/etcd"
+	withDataDir := func(o *server.Options) { o.DataDir = dataDir }
+	ctx := context.Background()
+	narrowed := []rbacv1.PolicyRule{{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"selfsubjectreviews"}, Verbs: []string{"create"}}}
+
+	first := startServer(t, withDataDir)
+	roles := clientFor(t, first, "admin").RbacV1().ClusterRoles()
+	// want holds the rules each role must cover after the restart, and whether it must
+	// cover nothing more.
+	type want struct {
+		rules []rbacv1.PolicyRule
+		exact bool
+	}
+	wants := map[string]want{}
+	for _, tt := range []struct {
+		name      string
+		protected bool
+	}{{"system:basic-user", false}, {"system:public-info-viewer", true}} {
+		r, err := roles.Get(ctx, tt.name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wants[tt.name] = want{rules: r.Rules}
+		r.Rules = narrowed
+		if tt.protected {
+			r.Annotations[rbacv1.AutoUpdateAnnotationKey] = "false"
+			wants[tt.name] = want{rules: narrowed, exact: true}
+		}
+		if _, err := roles.Update(ctx, r, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := first.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+
+	// Start returns once /readyz passes, which waits for the RBAC bootstrap hook.
+	second := startServer(t, withDataDir)
+	roles = clientFor(t, second, "admin").RbacV1().ClusterRoles()
+	for name, w := range wants {
+		got, err := roles.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok := apiequality.Semantic.DeepEqual(got.Rules, w.rules)
+		if !w.exact {
+			ok, _ = validation.Covers(got.Rules, w.rules)
+		}
+		if !ok {
+			t.Errorf("ClusterRole %s after restart has rules %+v, want (exact=%v) %+v", name, got.Rules, w.exact, w.rules)
+		}
 	}
 }
