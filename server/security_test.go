@@ -1,8 +1,13 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +22,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	certutil "k8s.io/client-go/util/cert"
+	"k8s.io/client-go/util/keyutil"
 	"k8s.io/component-helpers/auth/rbac/validation"
 
 	"github.com/kubewalk/kubewalk/server"
@@ -431,5 +438,44 @@ func TestBootstrapPolicyReconciledOnRestart(t *testing.T) {
 		if !ok {
 			t.Errorf("ClusterRole %s after restart has rules %+v, want (exact=%v) %+v", name, got.Rules, w.exact, w.rules)
 		}
+	}
+}
+
+// TestAdminClientCertificatePEM: the admin's client key and certificate are PEM blocks of the
+// types kubectl and client-go expect ("EC PRIVATE KEY", "CERTIFICATE"), belong together, and
+// the certificate names the admin in system:masters.
+func TestAdminClientCertificatePEM(t *testing.T) {
+	s := startServer(t)
+	cfg := restConfig(t, s, "admin")
+	keyBlock, tail := pem.Decode(cfg.KeyData)
+	if keyBlock == nil || keyBlock.Type != keyutil.ECPrivateKeyBlockType || len(bytes.TrimSpace(tail)) != 0 {
+		t.Fatalf("key PEM: one %q block wanted, got %v", keyutil.ECPrivateKeyBlockType, keyBlock)
+	}
+	certBlock, tail := pem.Decode(cfg.CertData)
+	if certBlock == nil || certBlock.Type != certutil.CertificateBlockType || len(bytes.TrimSpace(tail)) != 0 {
+		t.Fatalf("certificate PEM: one %q block wanted, got %v", certutil.CertificateBlockType, certBlock)
+	}
+	if _, err := tls.X509KeyPair(cfg.CertData, cfg.KeyData); err != nil {
+		t.Fatalf("key and certificate do not belong together: %v", err)
+	}
+	if _, err := keyutil.ParsePrivateKeyPEM(cfg.KeyData); err != nil {
+		t.Fatalf("parse key: %v", err)
+	}
+	cert, err := x509.ParseCertificate(certBlock.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cert.Subject.CommonName != server.AdminUser || !slices.Contains(cert.Subject.Organization, "system:masters") {
+		t.Errorf("certificate subject = %v", cert.Subject)
+	}
+	// And the server accepts it without the bearer token.
+	cfg = rest.CopyConfig(cfg)
+	cfg.BearerToken = ""
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RbacV1().ClusterRoles().Get(context.Background(), "cluster-admin", metav1.GetOptions{}); err != nil {
+		t.Errorf("request with the client certificate only: %v", err)
 	}
 }
