@@ -12,6 +12,9 @@ import (
 	"math/big"
 	"net"
 	"time"
+
+	certutil "k8s.io/client-go/util/cert"
+	"k8s.io/client-go/util/keyutil"
 )
 
 // keyPair is a certificate with its private key, in parsed and PEM form.
@@ -95,15 +98,15 @@ func sign(tmpl *x509.Certificate, key *ecdsa.PrivateKey, parent *keyPair) (*keyP
 	if err != nil {
 		return nil, fmt.Errorf("parse certificate %q: %w", tmpl.Subject.CommonName, err)
 	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
+	keyPEM, err := keyutil.MarshalPrivateKeyToPEM(key)
 	if err != nil {
 		return nil, fmt.Errorf("marshal key %q: %w", tmpl.Subject.CommonName, err)
 	}
 	return &keyPair{
 		Cert:    cert,
 		Key:     key,
-		CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		KeyPEM:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
+		CertPEM: pem.EncodeToMemory(&pem.Block{Type: certutil.CertificateBlockType, Bytes: der}),
+		KeyPEM:  keyPEM,
 	}, nil
 }
 

@@ -2,6 +2,7 @@ package admit
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 
@@ -46,22 +47,85 @@ func TestCreatedBy(t *testing.T) {
 			}
 		})
 	}
-	if p.Handles(admission.Update) || !p.Handles(admission.Create) {
-		t.Fatal("CreatedBy must handle create only")
+	if !p.Handles(admission.Update) || !p.Handles(admission.Create) || p.Handles(admission.Delete) || p.Handles(admission.Connect) {
+		t.Fatal("CreatedBy must handle create and update only")
+	}
+}
+
+// TestCreatedByUpdate: on update the annotation keeps the old object's value, or stays absent,
+// whatever the new object says; other annotations are the request's.
+func TestCreatedByUpdate(t *testing.T) {
+	cm := func(ann map[string]string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "default", Annotations: ann}}
+	}
+	stamped := map[string]string{CreatedByAnnotation: "alice"}
+	tests := []struct {
+		name     string
+		old, obj map[string]string
+		sub      string
+		want     map[string]string
+	}{
+		{"rewritten", stamped, map[string]string{CreatedByAnnotation: "kubewalk-admin"}, "", stamped},
+		{"removed", stamped, map[string]string{"note": "n"}, "", map[string]string{CreatedByAnnotation: "alice", "note": "n"}},
+		{"all annotations removed", stamped, nil, "", stamped},
+		{"emptied", stamped, map[string]string{CreatedByAnnotation: ""}, "", stamped},
+		{"kept", stamped, map[string]string{CreatedByAnnotation: "alice", "note": "n"}, "", map[string]string{CreatedByAnnotation: "alice", "note": "n"}},
+		{"added where there was none", nil, map[string]string{CreatedByAnnotation: "alice"}, "", nil},
+		{"added beside others", map[string]string{"note": "n"}, map[string]string{CreatedByAnnotation: "alice", "note": "m"}, "", map[string]string{"note": "m"}},
+		{"none before or after", nil, map[string]string{"note": "n"}, "", map[string]string{"note": "n"}},
+		{"through a subresource", stamped, map[string]string{CreatedByAnnotation: "mallory"}, "status", stamped},
+	}
+	p := NewCreatedBy()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			old, obj := cm(tt.old), cm(tt.obj)
+			gvr := corev1.SchemeGroupVersion.WithResource("configmaps")
+			a := admission.NewAttributesRecord(obj, old, gvr.GroupVersion().WithKind("ConfigMap"), "default", "x",
+				gvr, tt.sub, admission.Update, nil, false, &user.DefaultInfo{Name: "mallory"})
+			if err := p.Admit(context.Background(), a, nil); err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(obj.Annotations, tt.want) {
+				t.Errorf("annotations = %v, want %v", obj.Annotations, tt.want)
+			}
+			if !maps.Equal(old.Annotations, tt.old) {
+				t.Errorf("old object changed: %v", old.Annotations)
+			}
+		})
+	}
+
+	// With no old object to look at, a sent value is dropped rather than trusted.
+	obj := cm(map[string]string{CreatedByAnnotation: "mallory"})
+	gvr := corev1.SchemeGroupVersion.WithResource("configmaps")
+	a := admission.NewAttributesRecord(obj, nil, gvr.GroupVersion().WithKind("ConfigMap"), "default", "x",
+		gvr, "", admission.Update, nil, false, &user.DefaultInfo{Name: "mallory"})
+	if err := p.Admit(context.Background(), a, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := obj.Annotations[CreatedByAnnotation]; ok {
+		t.Errorf("annotations = %v, want created-by dropped", obj.Annotations)
 	}
 }
 
 func TestPinnedImages(t *testing.T) {
+	digest := strings.Repeat("0123456789abcdef", 4)
 	tests := []struct {
 		images  []string
 		wantErr string
 	}{
 		{[]string{"nginx:1.27"}, ""},
 		{[]string{"registry.local:5000/team/app:v2"}, ""},
-		{[]string{"nginx@sha256:0123"}, ""},
+		{[]string{"nginx@sha256:" + digest}, ""},
+		{[]string{"nginx:latest@sha256:" + digest}, ""},
+		{[]string{"localhost:5000/app:v1"}, ""},
+		{[]string{"[::1]:5000/app:v1"}, ""},
 		{[]string{"nginx"}, `spec.containers[0].image: Forbidden: image "nginx" has no tag`},
 		{[]string{"nginx:1.27", "busybox:latest"}, `spec.containers[1].image: Forbidden: image "busybox:latest" uses the floating :latest tag`},
 		{[]string{"registry.local:5000/app"}, "has no tag"},
+		{[]string{"localhost:5000/app"}, `image "localhost:5000/app" has no tag`},
+		{[]string{"localhost:5000/app:latest"}, "floating :latest tag"},
+		{[]string{"nginx@sha256:0123"}, `image "nginx@sha256:0123" is not a valid image reference: invalid digest`},
+		{[]string{"Nginx:1.27"}, "must be lowercase"},
 	}
 	p := NewPinnedImages()
 	for _, tt := range tests {

@@ -3,11 +3,12 @@ package admit
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/admission"
+
+	"github.com/kubewalk/kubewalk/server/apis"
 )
 
 // PinnedImagesName is the plugin name of the validating PinnedImages plugin.
@@ -52,17 +53,22 @@ func (p *PinnedImages) Validate(_ context.Context, a admission.Attributes, _ adm
 	return admission.NewForbidden(a, fmt.Errorf("%s: %w", PinnedImagesName, errs.ToAggregate()))
 }
 
-// unpinned explains why image is not pinned, or returns "".
+// unpinned explains why image is not pinned, or returns "". An image is pinned by a digest,
+// or by a tag other than "latest"; one that is not a valid image reference is not pinned
+// either. The empty image is left to the registry's validation, which has refused it already.
 func unpinned(image string) string {
-	if image == "" || strings.Contains(image, "@") {
+	if image == "" {
 		return ""
 	}
-	name := image[strings.LastIndex(image, "/")+1:]
-	i := strings.LastIndex(name, ":")
-	if i < 0 {
+	ref, err := apis.ParseImageReference(image)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("image %q is not a valid image reference: %v", image, err)
+	case ref.Digest != "":
+		return ""
+	case ref.Tag == "":
 		return fmt.Sprintf("image %q has no tag; pin a version, e.g. %s:1.0", image, image)
-	}
-	if name[i+1:] == "latest" {
+	case ref.Tag == "latest":
 		return fmt.Sprintf("image %q uses the floating :latest tag; pin a version", image)
 	}
 	return ""

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/component-helpers/auth/rbac/reconciliation"
 )
 
 // Identities known to kubewalk. The server's authenticator and the tests use these names so
@@ -159,21 +160,33 @@ const (
 	ensureMaxDelay = 2 * time.Second
 )
 
-// EnsurePolicy creates every object of p that does not exist yet, ClusterRoles first, then
-// ClusterRoleBindings, Roles and RoleBindings. Existing objects are left as they are, even
-// when they differ from p, so that changes made by an administrator survive restarts.
+// EnsurePolicy reconciles every object of p with the server, ClusterRoles first, then
+// ClusterRoleBindings, Roles and RoleBindings, as kube-apiserver's RBAC bootstrap hook does,
+// with k8s.io/component-helpers/auth/rbac/reconciliation:
+//
+//   - a missing object is created (Roles and RoleBindings create their namespace first when
+//     it is missing);
+//   - an existing object annotated rbac.authorization.kubernetes.io/autoupdate=false is left
+//     as it is, so an administrator can keep their changes across restarts;
+//   - any other existing object gets p's labels and annotations and whatever rules (or
+//     subjects) of p it lacks; nothing it has beyond p is removed. A binding whose roleRef
+//     differs from p's is deleted and created again, since roleRef is immutable.
 //
 // Errors that retrying cannot fix (the object is invalid, the request is malformed or not
 // supported) are returned at once. Any other error, such as a timeout or a namespace that does
 // not exist yet, is retried with backoff until ctx is done; EnsurePolicy then returns the last
 // error, so callers should bound ctx (kube-apiserver gives its own RBAC bootstrap 30 seconds).
-// It is meant to run in a post-start hook, with a client that may create RBAC objects.
+// It is meant to run in a post-start hook, with a client that may write RBAC objects.
 func EnsurePolicy(ctx context.Context, client kubernetes.Interface, p Policy) error {
-	c := client.RbacV1()
+	c, namespaces := client.RbacV1(), client.CoreV1().Namespaces()
 	for i := range p.ClusterRoles {
 		obj := &p.ClusterRoles[i]
 		if err := ensure(ctx, "ClusterRole", obj.Name, func() error {
-			_, err := c.ClusterRoles().Create(ctx, obj, metav1.CreateOptions{})
+			_, err := (&reconciliation.ReconcileRoleOptions{
+				Role:    reconciliation.ClusterRoleRuleOwner{ClusterRole: obj.DeepCopy()},
+				Client:  reconciliation.ClusterRoleModifier{Client: c.ClusterRoles()},
+				Confirm: true,
+			}).Run()
 			return err
 		}); err != nil {
 			return err
@@ -182,7 +195,11 @@ func EnsurePolicy(ctx context.Context, client kubernetes.Interface, p Policy) er
 	for i := range p.ClusterRoleBindings {
 		obj := &p.ClusterRoleBindings[i]
 		if err := ensure(ctx, "ClusterRoleBinding", obj.Name, func() error {
-			_, err := c.ClusterRoleBindings().Create(ctx, obj, metav1.CreateOptions{})
+			_, err := (&reconciliation.ReconcileRoleBindingOptions{
+				RoleBinding: reconciliation.ClusterRoleBindingAdapter{ClusterRoleBinding: obj.DeepCopy()},
+				Client:      reconciliation.ClusterRoleBindingClientAdapter{Client: c.ClusterRoleBindings()},
+				Confirm:     true,
+			}).Run()
 			return err
 		}); err != nil {
 			return err
@@ -191,7 +208,11 @@ func EnsurePolicy(ctx context.Context, client kubernetes.Interface, p Policy) er
 	for i := range p.Roles {
 		obj := &p.Roles[i]
 		if err := ensure(ctx, "Role", obj.Namespace+"/"+obj.Name, func() error {
-			_, err := c.Roles(obj.Namespace).Create(ctx, obj, metav1.CreateOptions{})
+			_, err := (&reconciliation.ReconcileRoleOptions{
+				Role:    reconciliation.RoleRuleOwner{Role: obj.DeepCopy()},
+				Client:  reconciliation.RoleModifier{Client: c, NamespaceClient: namespaces},
+				Confirm: true,
+			}).Run()
 			return err
 		}); err != nil {
 			return err
@@ -200,7 +221,11 @@ func EnsurePolicy(ctx context.Context, client kubernetes.Interface, p Policy) er
 	for i := range p.RoleBindings {
 		obj := &p.RoleBindings[i]
 		if err := ensure(ctx, "RoleBinding", obj.Namespace+"/"+obj.Name, func() error {
-			_, err := c.RoleBindings(obj.Namespace).Create(ctx, obj, metav1.CreateOptions{})
+			_, err := (&reconciliation.ReconcileRoleBindingOptions{
+				RoleBinding: reconciliation.RoleBindingAdapter{RoleBinding: obj.DeepCopy()},
+				Client:      reconciliation.RoleBindingClientAdapter{Client: c, NamespaceClient: namespaces},
+				Confirm:     true,
+			}).Run()
 			return err
 		}); err != nil {
 			return err
@@ -209,23 +234,22 @@ func EnsurePolicy(ctx context.Context, client kubernetes.Interface, p Policy) er
 	return nil
 }
 
-// ensure calls create until it succeeds, reports that the object already exists, fails for
-// good, or ctx is done.
-func ensure(ctx context.Context, kind, name string, create func() error) error {
+// ensure calls reconcile until it succeeds, fails for good, or ctx is done.
+func ensure(ctx context.Context, kind, name string, reconcile func() error) error {
 	delay := ensureMinDelay
 	for {
-		err := create()
+		err := reconcile()
 		switch {
-		case err == nil, apierrors.IsAlreadyExists(err):
+		case err == nil:
 			return nil
 		case permanent(err):
-			return fmt.Errorf("creating %s %q: %w", kind, name, err)
+			return fmt.Errorf("reconciling %s %q: %w", kind, name, err)
 		}
 		timer := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			return fmt.Errorf("creating %s %q: %w (gave up: %w)", kind, name, err, context.Cause(ctx))
+			return fmt.Errorf("reconciling %s %q: %w (gave up: %w)", kind, name, err, context.Cause(ctx))
 		case <-timer.C:
 		}
 		delay = min(2*delay, ensureMaxDelay)

@@ -3,12 +3,15 @@ package rbac
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -90,27 +93,28 @@ func checkBootstrapMeta(t *testing.T, what string, m metav1.ObjectMeta) {
 }
 
 func TestEnsurePolicyCreatesMissingObjects(t *testing.T) {
-	// An administrator changed cluster-admin; EnsurePolicy must leave it alone.
-	changed := clusterRole(ClusterRoleClusterAdmin, rule([]string{"get"}, []string{""}, []string{"pods"}))
-	client := fake.NewClientset(&changed)
+	client := fake.NewClientset()
 	ctx := context.Background()
-
 	if err := EnsurePolicy(ctx, client, BootstrapPolicy()); err != nil {
 		t.Fatalf("EnsurePolicy: %v", err)
 	}
 	p := BootstrapPolicy()
-	for _, cr := range p.ClusterRoles {
-		got, err := client.RbacV1().ClusterRoles().Get(ctx, cr.Name, metav1.GetOptions{})
+	for _, want := range p.ClusterRoles {
+		got, err := client.RbacV1().ClusterRoles().Get(ctx, want.Name, metav1.GetOptions{})
 		if err != nil {
-			t.Fatalf("ClusterRole %q: %v", cr.Name, err)
+			t.Fatalf("ClusterRole %q: %v", want.Name, err)
 		}
-		if cr.Name == ClusterRoleClusterAdmin && len(got.Rules) != 1 {
-			t.Errorf("existing ClusterRole %q was overwritten: %+v", cr.Name, got.Rules)
+		if !apiequality.Semantic.DeepEqual(got.Rules, want.Rules) || !maps.Equal(got.Labels, want.Labels) || !maps.Equal(got.Annotations, want.Annotations) {
+			t.Errorf("ClusterRole %q = %+v, want %+v", want.Name, got, want)
 		}
 	}
-	for _, b := range p.ClusterRoleBindings {
-		if _, err := client.RbacV1().ClusterRoleBindings().Get(ctx, b.Name, metav1.GetOptions{}); err != nil {
-			t.Errorf("ClusterRoleBinding %q: %v", b.Name, err)
+	for _, want := range p.ClusterRoleBindings {
+		got, err := client.RbacV1().ClusterRoleBindings().Get(ctx, want.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("ClusterRoleBinding %q: %v", want.Name, err)
+		}
+		if got.RoleRef != want.RoleRef || !slices.Equal(got.Subjects, want.Subjects) {
+			t.Errorf("ClusterRoleBinding %q = %+v, want %+v", want.Name, got, want)
 		}
 	}
 	if _, err := client.RbacV1().Roles(NamespaceDefault).Get(ctx, RoleConfigMapEditor, metav1.GetOptions{}); err != nil {
@@ -119,10 +123,92 @@ func TestEnsurePolicyCreatesMissingObjects(t *testing.T) {
 	if _, err := client.RbacV1().RoleBindings(NamespaceDefault).Get(ctx, RoleBindingAliceConfigMaps, metav1.GetOptions{}); err != nil {
 		t.Errorf("RoleBinding: %v", err)
 	}
+	// As upstream's reconciliation, a Role's missing namespace is created with it.
+	if _, err := client.CoreV1().Namespaces().Get(ctx, NamespaceDefault, metav1.GetOptions{}); err != nil {
+		t.Errorf("namespace: %v", err)
+	}
 
-	// A second run finds everything and succeeds.
+	// A second run finds everything in place and writes nothing.
+	client.ClearActions()
 	if err := EnsurePolicy(ctx, client, BootstrapPolicy()); err != nil {
 		t.Errorf("second EnsurePolicy: %v", err)
+	}
+	for _, a := range client.Actions() {
+		if a.GetVerb() != "get" {
+			t.Errorf("second EnsurePolicy wrote: %s %s", a.GetVerb(), a.GetResource().Resource)
+		}
+	}
+}
+
+// TestEnsurePolicyReconciles: existing objects are reconciled as kube-apiserver reconciles its
+// bootstrap policy: those annotated autoupdate=false are left alone, the others get back what
+// they lack and keep what they have beyond it.
+func TestEnsurePolicyReconciles(t *testing.T) {
+	protected := map[string]string{rbacv1.AutoUpdateAnnotationKey: "false"}
+	podReader := rule([]string{"get"}, []string{""}, []string{"pods"})
+	narrowed := func(annotations map[string]string) *rbacv1.ClusterRole {
+		r := clusterRole(ClusterRoleClusterAdmin, podReader)
+		r.Labels = map[string]string{"team": "a"}
+		r.Annotations = annotations
+		return &r
+	}
+	bobOnly := func(annotations map[string]string) *rbacv1.RoleBinding {
+		b := roleBinding(NamespaceDefault, RoleBindingAliceConfigMaps, "Role", RoleConfigMapEditor, userSubject(UserBob))
+		b.Annotations = annotations
+		return &b
+	}
+	otherRoleRef := clusterRoleBinding(ClusterRoleDiscovery, ClusterRoleBasicUser, groupSubject("someone"))
+	admin := BootstrapPolicy().ClusterRoles[0]
+	adminRules := admin.Rules
+
+	tests := []struct {
+		name     string
+		existing runtime.Object
+		check    func(t *testing.T, client *fake.Clientset)
+	}{
+		{"protected ClusterRole is left alone", narrowed(protected), func(t *testing.T, c *fake.Clientset) {
+			got, _ := c.RbacV1().ClusterRoles().Get(context.Background(), ClusterRoleClusterAdmin, metav1.GetOptions{})
+			if !apiequality.Semantic.DeepEqual(got, narrowed(protected)) {
+				t.Errorf("ClusterRole = %+v", got)
+			}
+		}},
+		{"other ClusterRole gets its rules, labels and annotation back", narrowed(nil), func(t *testing.T, c *fake.Clientset) {
+			got, _ := c.RbacV1().ClusterRoles().Get(context.Background(), ClusterRoleClusterAdmin, metav1.GetOptions{})
+			wantRules := append([]rbacv1.PolicyRule{podReader}, adminRules...)
+			wantLabels := map[string]string{"team": "a", BootstrappingLabelKey: BootstrappingLabelValue}
+			if !apiequality.Semantic.DeepEqual(got.Rules, wantRules) || !maps.Equal(got.Labels, wantLabels) ||
+				!maps.Equal(got.Annotations, admin.Annotations) {
+				t.Errorf("ClusterRole = %+v", got)
+			}
+		}},
+		{"protected RoleBinding is left alone", bobOnly(protected), func(t *testing.T, c *fake.Clientset) {
+			got, _ := c.RbacV1().RoleBindings(NamespaceDefault).Get(context.Background(), RoleBindingAliceConfigMaps, metav1.GetOptions{})
+			if !apiequality.Semantic.DeepEqual(got, bobOnly(protected)) {
+				t.Errorf("RoleBinding = %+v", got)
+			}
+		}},
+		{"other RoleBinding gets its subject back", bobOnly(nil), func(t *testing.T, c *fake.Clientset) {
+			got, _ := c.RbacV1().RoleBindings(NamespaceDefault).Get(context.Background(), RoleBindingAliceConfigMaps, metav1.GetOptions{})
+			if want := []rbacv1.Subject{userSubject(UserBob), userSubject(UserAlice)}; !slices.Equal(got.Subjects, want) {
+				t.Errorf("subjects = %+v, want %+v", got.Subjects, want)
+			}
+		}},
+		{"binding to another role is recreated", &otherRoleRef, func(t *testing.T, c *fake.Clientset) {
+			got, _ := c.RbacV1().ClusterRoleBindings().Get(context.Background(), ClusterRoleDiscovery, metav1.GetOptions{})
+			want := clusterRoleBindingToGroups(ClusterRoleDiscovery, user.AllAuthenticated)
+			if got.RoleRef != want.RoleRef || !slices.Equal(got.Subjects, want.Subjects) {
+				t.Errorf("ClusterRoleBinding = %+v, want %+v", got, want)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client := fake.NewClientset(tt.existing)
+			if err := EnsurePolicy(context.Background(), client, BootstrapPolicy()); err != nil {
+				t.Fatalf("EnsurePolicy: %v", err)
+			}
+			tt.check(t, client)
+		})
 	}
 }
 

@@ -21,6 +21,8 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/component-helpers/auth/rbac/validation"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kubewalk/kubewalk/server/apis"
 )
 
 // PolicyRuleResolver resolves the rules that escalation checks compare: those a user holds and
@@ -81,9 +83,10 @@ var (
 // NewRoleEscalationStorage decorates s, the storage of gr, which must be
 // rbac.authorization.k8s.io roles or clusterroles (it panics otherwise). A Role or ClusterRole
 // may be created or updated by a member of system:masters, by a user that authz allows the
-// verb "escalate" on that resource (and name, in that namespace), or by a user who already
-// holds, according to rules, every rule the role grants: in the role's namespace for a Role,
-// cluster-wide for a ClusterRole. Setting a ClusterRole's aggregationRule requires holding
+// verb "escalate" on that resource in that namespace (and, for an update, on that name: a
+// create request carries none), or by a user who already holds, according to rules, every
+// rule the role grants: in the role's namespace for a Role, cluster-wide for a ClusterRole.
+// Setting, changing or removing a ClusterRole's aggregationRule requires holding
 // cluster-admin's rules. Anyone else gets a Forbidden error listing the missing permissions.
 func NewRoleEscalationStorage(s rest.StandardStorage, authz authorizer.UnconditionalAuthorizer, rules PolicyRuleResolver, gr schema.GroupResource) *EscalationStorage {
 	return newEscalationStorage(s, authz, rules, gr, false)
@@ -116,13 +119,13 @@ func newEscalationStorage(s rest.StandardStorage, authz authorizer.Unconditional
 }
 
 // Create checks that the requesting user may grant what obj grants, then creates it.
+//
+// A create request names no object (the name is in the body, not the URL), so the "escalate"
+// check is made without a name, as upstream's RoleEscalationAuthorized does with
+// requestInfo.Name, empty on POST: "escalate" limited by resourceNames never allows a create.
 func (s *EscalationStorage) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
 	if !isPrivileged(ctx) {
-		name := ""
-		if m, err := meta.Accessor(obj); err == nil {
-			name = m.GetName()
-		}
-		if err := s.checkGrant(ctx, name, obj); err != nil {
+		if err := s.checkGrant(ctx, "", obj, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -130,8 +133,10 @@ func (s *EscalationStorage) Create(ctx context.Context, obj runtime.Object, crea
 }
 
 // Update checks that the requesting user may grant what the updated object grants, then
-// updates it. Updates that only change finalizers, owner references or managed fields (as the
-// garbage collector does) are not checked.
+// updates it. The "escalate" check is made on name, the object the request names. Updates
+// that only change finalizers, owner references or managed fields (as the garbage collector
+// does) are not checked. Adding, changing or removing a ClusterRole's aggregationRule needs
+// cluster-admin's rules, as upstream requires: the old object is looked at too.
 func (s *EscalationStorage) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
 	if isPrivileged(ctx) {
 		return s.StandardStorage.Update(ctx, name, objInfo, createValidation, updateValidation, forceAllowCreate, options)
@@ -140,7 +145,7 @@ func (s *EscalationStorage) Update(ctx context.Context, name string, objInfo res
 		if onlyGCFieldsChanged(obj, old) {
 			return obj, nil
 		}
-		if err := s.checkGrant(ctx, name, obj); err != nil {
+		if err := s.checkGrant(ctx, name, obj, old); err != nil {
 			return nil, err
 		}
 		return obj, nil
@@ -148,8 +153,13 @@ func (s *EscalationStorage) Update(ctx context.Context, name string, objInfo res
 	return s.StandardStorage.Update(ctx, name, checked, createValidation, updateValidation, forceAllowCreate, options)
 }
 
-// checkGrant returns nil when the requesting user may write obj, named name.
-func (s *EscalationStorage) checkGrant(ctx context.Context, name string, obj runtime.Object) error {
+// checkGrant returns nil when the requesting user may write obj, replacing old (nil on
+// create). requestName is the name the request's URL gives: empty on create.
+func (s *EscalationStorage) checkGrant(ctx context.Context, requestName string, obj, old runtime.Object) error {
+	name := requestName
+	if m, err := meta.Accessor(obj); err == nil && m.GetName() != "" {
+		name = m.GetName()
+	}
 	u, ok := genericapirequest.UserFrom(ctx)
 	if !ok {
 		return apierrors.NewForbidden(s.resource, name, errors.New("no user on the request"))
@@ -170,24 +180,33 @@ func (s *EscalationStorage) checkGrant(ctx context.Context, name string, obj run
 	var granted []rbacv1.PolicyRule
 	switch o := obj.(type) {
 	case *rbacv1.Role:
-		if s.allowed(ctx, u, "escalate", s.resource, namespace, name) {
+		if s.allowed(ctx, u, "escalate", s.resource, namespace, requestName) {
 			return nil
 		}
 		granted = o.Rules
 	case *rbacv1.ClusterRole:
-		if s.allowed(ctx, u, "escalate", s.resource, namespace, name) {
+		if s.allowed(ctx, u, "escalate", s.resource, namespace, requestName) {
 			return nil
 		}
-		if o.AggregationRule != nil {
+		oldRole, _ := old.(*rbacv1.ClusterRole)
+		if hasAggregationRule(o) || hasAggregationRule(oldRole) {
 			if err := s.confirmHeld(ctx, u, namespace, fullAuthority); err != nil {
 				return apierrors.NewForbidden(s.resource, name, errors.New("must have cluster-admin privileges to use the aggregationRule"))
 			}
 		}
 		granted = o.Rules
+	// The scheme defaults bindings when it decodes them, so roleRef.apiGroup is set by now.
+	// Check a defaulted copy all the same: an empty group must never reach the bind check,
+	// where it would ask for "bind" on clusterroles of the core group, which a user holding
+	// every verb on the core group's resources has.
 	case *rbacv1.RoleBinding:
-		return s.checkBinding(ctx, u, name, namespace, o.RoleRef)
+		b := o.DeepCopy()
+		apis.DefaultRoleBinding(b)
+		return s.checkBinding(ctx, u, name, namespace, b.RoleRef)
 	case *rbacv1.ClusterRoleBinding:
-		return s.checkBinding(ctx, u, name, namespace, o.RoleRef)
+		b := o.DeepCopy()
+		apis.DefaultClusterRoleBinding(b)
+		return s.checkBinding(ctx, u, name, namespace, b.RoleRef)
 	default:
 		return apierrors.NewBadRequest(fmt.Sprintf("not a %s object: %T", s.resource, obj))
 	}
@@ -195,6 +214,12 @@ func (s *EscalationStorage) checkGrant(ctx context.Context, name string, obj run
 		return apierrors.NewForbidden(s.resource, name, err)
 	}
 	return nil
+}
+
+// hasAggregationRule reports whether r aggregates other ClusterRoles, as upstream's
+// clusterrole policybased storage tests it.
+func hasAggregationRule(r *rbacv1.ClusterRole) bool {
+	return r != nil && r.AggregationRule != nil && len(r.AggregationRule.ClusterRoleSelectors) > 0
 }
 
 // checkBinding returns nil when u may write the binding name in namespace (empty for a
@@ -218,12 +243,17 @@ func (s *EscalationStorage) checkBinding(ctx context.Context, u user.Info, name,
 }
 
 // boundResource returns the resource a binding's roleRef points to, for the "bind" check.
+// Only roles and clusterroles of rbac.authorization.k8s.io can be bound: a roleRef in any
+// other group gets no "bind" shortcut (and fails validation later).
 func boundResource(ref rbacv1.RoleRef) (schema.GroupResource, bool) {
+	if ref.APIGroup != rbacv1.GroupName {
+		return schema.GroupResource{}, false
+	}
 	switch ref.Kind {
 	case "Role":
-		return schema.GroupResource{Group: ref.APIGroup, Resource: "roles"}, true
+		return schema.GroupResource{Group: rbacv1.GroupName, Resource: "roles"}, true
 	case "ClusterRole":
-		return schema.GroupResource{Group: ref.APIGroup, Resource: "clusterroles"}, true
+		return schema.GroupResource{Group: rbacv1.GroupName, Resource: "clusterroles"}, true
 	default:
 		return schema.GroupResource{}, false
 	}

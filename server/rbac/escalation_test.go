@@ -118,12 +118,18 @@ var (
 )
 
 // escalationPolicy adds to the bootstrap policy a user "esc" allowed to escalate roles and
-// cluster roles, and a user "binder" allowed to bind ClusterRole pod-reader and any Role.
+// cluster roles, a user "binder" allowed to bind ClusterRole pod-reader and any Role, and
+// a user "escfoo" allowed to escalate roles and cluster roles named foo only, and
+// users "core" and "clustercore" holding every verb on every resource of the core group, in
+// namespace dev and cluster-wide (which includes "bind" on core-group "clusterroles", a
+// resource that does not exist).
 func escalationPolicy() Policy {
 	rbacGroup := []string{rbacv1.GroupName}
 	return Policy{
 		ClusterRoles: []rbacv1.ClusterRole{
 			clusterRole("pod-reader", rule([]string{"get", "list", "watch"}, []string{""}, []string{"pods"})),
+			clusterRole("core-all", rule([]string{"*"}, []string{""}, []string{"*"})),
+			clusterRole("escalate-foo", rbacv1.PolicyRule{Verbs: []string{"escalate"}, APIGroups: rbacGroup, Resources: []string{"roles", "clusterroles"}, ResourceNames: []string{"foo"}}),
 			clusterRole("role-escalator", rule([]string{"escalate"}, rbacGroup, []string{"roles", "clusterroles"})),
 			clusterRole("binder",
 				rbacv1.PolicyRule{Verbs: []string{"bind"}, APIGroups: rbacGroup, Resources: []string{"clusterroles"}, ResourceNames: []string{"pod-reader"}},
@@ -133,6 +139,11 @@ func escalationPolicy() Policy {
 		ClusterRoleBindings: []rbacv1.ClusterRoleBinding{
 			clusterRoleBinding("esc", "role-escalator", userSubject("esc")),
 			clusterRoleBinding("binder", "binder", userSubject("binder")),
+			clusterRoleBinding("clustercore", "core-all", userSubject("clustercore")),
+			clusterRoleBinding("escfoo", "escalate-foo", userSubject("escfoo")),
+		},
+		RoleBindings: []rbacv1.RoleBinding{
+			roleBinding("dev", "core", "ClusterRole", "core-all", userSubject("core")),
 		},
 	}
 }
@@ -151,6 +162,10 @@ var (
 	bob    = &user.DefaultInfo{Name: UserBob, Groups: []string{user.AllAuthenticated}}
 	esc    = &user.DefaultInfo{Name: "esc", Groups: []string{user.AllAuthenticated}}
 	binder = &user.DefaultInfo{Name: "binder", Groups: []string{user.AllAuthenticated}}
+	core   = &user.DefaultInfo{Name: "core", Groups: []string{user.AllAuthenticated}}
+	escFoo = &user.DefaultInfo{Name: "escfoo", Groups: []string{user.AllAuthenticated}}
+	// clusterCore holds core-all cluster-wide.
+	clusterCore = &user.DefaultInfo{Name: "clustercore", Groups: []string{user.AllAuthenticated}}
 )
 
 func configMapRule(verbs ...string) rbacv1.PolicyRule {
@@ -284,6 +299,23 @@ func TestRoleEscalationCreate(t *testing.T) {
 			obj: &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "c"}, Rules: []rbacv1.PolicyRule{secretRule("*")}},
 		},
 		{
+			// A create names no object in its URL: escalate on [foo] is no pass to create foo.
+			name: "escalate limited to a name does not allow create", resource: rolesResource, user: escFoo, namespace: "dev",
+			obj:  &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "foo"}, Rules: []rbacv1.PolicyRule{secretRule("*")}},
+			want: "forbidden", msg: []string{`roles.rbac.authorization.k8s.io "foo" is forbidden`, `Resources:["secrets"]`},
+		},
+		{
+			name: "escalate limited to a name does not allow creating a cluster role", resource: clusterRolesResource, user: escFoo,
+			obj:  &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "foo"}, Rules: []rbacv1.PolicyRule{secretRule("*")}},
+			want: "forbidden", msg: []string{`clusterroles.rbac.authorization.k8s.io "foo" is forbidden`},
+		},
+		{
+			name: "escalate limited to a name: creating what one holds", resource: rolesResource, user: escFoo, namespace: "dev",
+			obj: &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "foo"}, Rules: []rbacv1.PolicyRule{
+				rule([]string{"create"}, []string{"authorization.k8s.io"}, []string{"selfsubjectaccessreviews"}),
+			}},
+		},
+		{
 			name: "wrong object type", resource: rolesResource, user: bob, namespace: "dev",
 			obj: &rbacv1.RoleList{}, want: "badrequest",
 		},
@@ -346,6 +378,95 @@ func TestRoleEscalationUpdate(t *testing.T) {
 	wantOutcome(t, err, "forbidden", []string{"secrets"})
 }
 
+// TestRoleEscalationByName: "escalate" limited by resourceNames applies to updates of the
+// named role, never to creates and never to other names.
+func TestRoleEscalationByName(t *testing.T) {
+	l := newListers(t, BootstrapPolicy(), escalationPolicy())
+	grantSecrets := func(name string) *rbacv1.Role {
+		return &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "dev"}, Rules: []rbacv1.PolicyRule{secretRule("*")}}
+	}
+	tests := []struct {
+		name   string
+		update string // name of the role to update; "" to create
+		want   string
+	}{
+		{"create foo", "", "forbidden"},
+		{"update foo", "foo", ""},
+		{"update bar", "bar", "forbidden"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := newFakeStorage(&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "foo", Namespace: "dev"}},
+				&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "bar", Namespace: "dev"}})
+			s := NewRoleEscalationStorage(store, l.authorizer(), l.resolver(), rolesResource)
+			ctx := requestContext(escFoo, "dev")
+			var err error
+			if tt.update == "" {
+				_, err = s.Create(ctx, grantSecrets("foo"), nil, &metav1.CreateOptions{})
+			} else {
+				_, _, err = s.Update(ctx, tt.update, rest.DefaultUpdatedObjectInfo(grantSecrets(tt.update)), nil, nil, false, &metav1.UpdateOptions{})
+			}
+			wantOutcome(t, err, tt.want, nil)
+			if written := store.creates+store.updates == 1; written != (tt.want == "") {
+				t.Errorf("stored %d creates and %d updates", store.creates, store.updates)
+			}
+		})
+	}
+}
+
+// TestClusterRoleAggregationUpdate: setting, changing or removing an aggregationRule needs
+// cluster-admin's rules (or escalate); the old object counts as well as the new one.
+func TestClusterRoleAggregationUpdate(t *testing.T) {
+	l := newListers(t, BootstrapPolicy(), escalationPolicy())
+	selector := func(v string) *rbacv1.AggregationRule {
+		return &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"aggregate": v}}}}
+	}
+	aggregated := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "agg"}, AggregationRule: selector("a")}
+	plain := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "agg"}}
+	withLabel := func(r *rbacv1.ClusterRole) *rbacv1.ClusterRole {
+		r = r.DeepCopy()
+		r.Labels = map[string]string{"x": "y"}
+		return r
+	}
+	withRule := func(r *rbacv1.ClusterRole, a *rbacv1.AggregationRule) *rbacv1.ClusterRole {
+		r = r.DeepCopy()
+		r.AggregationRule = a
+		return r
+	}
+	tests := []struct {
+		name     string
+		user     user.Info
+		old, obj *rbacv1.ClusterRole
+		want     string
+	}{
+		{"removing it", bob, aggregated, withRule(aggregated, nil), "forbidden"},
+		{"emptying its selectors", bob, aggregated, withRule(aggregated, &rbacv1.AggregationRule{}), "forbidden"},
+		{"changing it", bob, aggregated, withRule(aggregated, selector("b")), "forbidden"},
+		{"keeping it", bob, aggregated, withLabel(aggregated), "forbidden"},
+		{"setting it", bob, plain, withRule(plain, selector("a")), "forbidden"},
+		{"a plain role", bob, plain, withLabel(plain), ""},
+		{"only finalizers", bob, aggregated, func() *rbacv1.ClusterRole {
+			r := aggregated.DeepCopy()
+			r.Finalizers = []string{"example.com/f"}
+			return r
+		}(), ""},
+		{"admin removes it", admin, aggregated, withRule(aggregated, nil), ""},
+		{"escalate allowed", esc, aggregated, withRule(aggregated, nil), ""},
+		{"escalate on another name", escFoo, aggregated, withRule(aggregated, nil), "forbidden"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := newFakeStorage(tt.old)
+			s := NewRoleEscalationStorage(store, l.authorizer(), l.resolver(), clusterRolesResource)
+			_, _, err := s.Update(requestContext(tt.user, ""), "agg", rest.DefaultUpdatedObjectInfo(tt.obj), nil, nil, false, &metav1.UpdateOptions{})
+			wantOutcome(t, err, tt.want, []string{"must have cluster-admin privileges to use the aggregationRule"})
+			if updated := store.updates == 1; updated != (tt.want == "") {
+				t.Errorf("stored %d updates", store.updates)
+			}
+		})
+	}
+}
+
 func TestBindingEscalation(t *testing.T) {
 	l := newListers(t, BootstrapPolicy(), escalationPolicy())
 	authz, resolver := l.authorizer(), l.resolver()
@@ -357,6 +478,16 @@ func TestBindingEscalation(t *testing.T) {
 		b := clusterRoleBinding("b", roleName, userSubject(UserBob))
 		b.RoleRef.Kind = kind
 		return &b
+	}
+	// inGroup sets the roleRef.apiGroup of a binding made by rb or crb.
+	inGroup := func(group string, obj runtime.Object) runtime.Object {
+		switch b := obj.(type) {
+		case *rbacv1.RoleBinding:
+			b.RoleRef.APIGroup = group
+		case *rbacv1.ClusterRoleBinding:
+			b.RoleRef.APIGroup = group
+		}
+		return obj
 	}
 
 	tests := []struct {
@@ -400,6 +531,31 @@ func TestBindingEscalation(t *testing.T) {
 			obj: crb("Role", RoleConfigMapEditor), want: "forbidden", msg: []string{"needs a namespace"},
 		},
 		{name: "no namespace", resource: roleBindingsResource, user: bob, obj: rb("Role", RoleConfigMapEditor), want: "badrequest"},
+
+		// roleRef.apiGroup left empty means rbac.authorization.k8s.io, as the scheme's
+		// defaulting makes it: "bind" on core-group clusterroles is no pass.
+		{
+			name: "empty apiGroup: core-group rights do not bind cluster-admin", resource: roleBindingsResource, user: core, namespace: "dev",
+			obj: inGroup("", rb("ClusterRole", ClusterRoleClusterAdmin)), want: "forbidden",
+			msg: []string{`rolebindings.rbac.authorization.k8s.io "b" is forbidden`, `user "core"`, `Resources:["*"]`},
+		},
+		{
+			name: "empty apiGroup: core-group rights do not bind cluster-admin cluster-wide", resource: clusterRoleBindingsResource, user: clusterCore,
+			obj: inGroup("", crb("ClusterRole", ClusterRoleClusterAdmin)), want: "forbidden",
+			msg: []string{`clusterrolebindings.rbac.authorization.k8s.io "b" is forbidden`, `user "clustercore"`, `Resources:["*"]`},
+		},
+		{
+			name: "rbac apiGroup: core-group rights do not bind cluster-admin", resource: roleBindingsResource, user: core, namespace: "dev",
+			obj: rb("ClusterRole", ClusterRoleClusterAdmin), want: "forbidden",
+		},
+		{
+			name: "other apiGroup: no bind shortcut", resource: clusterRoleBindingsResource, user: clusterCore,
+			obj: inGroup("example.com", crb("ClusterRole", ClusterRoleClusterAdmin)), want: "forbidden",
+		},
+		{name: "empty apiGroup: binding a held role", resource: roleBindingsResource, user: core, namespace: "dev", obj: inGroup("", rb("ClusterRole", "core-all"))},
+		{name: "empty apiGroup: binding a held cluster role", resource: clusterRoleBindingsResource, user: clusterCore, obj: inGroup("", crb("ClusterRole", "core-all"))},
+		{name: "empty apiGroup: bind verb on the named cluster role", resource: roleBindingsResource, user: binder, namespace: "dev", obj: inGroup("", rb("ClusterRole", "pod-reader"))},
+		{name: "empty apiGroup: admin", resource: clusterRoleBindingsResource, user: admin, obj: inGroup("", crb("ClusterRole", ClusterRoleClusterAdmin))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

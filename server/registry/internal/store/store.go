@@ -51,6 +51,8 @@ type Config struct {
 }
 
 // New builds and completes the generic store for c, reading storage settings from optsGetter.
+// The store's PredicateFunc is left to the generic store, which builds the selection predicate
+// over c.AttrFunc when none is set.
 func New(optsGetter generic.RESTOptionsGetter, c Config) (*genericregistry.Store, error) {
 	if c.AttrFunc == nil {
 		return nil, fmt.Errorf("%s: store: AttrFunc is required", c.Resource)
@@ -58,7 +60,6 @@ func New(optsGetter generic.RESTOptionsGetter, c Config) (*genericregistry.Store
 	s := &genericregistry.Store{
 		NewFunc:                   c.NewFunc,
 		NewListFunc:               c.NewListFunc,
-		PredicateFunc:             Matcher(c.AttrFunc),
 		DefaultQualifiedResource:  c.Resource,
 		SingularQualifiedResource: schema.GroupResource{Group: c.Resource.Group, Resource: c.Singular},
 		CreateStrategy:            c.Strategy,
@@ -78,40 +79,37 @@ func New(optsGetter generic.RESTOptionsGetter, c Config) (*genericregistry.Store
 	return s, nil
 }
 
-// Matcher returns the PredicateFunc of a store whose objects are described by attrs.
-func Matcher(attrs storage.AttrFunc) func(labels.Selector, fields.Selector) storage.SelectionPredicate {
-	return func(label labels.Selector, field fields.Selector) storage.SelectionPredicate {
-		return storage.SelectionPredicate{Label: label, Field: field, GetAttrs: attrs}
-	}
-}
-
 // Object is the constraint satisfied by pointers to the API types we store.
 type Object interface {
 	runtime.Object
 	metav1.Object
 }
 
-// AttrFunc returns a storage.AttrFunc for objects of type T. The field set holds
-// metadata.name, metadata.namespace when namespaced, and whatever fieldsOf returns (which may
-// be nil for kinds with no other selectable fields).
+// AttrFunc returns a storage.AttrFunc for objects of type T. The labels and the object-meta
+// fields (metadata.name, and metadata.namespace when namespaced) come from the generic
+// storage.DefaultNamespaceScopedAttr or storage.DefaultClusterScopedAttr; fieldsOf adds the
+// kind's own selectable fields (it may be nil for kinds with none). Object-meta fields win
+// over fieldsOf's fields of the same name.
 func AttrFunc[T Object](resource string, namespaced bool, fieldsOf func(T) fields.Set) storage.AttrFunc {
+	objectMetaAttrs := storage.DefaultClusterScopedAttr
+	if namespaced {
+		objectMetaAttrs = storage.DefaultNamespaceScopedAttr
+	}
 	return func(obj runtime.Object) (labels.Set, fields.Set, error) {
 		o, ok := obj.(T)
 		if !ok {
 			var want T
 			return nil, nil, fmt.Errorf("%s: get attrs: object is %T, not %T", resource, obj, want)
 		}
-		set := fields.Set{}
+		ls, fs, err := objectMetaAttrs(o)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: get attrs: %w", resource, err)
+		}
 		if fieldsOf != nil {
-			for k, v := range fieldsOf(o) {
-				set[k] = v
-			}
+			own := generic.MergeFieldsSets(fields.Set{}, fieldsOf(o))
+			fs = generic.MergeFieldsSets(own, fs)
 		}
-		set["metadata.name"] = o.GetName()
-		if namespaced {
-			set["metadata.namespace"] = o.GetNamespace()
-		}
-		return labels.Set(o.GetLabels()), set, nil
+		return ls, fs, nil
 	}
 }
 

@@ -11,7 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/registry/generic"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	"github.com/kubewalk/kubewalk/server/registry/internal/testutil"
 )
 
 func TestAttrFunc(t *testing.T) {
@@ -36,9 +40,67 @@ func TestAttrFunc(t *testing.T) {
 		t.Errorf("cluster-scoped fields = %v", fs)
 	}
 
-	pred := Matcher(attrs)(labels.Everything(), fields.OneTermEqualSelector("metadata.namespace", "ns"))
-	if ok, err := pred.Matches(p); !ok || err != nil {
-		t.Errorf("predicate does not match: %v", err)
+	none := AttrFunc("pods", true, func(*corev1.Pod) fields.Set { return nil })
+	if _, fs, err := none(p); err != nil || len(fs) != 2 || fs["metadata.name"] != "a" {
+		t.Errorf("fields with no kind fields = %v, %v", fs, err)
+	}
+}
+
+// configMapStrategy is the least a store needs to be completed.
+type configMapStrategy struct{ BaseStrategy }
+
+func (configMapStrategy) NamespaceScoped() bool                                            { return true }
+func (configMapStrategy) PrepareForCreate(context.Context, runtime.Object)                 {}
+func (configMapStrategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
+func (configMapStrategy) Validate(context.Context, runtime.Object) field.ErrorList         { return nil }
+func (configMapStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
+	return nil
+}
+
+// TestNewPredicate: New leaves PredicateFunc to the generic store, whose default predicate
+// selects by the store's AttrFunc (labels, object-meta fields and the kind's own fields).
+func TestNewPredicate(t *testing.T) {
+	attrs := AttrFunc("configmaps", true, func(cm *corev1.ConfigMap) fields.Set { return fields.Set{"data.k": cm.Data["k"]} })
+	s, err := New(&testutil.RESTOptionsGetter{}, Config{
+		Resource:       corev1.Resource("configmaps"),
+		Singular:       "configmap",
+		NewFunc:        func() runtime.Object { return &corev1.ConfigMap{} },
+		NewListFunc:    func() runtime.Object { return &corev1.ConfigMapList{} },
+		Strategy:       configMapStrategy{NewBaseStrategy(runtime.NewScheme())},
+		TableConvertor: rest.NewDefaultTableConvertor(corev1.Resource("configmaps")),
+		AttrFunc:       attrs,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.PredicateFunc == nil {
+		t.Fatal("no PredicateFunc after completion")
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", Labels: map[string]string{"x": "y"}}, Data: map[string]string{"k": "v"}}
+	tests := []struct {
+		label, field string
+		want         bool
+	}{
+		{"", "", true},
+		{"x=y", "metadata.name=a,metadata.namespace=ns,data.k=v", true},
+		{"x=z", "", false},
+		{"", "metadata.namespace=other", false},
+		{"", "data.k=w", false},
+	}
+	for _, tt := range tests {
+		ls, err := labels.Parse(tt.label)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := fields.ParseSelector(tt.field)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred := s.PredicateFunc(ls, fs)
+		got, err := pred.Matches(cm)
+		if err != nil || got != tt.want {
+			t.Errorf("labels %q fields %q: match = %v, %v; want %v", tt.label, tt.field, got, err, tt.want)
+		}
 	}
 }
 

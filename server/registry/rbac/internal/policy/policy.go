@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kubewalk/kubewalk/server/apis"
 	"github.com/kubewalk/kubewalk/server/registry/internal/store"
 )
 
@@ -113,20 +114,25 @@ func NewBindingStrategy(typer runtime.ObjectTyper, namespaced bool, roleKinds ..
 // clusterrolebindings.
 func (s BindingStrategy) NamespaceScoped() bool { return s.namespaced }
 
-// PrepareForCreate fills the API groups of the role reference and of User and Group subjects
-// when left empty, as kube-apiserver's rbac/v1 defaulting does.
+// PrepareForCreate applies the rbac/v1 defaults (the API groups of the role reference and of
+// User and Group subjects). The scheme has applied them when it decoded the request; this
+// covers objects handed to the store without decoding.
 func (BindingStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	defaultBinding(asBinding(obj))
+	defaultBinding(obj)
 }
 
-// PrepareForUpdate fills the API groups like PrepareForCreate.
+// PrepareForUpdate applies the rbac/v1 defaults like PrepareForCreate.
 func (BindingStrategy) PrepareForUpdate(_ context.Context, obj, _ runtime.Object) {
-	defaultBinding(asBinding(obj))
+	defaultBinding(obj)
 }
 
-func defaultBinding(b binding) {
-	DefaultRoleRef(b.roleRef)
-	DefaultSubjects(b.subjects)
+func defaultBinding(obj runtime.Object) {
+	switch b := obj.(type) {
+	case *rbacv1.RoleBinding:
+		apis.DefaultRoleBinding(b)
+	case *rbacv1.ClusterRoleBinding:
+		apis.DefaultClusterRoleBinding(b)
+	}
 }
 
 // Validate validates a new binding.

@@ -69,25 +69,6 @@ func AggregationRule(rule *rbacv1.AggregationRule, path *field.Path) field.Error
 	return errs
 }
 
-// DefaultRoleRef fills the API group of a role reference when it was left empty, as
-// kube-apiserver's rbac/v1 defaulting does.
-func DefaultRoleRef(ref *rbacv1.RoleRef) {
-	if ref.APIGroup == "" {
-		ref.APIGroup = rbacv1.GroupName
-	}
-}
-
-// DefaultSubjects fills the API group of User and Group subjects left empty, as
-// kube-apiserver's rbac/v1 defaulting does.
-func DefaultSubjects(subjects []rbacv1.Subject) {
-	for i := range subjects {
-		s := &subjects[i]
-		if s.APIGroup == "" && (s.Kind == rbacv1.UserKind || s.Kind == rbacv1.GroupKind) {
-			s.APIGroup = rbacv1.GroupName
-		}
-	}
-}
-
 // RoleRef validates the role reference of a binding; kinds lists the role kinds it may name.
 func RoleRef(ref rbacv1.RoleRef, kinds []string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
