@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubewalk/kubewalk/server/apis"
+	nscontroller "github.com/kubewalk/kubewalk/server/controller/namespace"
 	"github.com/kubewalk/kubewalk/server/rbac"
 	"github.com/kubewalk/kubewalk/server/registry/authentication/selfsubjectreview"
 	"github.com/kubewalk/kubewalk/server/registry/authorization/selfsubjectaccessreview"
@@ -25,13 +26,14 @@ var installCheckpoints = []Checkpoint{
 	{PhaseInstall, "new", "Complete().New(): the GenericAPIServer and its handler chain exist"},
 	{PhaseInstall, "legacy-group", "InstallLegacyAPIGroup: core/v1 served under /api"},
 	{PhaseInstall, "groups", "InstallAPIGroups: rbac, authorization and authentication under /apis"},
-	{PhaseInstall, "post-start-hooks", "Post-start hooks registered: bootstrap namespaces and RBAC policy"},
+	{PhaseInstall, "post-start-hooks", "Post-start hooks registered: bootstrap namespaces and RBAC policy, namespace controller"},
 }
 
 // Post-start hook names; each shows up under /healthz/poststarthook/<name> and in /readyz.
 const (
 	hookBootstrapNamespaces = "kubewalk-bootstrap-namespaces"
 	hookBootstrapRBAC       = "kubewalk-bootstrap-rbac"
+	hookNamespaceController = "kubewalk-namespace-controller"
 )
 
 // shutdownTimeout bounds how long the HTTP server waits for connections when it stops.
@@ -99,6 +101,10 @@ func (s *Server) Install(ctx context.Context) error {
 		}
 
 		client := s.az.client
+		namespaces, err := nscontroller.NewForConfig(c.loopback, s.az.httpClient, s.az.informers.Core().V1().Namespaces())
+		if err != nil {
+			return err
+		}
 		hooks := []struct {
 			name string
 			fn   genericapiserver.PostStartHookFunc
@@ -113,12 +119,21 @@ func (s *Server) Install(ctx context.Context) error {
 				defer cancel()
 				return rbac.EnsurePolicy(ctx, client, rbac.BootstrapPolicy())
 			}},
+			// kube-controller-manager's namespace controller, run in-process until shutdown.
+			{hookNamespaceController, func(hc genericapiserver.PostStartHookContext) error {
+				namespaces.Start(hc, 2)
+				return nil
+			}},
 		}
 		for _, h := range hooks {
 			if err := gs.AddPostStartHook(h.name, h.fn); err != nil {
 				return fmt.Errorf("post-start hook %s: %w", h.name, err)
 			}
 			in.hooks = append(in.hooks, h.name)
+		}
+		// Pre-shutdown hooks run once the hook context has ended: wait for the controller there.
+		if err := gs.AddPreShutdownHook(hookNamespaceController, func() error { namespaces.Stop(); return nil }); err != nil {
+			return fmt.Errorf("pre-shutdown hook %s: %w", hookNamespaceController, err)
 		}
 		return t.reach(ctx, PhaseInstall, "post-start-hooks")
 	})

@@ -302,9 +302,6 @@ func (st *storageState) newStores(scheme *apis.Scheme, az *authzState) error {
 		resource string
 		build    simple
 	}{
-		{"namespaces", func(s *apis.Scheme, g generic.RESTOptionsGetter) (rest.Storage, error) {
-			return namespace.NewREST(s, g)
-		}},
 		{"configmaps", func(s *apis.Scheme, g generic.RESTOptionsGetter) (rest.Storage, error) {
 			return configmap.NewREST(s, g)
 		}},
@@ -314,6 +311,13 @@ func (st *storageState) newStores(scheme *apis.Scheme, az *authzState) error {
 		}},
 		{"events", func(s *apis.Scheme, g generic.RESTOptionsGetter) (rest.Storage, error) { return event.NewREST(s, g) }},
 	}
+	namespaces, namespaceStatus, namespaceFinalize, err := namespace.NewREST(scheme, g)
+	if err != nil {
+		return fmt.Errorf("REST store namespaces: %w", err)
+	}
+	add(apis.CoreV1, "namespaces", namespaces)
+	add(apis.CoreV1, "namespaces/status", namespaceStatus)
+	add(apis.CoreV1, "namespaces/finalize", namespaceFinalize)
 	for _, r := range core {
 		storage, err := r.build(scheme, g)
 		if err != nil {

@@ -1,21 +1,32 @@
-// Package namespace provides the REST storage of core/v1 namespaces.
+// Package namespace provides the REST storage of core/v1 namespaces and of their status and
+// finalize subresources, as kube-apiserver's pkg/registry/core/namespace does.
 //
-// Unlike kube-apiserver, kubewalk adds no "kubernetes" finalizer and runs no namespace
-// controller: deleting a namespace removes it from storage at once, leaving the objects in it
-// in place, and the namespace never shows phase Terminating. Deletion also never waits on the
-// garbage collector's orphan or foreground finalizers (the delete strategy reports garbage
-// collection as unsupported).
+// Deleting a namespace is a two-step termination. Create adds the "kubernetes" finalizer to
+// spec.finalizers. The first DELETE only sets metadata.deletionTimestamp and status.phase
+// Terminating; the namespace controller (server/controller/namespace) then deletes everything
+// in the namespace and removes its finalizer through namespaces/finalize. The namespace is
+// removed from storage once spec.finalizers and metadata.finalizers are both empty: by that
+// finalize update, by any later update that empties them, or by a later DELETE.
+//
+// Unlike kube-apiserver, DELETE never adds the garbage collector's orphan or foreground
+// finalizers to metadata.finalizers (kubewalk runs no garbage collector, so nothing would
+// remove them); the delete strategy reports garbage collection as unsupported.
 package namespace
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -38,15 +49,19 @@ func newStrategy(typer runtime.ObjectTyper) strategy {
 // NamespaceScoped reports false: namespaces are cluster-scoped.
 func (strategy) NamespaceScoped() bool { return false }
 
-// PrepareForCreate drops any client-set status and makes the namespace Active.
+// PrepareForCreate drops any client-set status, makes the namespace Active and makes sure
+// spec.finalizers holds "kubernetes", the finalizer the namespace controller removes once the
+// namespace is empty.
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	ns := obj.(*corev1.Namespace)
 	ns.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
+	if !slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {
+		ns.Spec.Finalizers = append(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
+	}
 }
 
 // PrepareForUpdate keeps the stored status and spec.finalizers: an update through the main
-// resource changes neither (kube-apiserver changes them only through namespaces/status and
-// namespaces/finalize).
+// resource changes neither (namespaces/status and namespaces/finalize do).
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	ns, oldNS := obj.(*corev1.Namespace), old.(*corev1.Namespace)
 	ns.Status = oldNS.Status
@@ -63,7 +78,7 @@ func (strategy) Canonicalize(obj runtime.Object) {
 	ns.Labels[corev1.LabelMetadataName] = ns.Name
 }
 
-// Validate validates a new namespace: its name is a DNS label.
+// Validate validates a new namespace: its name is a DNS label and its finalizers are valid.
 func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	return validate(obj.(*corev1.Namespace))
 }
@@ -77,9 +92,24 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 
 func validate(ns *corev1.Namespace) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&ns.ObjectMeta, false, apivalidation.NameIsDNSLabel, field.NewPath("metadata"))
-	finalizers := field.NewPath("spec", "finalizers")
-	for i, f := range ns.Spec.Finalizers {
-		errs = append(errs, apivalidation.ValidateFinalizerName(string(f), finalizers.Index(i))...)
+	return append(errs, validateFinalizers(ns.Spec.Finalizers)...)
+}
+
+// standardFinalizers are the finalizer names that need no domain prefix (upstream:
+// pkg/apis/core/helper.IsStandardFinalizerName).
+var standardFinalizers = []string{string(corev1.FinalizerKubernetes), metav1.FinalizerOrphanDependents, metav1.FinalizerDeleteDependents}
+
+// validateFinalizers checks spec.finalizers as kube-apiserver's validateFinalizerName does:
+// each is a qualified name, and one without a "/" must be a standard finalizer.
+func validateFinalizers(finalizers []corev1.FinalizerName) field.ErrorList {
+	var errs field.ErrorList
+	path := field.NewPath("spec", "finalizers")
+	for i, f := range finalizers {
+		name := string(f)
+		errs = append(errs, apivalidation.ValidateFinalizerName(name, path.Index(i))...)
+		if !strings.Contains(name, "/") && !slices.Contains(standardFinalizers, name) {
+			errs = append(errs, field.Invalid(path.Index(i), name, "name is neither a standard finalizer name nor is it fully qualified"))
+		}
 	}
 	return errs
 }
@@ -89,16 +119,86 @@ func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 	return store.ResetFields(apis.CoreV1, "status")
 }
 
-// DefaultGarbageCollectionPolicy reports garbage collection as unsupported, so deleting a
-// namespace never adds the orphan or foreground finalizers and removes it at once.
+// DefaultGarbageCollectionPolicy reports garbage collection as unsupported: no DELETE of a
+// namespace waits on the garbage collector's orphan or foreground finalizers.
 func (strategy) DefaultGarbageCollectionPolicy(context.Context) rest.GarbageCollectionPolicy {
 	return rest.Unsupported
 }
 
-var attrs = store.AttrFunc("namespaces", false, func(ns *corev1.Namespace) fields.Set {
-	return fields.Set{"status.phase": string(ns.Status.Phase)}
-})
+// statusStrategy is the strategy of namespaces/status: it changes the status only.
+type statusStrategy struct{ strategy }
+
+// GetResetFields reports that status updates reset the spec.
+func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return store.ResetFields(apis.CoreV1, "spec")
+}
+
+// PrepareForUpdate keeps the stored spec.
+func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	obj.(*corev1.Namespace).Spec = old.(*corev1.Namespace).Spec
+}
+
+// ValidateUpdate checks the phase matches the deletion timestamp: Active without one,
+// Terminating with one (upstream: ValidateNamespaceStatusUpdate).
+func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	ns, oldNS := obj.(*corev1.Namespace), old.(*corev1.Namespace)
+	errs := apivalidation.ValidateObjectMetaUpdate(&ns.ObjectMeta, &oldNS.ObjectMeta, field.NewPath("metadata"))
+	phase := field.NewPath("status", "Phase")
+	switch {
+	case ns.DeletionTimestamp.IsZero() && ns.Status.Phase != corev1.NamespaceActive:
+		errs = append(errs, field.Invalid(phase, ns.Status.Phase, "may only be 'Active' if `deletionTimestamp` is empty"))
+	case !ns.DeletionTimestamp.IsZero() && ns.Status.Phase != corev1.NamespaceTerminating:
+		errs = append(errs, field.Invalid(phase, ns.Status.Phase, "may only be 'Terminating' if `deletionTimestamp` is not empty"))
+	}
+	return errs
+}
+
+// finalizeStrategy is the strategy of namespaces/finalize: it changes the spec, that is
+// spec.finalizers, and keeps the status. As upstream, object metadata may change too.
+type finalizeStrategy struct{ strategy }
+
+// GetResetFields reports that finalize updates reset the status.
+func (finalizeStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return store.ResetFields(apis.CoreV1, "status")
+}
+
+// PrepareForUpdate keeps the stored status.
+func (finalizeStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	obj.(*corev1.Namespace).Status = old.(*corev1.Namespace).Status
+}
+
+// ValidateUpdate checks the metadata update and the new finalizer names (upstream:
+// ValidateNamespaceFinalizeUpdate).
+func (finalizeStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	ns, oldNS := obj.(*corev1.Namespace), old.(*corev1.Namespace)
+	errs := apivalidation.ValidateObjectMetaUpdate(&ns.ObjectMeta, &oldNS.ObjectMeta, field.NewPath("metadata"))
+	return append(errs, validateFinalizers(ns.Spec.Finalizers)...)
+}
+
+// markTerminating is what the first DELETE of a namespace does to it: set the deletion
+// timestamp (once) and the phase Terminating.
+func markTerminating(ns *corev1.Namespace, now metav1.Time) {
+	if ns.DeletionTimestamp.IsZero() {
+		ns.DeletionTimestamp = &now
+	}
+	ns.Status.Phase = corev1.NamespaceTerminating
+}
+
+// shouldDeleteDuringUpdate adds the namespace's own condition to the generic store's: an
+// update removes a namespace being deleted only once spec.finalizers is empty as well as
+// metadata.finalizers (upstream: ShouldDeleteNamespaceDuringUpdate).
+func shouldDeleteDuringUpdate(_ context.Context, _ string, obj, _ runtime.Object) bool {
+	ns, ok := obj.(*corev1.Namespace)
+	return ok && len(ns.Spec.Finalizers) == 0
+}
 
 // GetAttrs returns the labels of a namespace and its selectable fields: metadata.name and
 // status.phase.
-func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) { return attrs(obj) }
+func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
+	ns, ok := obj.(*corev1.Namespace)
+	if !ok {
+		return nil, nil, fmt.Errorf("namespaces: get attrs: object is %T, not *v1.Namespace", obj)
+	}
+	set := fields.Set{"status.phase": string(ns.Status.Phase)}
+	return labels.Set(ns.Labels), generic.AddObjectMetaFieldsSet(set, &ns.ObjectMeta, false), nil
+}
