@@ -29,9 +29,21 @@ func requireKubectl(t *testing.T) string {
 
 // ageRE matches a value of kubectl's AGE column (5s, 3m2s, 10m, 2h5m, 4d, ...): the two runs
 // happen at different moments, the only legitimate difference between their tables.
-var ageRE = regexp.MustCompile(`(?m)\b[0-9]+[smhdy]([0-9]+[smh])?$`)
+var (
+	ageRE     = regexp.MustCompile(`(?m)(^|\s)[0-9]+[smhdy]([0-9]+[smh])?(\s|$)`)
+	ageHeader = regexp.MustCompile(`(?m)^NAME\s.*\sAGE(\s|$)`)
+	spacesRE  = regexp.MustCompile(` {2,}`)
+)
 
-func normalise(s string) string { return ageRE.ReplaceAllString(s, "<age>") }
+// normalise replaces AGE values in a table. The column's width follows its values ("9s",
+// "2m3s"), so the padding of a table with an AGE column is collapsed too.
+func normalise(s string) string {
+	if !ageHeader.MatchString(s) {
+		return s
+	}
+	s = ageRE.ReplaceAllString(s, "$1<age>$3")
+	return spacesRE.ReplaceAllString(s, " ")
+}
 
 // TestOutputMatchesBinary runs the same commands in-process and with the kubectl binary on
 // PATH (v1.32 on the dev machine and in CI; the library is v0.37.2) against the same server and
@@ -141,4 +153,24 @@ func runBinary(t *testing.T, bin, kubeconfig string, args []string) (string, int
 	}
 	t.Fatalf("kubectl %v: %v", args, err)
 	return "", 0
+}
+
+// TestNormalise: only AGE values (and a table's padding) are made equal.
+func TestNormalise(t *testing.T) {
+	a := "NAME   DATA   AGE   LABELS\nx      2      9s    app=demo\n"
+	b := "NAME   DATA   AGE    LABELS\nx      2      2m3s   app=demo\n"
+	if normalise(a) != normalise(b) {
+		t.Errorf("AGE values differ after normalise:\n%q\n%q", normalise(a), normalise(b))
+	}
+	for _, other := range []string{
+		"NAME   DATA   AGE   LABELS\nx      3      9s    app=demo\n",
+		"NAME   DATA   AGE   LABELS\ny      2      9s    app=demo\n",
+	} {
+		if normalise(a) == normalise(other) {
+			t.Errorf("normalise hid a real difference: %q", other)
+		}
+	}
+	if yaml := "data:\n  size: 3s\n"; normalise(yaml) != yaml {
+		t.Errorf("normalise changed output without an AGE column: %q", normalise(yaml))
+	}
 }
