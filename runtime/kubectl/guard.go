@@ -1,0 +1,180 @@
+package kubectl
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// RefusedError says a command was not run, why, and — when it can run in a terminal of its
+// own — the shell command line that runs it there against the same server.
+type RefusedError struct {
+	// Args are the arguments as given.
+	Args []string
+	// Reason says why, in one sentence.
+	Reason string
+	// Command is the line to run in another terminal ("" when running it elsewhere would not
+	// help, e.g. for a pinned flag).
+	Command string
+}
+
+// Error implements error.
+func (e *RefusedError) Error() string {
+	if e.Command == "" {
+		return "kubectl " + Quote(e.Args) + ": " + e.Reason
+	}
+	return fmt.Sprintf("kubectl %s: %s\nRun it in another terminal:\n  %s", Quote(e.Args), e.Reason, e.Command)
+}
+
+// pinnedFlags are kubectl's global flags that choose the server or the credentials. kubectl
+// inside kubewalk talks only to this run's server with the kubeconfig's own identities (chosen
+// with --context; --as impersonates): these flags would let a command send a token elsewhere or
+// make client-go prompt for a password on the terminal the TUI owns.
+var pinnedFlags = []string{
+	"kubeconfig", "server", "cluster", "user", "token", "username", "password",
+	"client-certificate", "client-key", "certificate-authority", "insecure-skip-tls-verify",
+	"tls-server-name",
+}
+
+// ownTerminal lists, by command path (and the subcommands under it), the kubectl v0.37.2 commands (k8s.io/kubectl/pkg/cmd,
+// NewKubectlCommand's tree) that cannot run in a pane: they need the terminal itself, keep a
+// local listener open until interrupted, or end the process on their own. Commands listed with
+// a flag test are refused only when it holds. Everything else in the tree runs, including the
+// commands that stream over plain HTTP until interrupted — get -w, logs -f, events -w, wait,
+// rollout status, delete --wait — which end when the Run's context does. `alpha` has no
+// subcommands at this version; plugins (kubectl-NAME on PATH) are refused by refuseUnparsed
+// because they are programs of their own. Also refused: the `kubectl config` subcommands that
+// write the kubeconfig (kubeconfigWriters), -f - and paths naming the terminal (stdinPaths),
+// the pinned flags, --profile and --kuberc (refuseParsed), klog's -v (refuseUnparsed).
+var ownTerminal = []struct {
+	path   string
+	when   func(*pflag.FlagSet) bool // nil: always
+	reason string
+}{
+	{"kubectl edit", nil, "edit opens an editor on the terminal"},
+	{"kubectl attach", nil, "attach streams a container's console to the terminal"},
+	{"kubectl port-forward", nil, "port-forward keeps a local port open until interrupted"},
+	{"kubectl proxy", nil, "proxy serves a local HTTP proxy until interrupted"},
+	{"kubectl cp", nil, "cp streams files through exec, and on an error its background goroutines end the whole process"},
+	{"kubectl exec", anyBool("stdin", "tty"), "exec -i/-t connects the terminal to the container"},
+	{"kubectl run", anyBool("stdin", "tty", "attach"), "run -i/-t/--attach connects the terminal to the new pod"},
+	{"kubectl debug", anyBool("stdin", "tty", "attach"), "debug -i/-t/--attach connects the terminal to the debugging container"},
+	{"kubectl kuberc", nil, "kuberc edits your personal kubectl preferences, which kubectl inside kubewalk does not apply"},
+}
+
+// kubeconfigWriters are the `kubectl config` subcommands that change the kubeconfig. The run's
+// kubeconfig is kubewalk's (it defines admin, alice and bob); changing it from the pane would
+// break the pane's own --context choices.
+var kubeconfigWriters = map[string]bool{
+	"set": true, "set-cluster": true, "set-context": true, "set-credentials": true, "unset": true,
+	"use-context": true, "delete-cluster": true, "delete-context": true, "delete-user": true,
+	"rename-context": true,
+}
+
+// stdinPaths are paths that read the process's standard input or terminal, which the TUI owns.
+var stdinPaths = []string{"/dev/stdin", "/dev/tty", "/dev/fd/0", "/proc/self/fd/0"}
+
+func anyBool(names ...string) func(*pflag.FlagSet) bool {
+	return func(fs *pflag.FlagSet) bool {
+		for _, n := range names {
+			if v, err := fs.GetBool(n); err == nil && v {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// refuseParsed decides, once cobra has parsed the command line, whether the command may run.
+// It runs before any request is made.
+func (r *Runner) refuseParsed(cmd *cobra.Command, rawArgs []string) *RefusedError {
+	fs := cmd.Flags()
+	refuse := func(reason string, elsewhere bool) *RefusedError {
+		e := &RefusedError{Args: rawArgs, Reason: reason}
+		if elsewhere {
+			e.Command = r.ExternalCommand(rawArgs)
+		}
+		return e
+	}
+	for _, name := range pinnedFlags {
+		if fs.Changed(name) {
+			return refuse(fmt.Sprintf("--%s is pinned: kubectl here talks only to this run's server with the kubeconfig's identities (choose one with --context admin|alice|bob, or impersonate with --as)", name), false)
+		}
+	}
+	for _, name := range []string{"profile", "profile-output"} {
+		if fs.Changed(name) {
+			return refuse(fmt.Sprintf("--%s writes profile files and installs a signal handler that exits the process", name), true)
+		}
+	}
+	if fs.Changed("kuberc") {
+		return refuse("kuberc preferences are not applied by kubectl inside kubewalk", true)
+	}
+	path := cmd.CommandPath()
+	for _, o := range ownTerminal {
+		under := path == o.path || strings.HasPrefix(path, o.path+" ")
+		if under && (o.when == nil || o.when(fs)) {
+			return refuse("needs a terminal of its own: "+o.reason, true)
+		}
+	}
+	if cmd.HasParent() && cmd.Parent().CommandPath() == "kubectl config" && kubeconfigWriters[cmd.Name()] {
+		return refuse("would change the kubeconfig kubewalk wrote for this run (contexts admin, alice, bob); pass --context to a command instead", false)
+	}
+	if f := fs.Lookup("filename"); f != nil {
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				if v == "-" {
+					return refuse("-f - reads standard input, which the TUI owns: save the manifest to a file and pass -f FILE", true)
+				}
+			}
+		}
+	}
+	for _, a := range rawArgs {
+		for _, p := range stdinPaths {
+			if strings.Contains(a, p) {
+				return refuse(p+" is the terminal the TUI owns: save the data to a file and name that file", true)
+			}
+		}
+	}
+	return nil
+}
+
+// refuseUnparsed refuses, before cobra parses anything, what cobra would only reject with a
+// confusing message: klog's -v (kubectl's binary adds klog's flags; klog is process-wide and
+// kubewalk sends it to the log file, shared with the server) and plugins.
+func (r *Runner) refuseUnparsed(root *cobra.Command, args []string) *RefusedError {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if isVerbosityFlag(a) {
+			return &RefusedError{Args: args, Reason: "-v sets klog's verbosity, which is process-wide and shared with the server; the requests this command makes are listed beside its output instead", Command: r.ExternalCommand(args)}
+		}
+	}
+	if _, _, err := root.Find(args); err == nil {
+		return nil
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if p, err := exec.LookPath("kubectl-" + a); err == nil {
+			return &RefusedError{Args: args, Reason: fmt.Sprintf("%q is a kubectl plugin (%s), a program of its own", a, p), Command: r.ExternalCommand(args)}
+		}
+		break
+	}
+	return nil
+}
+
+// isVerbosityFlag reports whether a is klog's -v/--v or --vmodule flag.
+func isVerbosityFlag(a string) bool {
+	for _, p := range []string{"--v", "-v", "--vmodule"} {
+		if a == p || strings.HasPrefix(a, p+"=") {
+			return true
+		}
+	}
+	// -v8, pflag's shorthand with an attached value.
+	return len(a) > 2 && strings.HasPrefix(a, "-v") && a[2] >= '0' && a[2] <= '9'
+}

@@ -1,0 +1,156 @@
+package kubectl
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ParseError says why a command line could not be split into arguments, and where.
+type ParseError struct {
+	// Line is the command line as typed.
+	Line string
+	// Col is the 1-based column (in runes) of the offending character.
+	Col int
+	// Msg says what is wrong.
+	Msg string
+}
+
+// Error implements error.
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("kubectl command line, column %d: %s", e.Col, e.Msg)
+}
+
+// Split splits a command line the way a POSIX shell splits words, without being a shell: words
+// are separated by blanks; 'single quotes' keep everything literally; "double quotes" keep
+// everything but \" \\ \$ \` (backslash escapes those); outside quotes a backslash keeps the next
+// character. Nothing is expanded: no variables, no globbing (a * is passed to kubectl as it
+// is, as `auth can-i '*' '*'` needs), no ~.
+//
+// Shell syntax that would need a shell — pipes (|), redirections (< >), command lists (; & &&
+// ||), command substitution ($( ) and backticks) and variables ($NAME, ${NAME}) — is refused
+// with a *ParseError when it appears unquoted, rather than passed to kubectl as an argument; so
+// is an unterminated quote or a trailing backslash.
+func Split(line string) ([]string, error) {
+	var (
+		args    []string
+		cur     strings.Builder
+		inWord  bool
+		quote   rune // 0, '\'' or '"'
+		quoteAt int
+	)
+	rs := []rune(line)
+	fail := func(i int, format string, a ...any) error {
+		return &ParseError{Line: line, Col: i + 1, Msg: fmt.Sprintf(format, a...)}
+	}
+	for i := 0; i < len(rs); i++ {
+		c := rs[i]
+		switch quote {
+		case '\'':
+			if c == '\'' {
+				quote = 0
+			} else {
+				cur.WriteRune(c)
+			}
+			continue
+		case '"':
+			switch {
+			case c == '"':
+				quote = 0
+			case c == '\\' && i+1 < len(rs) && strings.ContainsRune("\"\\$`\n", rs[i+1]):
+				i++
+				if rs[i] != '\n' { // backslash-newline is a line continuation
+					cur.WriteRune(rs[i])
+				}
+			default:
+				cur.WriteRune(c)
+			}
+			continue
+		}
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			if inWord {
+				args = append(args, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\'' || c == '"':
+			quote, quoteAt, inWord = c, i, true
+		case c == '\\':
+			if i+1 == len(rs) {
+				return nil, fail(i, "trailing backslash: there is nothing after it to escape")
+			}
+			i++
+			if rs[i] != '\n' {
+				cur.WriteRune(rs[i])
+				inWord = true
+			}
+		case c == '|' || c == '<' || c == '>' || c == ';' || c == '&' || c == '`':
+			return nil, fail(i, "%q needs a shell, and kubewalk runs kubectl without one (no pipes, redirections, command lists or substitutions); quote it ('%c') to pass it to kubectl, or run the command in another terminal", operatorAt(rs, i), c)
+		case c == '$' && i+1 < len(rs) && (rs[i+1] == '(' || rs[i+1] == '{' || rs[i+1] == '_' || isLetter(rs[i+1])):
+			return nil, fail(i, "%q needs a shell, and kubewalk runs kubectl without one: variables and command substitution are not expanded; write the value itself, or quote it ('...') to pass it literally", operatorAt(rs, i))
+		default:
+			cur.WriteRune(c)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		name := "single"
+		if quote == '"' {
+			name = "double"
+		}
+		return nil, fail(quoteAt, "unterminated %s quote: add the closing %c", name, quote)
+	}
+	if inWord {
+		args = append(args, cur.String())
+	}
+	return args, nil
+}
+
+// operatorAt returns the shell operator starting at rs[i] for error messages: "&&", "||",
+// ">>", "$(", "${", "$NAME" or the single character.
+func operatorAt(rs []rune, i int) string {
+	if i+1 < len(rs) {
+		two := string(rs[i : i+2])
+		switch two {
+		case "&&", "||", ">>", "<<", "$(", "${":
+			return two
+		}
+	}
+	if rs[i] == '$' {
+		j := i + 1
+		for j < len(rs) && (rs[j] == '_' || isLetter(rs[j]) || (rs[j] >= '0' && rs[j] <= '9')) {
+			j++
+		}
+		return string(rs[i:j])
+	}
+	return string(rs[i])
+}
+
+func isLetter(r rune) bool { return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') }
+
+// Quote returns args as one line a POSIX shell splits back into args: words made only of safe
+// characters stay as they are, others are single-quoted.
+func Quote(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = quoteWord(a)
+	}
+	return strings.Join(out, " ")
+}
+
+func quoteWord(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, r := range s {
+		if !(isLetter(r) || (r >= '0' && r <= '9') || strings.ContainsRune("-_./:=,+@%^", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

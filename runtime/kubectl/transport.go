@@ -1,0 +1,100 @@
+package kubectl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+)
+
+// Request is one HTTP request a kubectl command made, as the client saw it.
+type Request struct {
+	// Method and Path are the request's method and URL path (with the query, if any).
+	Method, Path string
+	// Code is the response's status code; 0 when no response arrived (cancelled, connection
+	// refused).
+	Code int
+	// AuditID is the response's Audit-Id header: the server-side trace of this request is
+	// named by it. Empty when no response arrived.
+	AuditID string
+	// Err is why no response arrived, if none did.
+	Err string
+}
+
+// recorder is the transport side of one Run: it records every request the command makes, in
+// the order they were sent, and ties each to the Run's context so that cancelling the Run ends
+// every request — kubectl itself starts most of them with context.Background().
+type recorder struct {
+	ctx  context.Context // the Run's context; cancelled when Run ends
+	mu   sync.Mutex
+	reqs []*Request
+}
+
+// wrap is a transport.WrapperFunc (see rest.Config.Wrap).
+func (r *recorder) wrap(rt http.RoundTripper) http.RoundTripper {
+	return &recordingRoundTripper{rec: r, next: rt}
+}
+
+// requests returns a copy of what was recorded so far.
+func (r *recorder) requests() []Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Request, len(r.reqs))
+	for i, q := range r.reqs {
+		out[i] = *q
+	}
+	return out
+}
+
+type recordingRoundTripper struct {
+	rec  *recorder
+	next http.RoundTripper
+}
+
+// RoundTrip implements http.RoundTripper. The request sent on carries a context that ends when
+// either its own context or the Run's does; the response body releases it when closed.
+func (t *recordingRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.rec.ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s %s: kubectl run was stopped: %w", req.Method, req.URL.Path, err)
+	}
+	ctx, cancel := context.WithCancel(req.Context())
+	stop := context.AfterFunc(t.rec.ctx, cancel)
+	release := func() { stop(); cancel() }
+
+	entry := &Request{Method: req.Method, Path: req.URL.RequestURI()}
+	t.rec.mu.Lock()
+	t.rec.reqs = append(t.rec.reqs, entry)
+	t.rec.mu.Unlock()
+
+	resp, err := t.next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		release()
+		t.rec.mu.Lock()
+		entry.Err = err.Error()
+		t.rec.mu.Unlock()
+		return nil, err
+	}
+	t.rec.mu.Lock()
+	entry.Code = resp.StatusCode
+	entry.AuditID = resp.Header.Get("Audit-Id")
+	t.rec.mu.Unlock()
+	resp.Body = &releasingBody{ReadCloser: resp.Body, release: release}
+	return resp, nil
+}
+
+// WrappedRoundTripper lets client-go's utilnet.CloseIdleConnectionsFor and friends see through.
+func (t *recordingRoundTripper) WrappedRoundTripper() http.RoundTripper { return t.next }
+
+// releasingBody releases the request's context once the body is closed.
+type releasingBody struct {
+	io.ReadCloser
+	once    sync.Once
+	release func()
+}
+
+func (b *releasingBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.release)
+	return err
+}
