@@ -293,7 +293,8 @@ func fakeLive(upto int) []server.LiveObject {
 // fakeContent serves one step per checkpoint with fixed text in English or Chinese, local
 // source from a fake file, and upstream source for some steps only.
 type fakeContent struct {
-	zh bool
+	zh   bool
+	wrap bool // lessonText: inline code and words that must not be split
 }
 
 const fakeSource = `package server
@@ -430,7 +431,8 @@ var enText = "The server now **authenticates** every request before anything els
 	"- a bearer token is looked up in a static token file;\n" +
 	"- the union asks each authenticator in turn and the first that says yes wins.\n\n" +
 	"```go\nu := union.New(x509Auth, tokenAuth)\n```\n\n" +
-	"Try `kubectl --context bob get cm` after serve: bob is authenticated but not authorized. " +
+	"Try `kubectl --context bob get cm` after serve: bob is authenticated but not authorized, and `kubectl run web --image=nginx` " +
+	"is refused by admission; kube-apiserver builds its chain from `--authorization-mode`, for example `Node,RBAC`. " +
 	"Authentication answers who you are; authorization, the next phase, answers what you may do."
 
 var zhText = "服务器在处理任何请求之前，首先进行**身份认证**：它要弄清楚请求来自谁，而不是判断请求能否执行。\n\n" +
@@ -453,6 +455,9 @@ func (c fakeContent) Step(id string) (Step, bool) {
 		Anchor:     "(*Server).Authn",
 		Focus:      "union.New",
 		Kube:       "pkg/kubeapiserver/authenticator.Config.New builds the same union",
+	}
+	if c.wrap {
+		st.Text = lessonText
 	}
 	if c.zh {
 		st.Title = "第一步：" + id + " 身份认证与鉴权的区别"

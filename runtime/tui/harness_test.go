@@ -39,8 +39,14 @@ type harness struct {
 // newHarness builds a model on a started fake engine at size w×h and lets it settle.
 func newHarness(t *testing.T, w, h int, content Content, srv ServerInfo) *harness {
 	t.Helper()
+	return newHarnessOpts(t, w, h, content, srv, Options{GlamourStyle: "notty"})
+}
+
+// newHarnessOpts is newHarness with options.
+func newHarnessOpts(t *testing.T, w, h int, content Content, srv ServerInfo, opts Options) *harness {
+	t.Helper()
 	eng := newFakeEngine().start()
-	m := NewModel(eng, srv, content, Options{GlamourStyle: "notty"})
+	m := NewModel(eng, srv, content, opts)
 	m.m.now = func() time.Time { return time.Date(2025, 5, 1, 10, 30, 0, 0, time.UTC) }
 	hs := &harness{t: t, model: m, msgs: make(chan tea.Msg, 64), done: make(chan struct{}), eng: eng}
 	m.m.done = hs.done

@@ -347,9 +347,16 @@ func TestWrapLines(t *testing.T) {
 		{"mixed keeps latin words", "在 pkg/kubeapiserver 中组合认证器", 22, []string{"在 pkg/kubeapiserver", "中组合认证器"}},
 		{"odd width with cjk", "身份认证", 5, []string{"身份", "认证"}},
 		{"long word is cut", "abcdefghij kl", 4, []string{"abcd", "efgh", "ij", "kl"}},
+		{"long path is cut after a slash", "see /apis/rbac/v1/namespaces/default", 16, []string{"see", "/apis/rbac/v1/", "namespaces/", "default"}},
 		{"bullet hangs", "  • 客户端证书的通用名称", 12, []string{"  • 客户端证", "    书的通用", "    名称"}},
 		{"numbered hangs", "1. one two three four", 10, []string{"1. one two", "   three", "   four"}},
 		{"trailing spaces", "abc      ", 4, []string{"abc"}},
+		{"no break at hyphens", "see kubectl run web --image=nginx", 22, []string{"see kubectl run web", "--image=nginx"}},
+		{"code stays whole", "run kubectl\uE000run\uE000web now", 16, []string{"run", "kubectl\uE000run\uE000web", "now"}},
+		{"wide code breaks at its spaces", "run kubectl\uE000run\uE000web\uE000--image=nginx now", 20, []string{"run kubectl\uE000run\uE000web", "--image=nginx now"}},
+		{"code padding never breaks", "a \uE001Node,RBAC\uE001.", 12, []string{"a", "\uE001Node,RBAC\uE001."}},
+		{"cjk punctuation stays put", "认证成功，然后鉴权。", 8, []string{"认证成", "功，然后", "鉴权。"}},
+		{"cjk opening punctuation", "甲乙丙（丁）", 8, []string{"甲乙丙", "（丁）"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -380,6 +387,8 @@ func TestGolden(t *testing.T) {
 		{"help_120x40", 120, 40, fakeContent{}, []string{"?"}, nil},
 		{"served_120x40", 120, 40, fakeContent{}, []string{"E"}, fakeServer{}},
 		{"small_60x20", 60, 20, fakeContent{}, nil, nil},
+		{"lesson_wrap_80x24", 80, 24, fakeContent{wrap: true}, []string{"tab", "tab"}, nil},
+		{"lesson_wrap_120x40", 120, 40, fakeContent{wrap: true}, []string{"tab", "tab"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
