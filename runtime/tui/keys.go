@@ -28,6 +28,8 @@ type KeyMap struct {
 	Bottom    key.Binding
 
 	Toggle      key.Binding
+	NextChange  key.Binding
+	PrevChange  key.Binding
 	ExpandAll   key.Binding
 	CollapseAll key.Binding
 	Raw         key.Binding
@@ -61,6 +63,8 @@ func DefaultKeyMap() KeyMap {
 		Bottom:    key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G/end", "bottom")),
 
 		Toggle:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "expand/collapse")),
+		NextChange:  key.NewBinding(key.WithKeys("]"), key.WithHelp("]/[", "next/prev change in state")),
+		PrevChange:  key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous change in state")),
 		ExpandAll:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "expand all")),
 		CollapseAll: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "collapse all")),
 		Raw:         key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "raw objects")),
@@ -79,6 +83,6 @@ func (k KeyMap) fullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.NextPhase, k.ToEnd, k.Phase, k.Back, k.Forward, k.Live},
 		{k.FocusNext, k.FocusPrev, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Toggle, k.ExpandAll, k.CollapseAll, k.Raw, k.Upstream, k.Search, k.MatchNext, k.Help, k.Quit},
+		{k.Toggle, k.NextChange, k.ExpandAll, k.CollapseAll, k.Raw, k.Upstream, k.Search, k.MatchNext, k.Help, k.Quit},
 	}
 }

@@ -373,6 +373,15 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		if m.focus == paneState {
 			m.state.Toggle()
 		}
+	case key.Matches(msg, k.NextChange), key.Matches(msg, k.PrevChange):
+		d := 1
+		if key.Matches(msg, k.PrevChange) {
+			d = -1
+		}
+		m.setFocus(paneState)
+		if m.state.raw || !m.state.JumpChange(d) {
+			m.note = "nothing new or changed in the state tree at this step"
+		}
 	case key.Matches(msg, k.ExpandAll):
 		if m.focus == paneState {
 			m.state.ExpandAll()

@@ -168,7 +168,7 @@ func TestStateTreeKeys(t *testing.T) {
 	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
 	hs.keys("2", "tab")
 	hs.must("▸ config", "▾ authn")
-	hs.keys("e")
+	hs.keys("e", "g") // the pane is on the first change (in authn): back to the top
 	hs.must("▾ config", "▾ scheme")
 	hs.keys("c")
 	hs.mustNot("▾ ")
@@ -397,4 +397,50 @@ func TestGolden(t *testing.T) {
 			golden.RequireEqual(t, []byte(hs.view()))
 		})
 	}
+}
+
+// TestStateShowsChanges: at every step the state pane opens on the first row the step added or
+// changed, even when it is below the fold, and ] / [ jump between the changes.
+func TestStateShowsChanges(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{120, 40}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			hs := newHarness(t, size.w, size.h, fakeContent{}, fakeServer{})
+			for range len(hs.eng.plan) - 1 {
+				hs.keys(" ")
+				st := hs.model.m.state
+				if st.changes() == 0 {
+					continue
+				}
+				r := st.rows[st.cursor]
+				if r.mark == 0 {
+					t.Fatalf("%s: cursor on %q, not on a change", hs.model.m.displayed().Checkpoint.ID(), r.label)
+				}
+				for i := 0; i < st.cursor; i++ {
+					if st.rows[i].mark != 0 {
+						t.Fatalf("%s: cursor on %q, but %q changed first", hs.model.m.displayed().Checkpoint.ID(), r.label, st.rows[i].label)
+					}
+				}
+				if st.cursor < st.offset || st.cursor >= st.offset+st.visible() {
+					t.Fatalf("%s: first change (row %d) is out of view (rows %d-%d)", hs.model.m.displayed().Checkpoint.ID(), st.cursor, st.offset, st.offset+st.visible()-1)
+				}
+			}
+		})
+	}
+
+	// config/loopback adds three rows at the end of a config subtree taller than the pane.
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.keys(" ", " ", " ")
+	hs.must("›+  ▾ loopback", "+      host: https://127.0.0.1:6443", "tree · 3 new/changed (]/[)")
+	cursor := func() string { st := hs.model.m.state; return st.rows[st.cursor].label }
+	for _, k := range []struct{ key, want string }{{"]", "host"}, {"]", "bearerToken"}, {"]", "loopback"}, {"[", "bearerToken"}} {
+		hs.keys(k.key)
+		if got := cursor(); got != k.want {
+			t.Fatalf("after %s the cursor is on %q, want %q", k.key, got, k.want)
+		}
+	}
+	if hs.model.m.focus != paneState {
+		t.Error("] did not focus the state pane")
+	}
+	hs.keys("r", "]")
+	hs.must("nothing new or changed")
 }

@@ -76,6 +76,48 @@ func (p *statePane) SetStop(stop, prev *engine.Stop, reviewing bool) {
 		})
 	}
 	p.rebuild()
+	p.toFirstChange()
+}
+
+// toFirstChange puts the cursor on the first added or changed row and scrolls it near the top,
+// so what the step built is in view.
+func (p *statePane) toFirstChange() {
+	for i, r := range p.rows {
+		if r.mark != 0 {
+			p.cursor = i
+			p.offset = i - min(2, p.visible()/4) // a little context above
+			p.keepCursorVisible()
+			p.dirty = true
+			return
+		}
+	}
+}
+
+// changes counts the added or changed rows in view.
+func (p *statePane) changes() int {
+	n := 0
+	for _, r := range p.rows {
+		if r.mark != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// JumpChange moves the cursor to the next (d=1) or previous (d=-1) added or changed row,
+// wrapping around; it reports false when there is none.
+func (p *statePane) JumpChange(d int) bool {
+	n := len(p.rows)
+	for k := 1; k <= n; k++ {
+		i := ((p.cursor+d*k)%n + n) % n
+		if p.rows[i].mark != 0 {
+			p.cursor = i
+			p.keepCursorVisible()
+			p.dirty = true
+			return true
+		}
+	}
+	return false
 }
 
 // SetFrozen stops (or allows) reading live objects while the server runs.
@@ -345,6 +387,9 @@ func (p *statePane) keepCursorVisible() {
 func (p *statePane) detail() string {
 	if p.raw {
 		return "raw live objects (r: tree)"
+	}
+	if n := p.changes(); n > 0 {
+		return "tree · " + strconv.Itoa(n) + " new/changed (]/[)"
 	}
 	return "tree (r: raw objects)"
 }

@@ -150,7 +150,9 @@ func (m *model) helpOverlay(w, h int) []string {
 		"← reviews recorded stops (their source and state); the server stays where it is.",
 		"1-7 runs forward to a phase, or reviews a phase the server has passed.",
 		"While a search is shown, n/N move between matches; esc clears it.",
-		"In the state pane: enter opens a node, e opens all, c closes all, r shows live objects.",
+		"In the state pane, + marks what this step added and ~ what it changed: the pane opens on the",
+		"first of them and ] / [ jump between them. enter opens a node, e opens all, c closes all,",
+		"r shows live objects.",
 	)
 	bw := 0
 	for _, l := range lines {
@@ -323,7 +325,7 @@ func (m *model) shortHelp() []key.Binding {
 	}
 	out = append(out, k.Help, k.Quit, k.FocusNext)
 	if m.focus == paneState {
-		out = append(out, k.Toggle, k.Raw)
+		out = append(out, k.NextChange, k.Toggle, k.Raw)
 	} else {
 		out = append(out, k.Upstream, k.Raw, k.Search)
 	}
