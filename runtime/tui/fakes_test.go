@@ -257,6 +257,8 @@ type liveAuthn struct {
 	owner   *liveServer
 	verify  func(token string) bool
 	missing *liveUser
+	// kubeconfig is longer than a pane is wide.
+	kubeconfig string
 }
 
 type liveUser struct {
@@ -278,9 +280,10 @@ func fakeLive(upto int) []server.LiveObject {
 			"bob":   {Name: "bob"},
 			"alice": {Name: "alice", groups: []string{"developers"}},
 		},
-		next:   errors.New("no next"),
-		owner:  s,
-		verify: func(string) bool { return false },
+		next:       errors.New("no next"),
+		owner:      s,
+		verify:     func(string) bool { return false },
+		kubeconfig: "/home/learner/.local/state/kubewalk/run-0123456789abcdef/kubeconfig.yaml",
 	}
 	s.authn = a
 	out := []server.LiveObject{{Name: "config.server", Value: s}}

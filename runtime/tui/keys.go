@@ -34,6 +34,7 @@ type KeyMap struct {
 	CollapseAll key.Binding
 	Raw         key.Binding
 	Upstream    key.Binding
+	Wrap        key.Binding
 	Search      key.Binding
 	MatchNext   key.Binding
 	MatchPrev   key.Binding
@@ -62,13 +63,14 @@ func DefaultKeyMap() KeyMap {
 		Top:       key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g/home", "top")),
 		Bottom:    key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G/end", "bottom")),
 
-		Toggle:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "expand/collapse")),
-		NextChange:  key.NewBinding(key.WithKeys("]"), key.WithHelp("]/[", "next/prev change in state")),
+		Toggle:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open / show whole")),
+		NextChange:  key.NewBinding(key.WithKeys("]"), key.WithHelp("]/[", "next/prev change")),
 		PrevChange:  key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous change in state")),
 		ExpandAll:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "expand all")),
 		CollapseAll: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "collapse all")),
 		Raw:         key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "raw objects")),
 		Upstream:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "upstream source")),
+		Wrap:        key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "wrap source")),
 		Search:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search source")),
 		MatchNext:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n/N", "next/prev match")),
 		MatchPrev:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
@@ -83,6 +85,6 @@ func (k KeyMap) fullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.NextPhase, k.ToEnd, k.Phase, k.Back, k.Forward, k.Live},
 		{k.FocusNext, k.FocusPrev, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Toggle, k.NextChange, k.ExpandAll, k.CollapseAll, k.Raw, k.Upstream, k.Search, k.MatchNext, k.Help, k.Quit},
+		{k.Toggle, k.NextChange, k.ExpandAll, k.CollapseAll, k.Raw, k.Upstream, k.Wrap, k.Search, k.MatchNext, k.Help, k.Quit},
 	}
 }

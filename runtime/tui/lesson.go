@@ -246,22 +246,25 @@ func (p *lessonPane) Scroll(n int) {
 
 func (p *lessonPane) Page() int { return max(p.visible()-2, 1) }
 
-// detail names the lesson, with the scroll position when the text is longer than the pane.
+// detail names the lesson.
 func (p *lessonPane) detail() string {
-	var parts []string
-	if p.hasStep && p.step.Lesson != "" {
-		parts = append(parts, p.step.Lesson)
+	if p.hasStep {
+		return p.step.Lesson
 	}
-	if len(p.lines) > p.visible() {
-		pct := 100 * (p.offset + p.visible()) / len(p.lines)
-		parts = append(parts, strconv.Itoa(pct)+"%")
+	return ""
+}
+
+// figure is the scroll position when the text is longer than the pane.
+func (p *lessonPane) figure() string {
+	if len(p.lines) <= p.visible() {
+		return ""
 	}
-	return strings.Join(parts, " · ")
+	return strconv.Itoa(100*(p.offset+p.visible())/len(p.lines)) + "%"
 }
 
 // View renders the pane: exactly h lines of exactly w cells.
 func (p *lessonPane) View() []string {
-	return p.render(paneLesson.String(), p.detail(), func() []string {
+	return p.render(paneLesson.String(), p.detail(), p.figure(), func() []string {
 		return p.lines[p.offset:min(p.offset+p.visible(), len(p.lines))]
 	})
 }

@@ -361,6 +361,8 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		m.cycleFocus(-1)
 	case key.Matches(msg, k.Upstream):
 		return m.source.ToggleUpstream()
+	case key.Matches(msg, k.Wrap):
+		m.source.ToggleWrap()
 	case key.Matches(msg, k.Raw):
 		m.state.ToggleRaw()
 		if m.shared(paneState) && m.tab != paneState {
@@ -370,8 +372,8 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		m.setFocus(paneSource)
 		m.source.StartSearch()
 	case key.Matches(msg, k.Toggle):
-		if m.focus == paneState {
-			m.state.Toggle()
+		if m.focus == paneState && !m.state.Toggle() {
+			m.note = "this row is shown whole already"
 		}
 	case key.Matches(msg, k.NextChange), key.Matches(msg, k.PrevChange):
 		d := 1

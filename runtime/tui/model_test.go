@@ -72,10 +72,15 @@ func TestMouse(t *testing.T) {
 		wheel := func(b tea.MouseButton) {
 			hs.send(tea.MouseMsg{X: 2, Y: 5, Action: tea.MouseActionPress, Button: b})
 		}
+		// The source must have loaded: the wheel scrolls it.
+		if _, _, ok := hs.model.m.source.file(); !ok || len(hs.model.m.source.rows) == 0 {
+			t.Fatal("the source did not load before the harness settled")
+		}
 		before := hs.view()
 		wheel(tea.MouseButtonWheelDown)
 		if hs.view() == before {
-			t.Error("wheel down did not scroll the source")
+			sp := hs.model.m.source
+			t.Errorf("wheel down did not scroll the source (scroll %d of %d rows, %d visible)", sp.scroll, len(sp.rows), sp.visible())
 		}
 		wheel(tea.MouseButtonWheelUp)
 		if hs.view() != before {
@@ -420,7 +425,7 @@ func TestStateShowsChanges(t *testing.T) {
 						t.Fatalf("%s: cursor on %q, but %q changed first", hs.model.m.displayed().Checkpoint.ID(), r.label, st.rows[i].label)
 					}
 				}
-				if st.cursor < st.offset || st.cursor >= st.offset+st.visible() {
+				if !st.inView(st.cursor) {
 					t.Fatalf("%s: first change (row %d) is out of view (rows %d-%d)", hs.model.m.displayed().Checkpoint.ID(), st.cursor, st.offset, st.offset+st.visible()-1)
 				}
 			}
@@ -430,7 +435,7 @@ func TestStateShowsChanges(t *testing.T) {
 	// config/loopback adds three rows at the end of a config subtree taller than the pane.
 	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
 	hs.keys(" ", " ", " ")
-	hs.must("›+  ▾ loopback", "+      host: https://127.0.0.1:6443", "tree · 3 new/changed (]/[)")
+	hs.must("›+  ▾ loopback", "+      host: https://127.0.0.1:6443", "tree (r: raw objects) · 3 changes: ]/[")
 	cursor := func() string { st := hs.model.m.state; return st.rows[st.cursor].label }
 	for _, k := range []struct{ key, want string }{{"]", "host"}, {"]", "bearerToken"}, {"]", "loopback"}, {"[", "bearerToken"}} {
 		hs.keys(k.key)
@@ -443,4 +448,87 @@ func TestStateShowsChanges(t *testing.T) {
 	}
 	hs.keys("r", "]")
 	hs.must("nothing new or changed")
+}
+
+// TestCutRowsShownWhole: enter on a state row cut at the pane's edge shows it whole, wrapped
+// under its label; enter again cuts it again.
+func TestCutRowsShownWhole(t *testing.T) {
+	for _, raw := range []bool{false, true} {
+		t.Run(fmt.Sprintf("raw=%v", raw), func(t *testing.T) {
+			hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+			hs.keys("2", "tab")
+			target, whole := "alice", "(64 hex chars)"
+			if raw {
+				// Raw: a long string field of the authenticator.
+				hs.keys("r", "down", "enter")
+				target, whole = "kubeconfig", `kubeconfig.yaml"`
+			}
+			st := hs.model.m.state
+			for i := 0; st.rows[st.cursor].label != target; i++ {
+				if i > len(st.rows) {
+					t.Fatalf("no row %q", target)
+				}
+				hs.keys("down")
+			}
+			hs.mustNot(whole)
+			if !st.cut(st.cursor) {
+				t.Fatalf("row %q fits; the test needs a row cut at the edge", target)
+			}
+			hs.keys("enter")
+			hs.must(whole)
+			if !st.inView(st.cursor) {
+				t.Error("the row shown whole is not in view")
+			}
+			hs.keys("enter")
+			hs.mustNot(whole)
+		})
+	}
+	// A row that fits: enter says so.
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.keys("tab", "g", "down", "down")
+	if st := hs.model.m.state; st.rows[st.cursor].label != "core/v1" {
+		t.Fatalf("cursor on %q", st.rows[st.cursor].label)
+	}
+	hs.keys("enter")
+	hs.must("shown whole already")
+}
+
+// TestTitleFigureKept: a pane title too long for its pane is cut, but not its figure.
+func TestTitleFigureKept(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		hs := newHarness(t, size.w, size.h, longLesson{}, fakeServer{})
+		hs.keys("tab", "tab") // focus the lesson
+		var title string
+		for _, l := range strings.Split(hs.view(), "\n") {
+			if strings.Contains(l, "[Lesson]") || strings.Contains(l, "Lesson ·") {
+				title = l
+			}
+		}
+		if !strings.Contains(title, "… · ") || !strings.Contains(title, "% ") {
+			t.Errorf("%dx%d: title %q lost its scroll figure", size.w, size.h, title)
+		}
+	}
+}
+
+// longLesson is fakeContent with a lesson title wider than any pane.
+type longLesson struct{ fakeContent }
+
+func (c longLesson) Step(id string) (Step, bool) {
+	s, ok := c.fakeContent.Step(id)
+	s.Lesson = strings.Repeat("A lesson title that goes on and on ", 5)
+	return s, ok
+}
+
+// TestSourceWrap: w wraps the long source lines instead of cutting them, and back.
+func TestSourceWrap(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		hs := newHarness(t, size.w, size.h, fakeContent{}, fakeServer{})
+		// The view shows the long comment above the config/scheme anchor.
+		hs.must("// describe adds the authn subtree")
+		hs.mustNot("narrow pane at all.")
+		hs.keys("w")
+		hs.must("narrow pane at all.", "· wrapped")
+		hs.keys("w")
+		hs.mustNot("narrow pane at all.", "· wrapped")
+	}
 }

@@ -124,8 +124,9 @@ type search struct {
 func (s *search) active() bool { return !s.typing && s.query != "" }
 
 // row is one display row of the source: a code line (line ≥ 0; part > 0 for the continuation
-// rows of a wrapped focus line) or the annotation (line -1).
-type row struct{ line, part int }
+// rows of a wrapped line, which shows cells [from, to) of it; to is 0 for a whole line) or the
+// annotation (line -1).
+type row struct{ line, part, from, to int }
 
 // sourcePane shows the current step's code, ours or upstream.
 type sourcePane struct {
@@ -133,6 +134,7 @@ type sourcePane struct {
 	content Content
 
 	upstream bool
+	wrap     bool // long lines wrap over several rows instead of being cut
 	step     Step
 	hasStep  bool
 	cp       server.Checkpoint
@@ -259,8 +261,18 @@ func (p *sourcePane) show(key string) {
 	p.layoutRows(true)
 }
 
-// layoutRows computes the display rows: every line once, focus lines wrapped over as many rows
-// as they need (they are the point of the step: never cut), the annotation after the focus.
+// ToggleWrap switches between cutting long lines at the edge and wrapping them.
+func (p *sourcePane) ToggleWrap() {
+	p.wrap = !p.wrap
+	p.dirty = true
+	if p.key != "" {
+		p.layoutRows(false)
+	}
+}
+
+// layoutRows computes the display rows: every line once, focus lines (they are the point of the
+// step: never cut) and with wrap every line wrapped over as many rows as they need, the
+// annotation after the focus.
 // With toFocus it scrolls the focus to the upper third; otherwise it keeps the top line.
 func (p *sourcePane) layoutRows(toFocus bool) {
 	top := p.topLine()
@@ -279,11 +291,13 @@ func (p *sourcePane) layoutRows(toFocus bool) {
 		if i+1 == loc.FocusStart || (loc.FocusStart == 0 && i+1 == loc.StartLine) {
 			target = len(p.rows)
 		}
-		p.rows = append(p.rows, row{line: i})
-		if isFocus(loc, i+1) {
-			for part := 1; part*codeW < ansi.StringWidth(text); part++ {
-				p.rows = append(p.rows, row{line: i, part: part})
+		if (p.wrap || isFocus(loc, i+1)) && ansi.StringWidth(text) > codeW {
+			// Wrapped at spaces where it can, like the lesson text.
+			for part, r := range breakCells(text, codeW) {
+				p.rows = append(p.rows, row{line: i, part: part, from: r[0], to: r[1]})
 			}
+		} else {
+			p.rows = append(p.rows, row{line: i})
 		}
 		if i+1 == after {
 			p.rows = append(p.rows, row{line: -1})
@@ -480,6 +494,9 @@ func (p *sourcePane) detail() string {
 		lines = fmt.Sprint(loc.StartLine)
 	}
 	d := displayPath(loc.File) + ":" + lines
+	if p.wrap {
+		d += " · wrapped"
+	}
 	name := p.name()
 	if p.tabs != "" {
 		name = p.tabs
@@ -502,7 +519,7 @@ func displayPath(file string) string {
 
 // View renders the pane: exactly h lines of exactly w cells.
 func (p *sourcePane) View() []string {
-	return p.render(p.name(), p.detail(), p.body)
+	return p.render(p.name(), p.detail(), "", p.body)
 }
 
 // body renders the rows in view (or a message), and the search prompt.
@@ -641,9 +658,9 @@ func (p *sourcePane) codeRows(f *srcFile, loc Location, w int) []string {
 			code = f.styled[r.line]
 		}
 		switch {
-		case focus:
-			// Focus lines wrap: this row shows its part of the line.
-			code = ansi.Cut(code, r.part*codeW, (r.part+1)*codeW)
+		case r.to > 0:
+			// A wrapped line (a focus line, or any with wrap on): this row shows its part.
+			code = ansi.Cut(code, r.from, r.to)
 		case ansi.StringWidth(code) > codeW:
 			code = ansi.Truncate(code, codeW, "…")
 		}

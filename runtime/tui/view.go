@@ -327,7 +327,7 @@ func (m *model) shortHelp() []key.Binding {
 	if m.focus == paneState {
 		out = append(out, k.NextChange, k.Toggle, k.Raw)
 	} else {
-		out = append(out, k.Upstream, k.Raw, k.Search)
+		out = append(out, k.Upstream, k.Raw, k.Search, k.Wrap)
 	}
 	return append(out, k.NextPhase, k.ToEnd, k.Phase)
 }
