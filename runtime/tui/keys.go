@@ -5,8 +5,9 @@ import "github.com/charmbracelet/bubbles/key"
 // KeyMap is every key binding of the walkthrough screen, with its help text.
 //
 // Stepping: space, n or → run the server to the next checkpoint (while reviewing they step
-// forward through the recorded stops instead); p runs to the next phase, E to the end, 1–7 to a
-// phase (a phase behind the server is reviewed from its last recorded stop). ← or h reviews
+// forward through the recorded stops instead); p runs to the next phase, E to the end, 1–7 go
+// to the first step of a phase (run to it when it is ahead, else review its first recorded
+// stop). ← or h reviews
 // earlier stops; esc returns to the live stop. After a search in the source, n and N move
 // between matches until esc clears the search (space and → still step).
 type KeyMap struct {
@@ -20,6 +21,7 @@ type KeyMap struct {
 
 	FocusNext key.Binding
 	FocusPrev key.Binding
+	Served    key.Binding
 	Up        key.Binding
 	Down      key.Binding
 	PageUp    key.Binding
@@ -49,13 +51,14 @@ func DefaultKeyMap() KeyMap {
 		Next:      key.NewBinding(key.WithKeys(" ", "n", "right"), key.WithHelp("space/n/→", "next checkpoint")),
 		NextPhase: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "next phase")),
 		ToEnd:     key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "run to the end")),
-		Phase:     key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7"), key.WithHelp("1-7", "go to phase")),
+		Phase:     key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7"), key.WithHelp("1-7", "first step of a phase")),
 		Back:      key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "review earlier step")),
 		Forward:   key.NewBinding(key.WithKeys("l"), key.WithHelp("→/l", "review later step")),
 		Live:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to live")),
 
 		FocusNext: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
 		FocusPrev: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
+		Served:    key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "kubectl panel / lesson")),
 		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		PageUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+u", "b"), key.WithHelp("pgup/b", "page up")),
@@ -84,7 +87,7 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) fullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.NextPhase, k.ToEnd, k.Phase, k.Back, k.Forward, k.Live},
-		{k.FocusNext, k.FocusPrev, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.FocusNext, k.FocusPrev, k.Served, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Toggle, k.NextChange, k.ExpandAll, k.CollapseAll, k.Raw, k.Upstream, k.Wrap, k.Search, k.MatchNext, k.Help, k.Quit},
 	}
 }

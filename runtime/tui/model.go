@@ -69,6 +69,9 @@ type model struct {
 	focus    paneID
 	tab      paneID // the pane shown in the shared (tabbed) place
 	showHelp bool
+	// lessonForReview is set when reviewing put the lesson in place of the kubectl panel;
+	// going back to live brings the panel back.
+	lessonForReview bool
 
 	source *sourcePane
 	state  *statePane
@@ -289,10 +292,48 @@ func (m *model) reviewTo(i int) tea.Cmd {
 		return nil
 	}
 	m.review = i
+	m.reviewPanes()
 	if i < 0 {
 		return m.show(len(m.history) - 1)
 	}
 	return m.show(i)
+}
+
+// reviewPanes shows a reviewed step's lesson where the kubectl panel was, and the panel again
+// when the review ends.
+func (m *model) reviewPanes() {
+	switch {
+	case m.review >= 0 && m.tab == paneServed:
+		m.lessonForReview = true
+		if m.focus == paneServed {
+			m.focus = paneLesson
+		}
+		m.tab = paneLesson
+	case m.review < 0 && m.lessonForReview:
+		m.lessonForReview = false
+		if m.tab == paneLesson {
+			if m.focus == paneLesson {
+				m.focus = paneServed
+			}
+			m.tab = paneServed
+		}
+	default:
+		return
+	}
+	m.applyFocus()
+}
+
+// toggleServed switches the shared place between the lesson and the kubectl panel.
+func (m *model) toggleServed() {
+	if !m.served {
+		m.note = "the kubectl panel opens once the server serves"
+		return
+	}
+	if m.tab == paneServed {
+		m.setFocus(paneLesson)
+	} else {
+		m.setFocus(paneServed)
+	}
 }
 
 // key handles a key press.
@@ -355,6 +396,8 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.resume(engine.ToEnd(), "the end (serving)")
 	case key.Matches(msg, k.Phase):
 		return m.toPhase(int(msg.Runes[0] - '1'))
+	case key.Matches(msg, k.Served):
+		m.toggleServed()
 	case key.Matches(msg, k.FocusNext):
 		m.cycleFocus(1)
 	case key.Matches(msg, k.FocusPrev):
@@ -408,7 +451,9 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// toPhase runs forward to phase i (0-based), or reviews its last stop when it is behind.
+// toPhase goes to the first step of phase i (0-based): a phase ahead of the server is run to
+// (the server pauses at its first checkpoint); a phase the server has reached is reviewed from
+// its first recorded stop (which is the live stop when the server is still there).
 func (m *model) toPhase(i int) tea.Cmd {
 	phases := server.Phases()
 	if i < 0 || i >= len(phases) {
@@ -423,14 +468,11 @@ func (m *model) toPhase(i int) tea.Cmd {
 	if m.served {
 		cur = len(phases) // every phase is behind
 	}
-	switch {
-	case i > cur:
+	if i > cur {
 		return m.resume(engine.ToPhase(phases[i]), "phase "+string(phases[i]))
-	case i == cur:
-		return m.reviewTo(len(m.history) - 1)
 	}
-	for j := len(m.history) - 1; j >= 0; j-- {
-		if m.history[j].Checkpoint.Phase == phases[i] {
+	for j, s := range m.history {
+		if s.Checkpoint.Phase == phases[i] {
 			return m.reviewTo(j)
 		}
 	}

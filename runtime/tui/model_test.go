@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -248,11 +249,30 @@ func TestPhaseKeys(t *testing.T) {
 	hs.keys("3")
 	authz := server.PhaseCheckpoints(server.PhaseAuthz)[0].ID()
 	hs.must("PAUSED at "+authz, "✓ config", "✓ authn", "▶ authz")
-	hs.keys("1") // behind: review config's last stop
+	hs.keys("1") // behind: review config's first stop
 	cfg := server.PhaseCheckpoints(server.PhaseConfig)
-	hs.must("REVIEWING", "("+cfg[len(cfg)-1].ID()+")")
-	hs.keys("3") // the live phase: back to live
+	hs.must("REVIEWING", "("+cfg[0].ID()+")")
+	hs.keys("3") // the live phase, whose first stop is live
 	hs.mustNot("REVIEWING")
+	hs.keys(" ", "3") // a later stop in authz: 3 reviews authz's first stop
+	hs.must("REVIEWING", "("+authz+")")
+
+	// One rule, forward and backward, before and after serve: a phase key lands on the
+	// phase's first step.
+	for _, p := range []server.Phase{server.PhaseAdmission, server.PhaseStorage} {
+		hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+		n := strconv.Itoa(phaseIndex(p) + 1)
+		first := server.PhaseCheckpoints(p)[0].ID()
+		hs.keys(n) // forward: run to it
+		hs.must("PAUSED at " + first)
+		for range server.PhaseCheckpoints(p) {
+			hs.keys(" ") // step through the phase, and one past it
+		}
+		hs.keys("E", n) // from serve: review its first step, not its last
+		hs.must("REVIEWING", "("+first+")")
+	}
+	hs.keys("?")
+	hs.must("first step of a phase")
 }
 
 func TestServedPanel(t *testing.T) {
@@ -530,5 +550,50 @@ func TestSourceWrap(t *testing.T) {
 		hs.must("narrow pane at all.", "· wrapped")
 		hs.keys("w")
 		hs.mustNot("narrow pane at all.", "· wrapped")
+	}
+}
+
+// TestReviewAfterServe: after serve, reviewing a step shows its lesson where the kubectl panel
+// was; K switches between the two, tab marks the one shown, and going back to live brings the
+// panel back.
+func TestReviewAfterServe(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{120, 40}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			hs := newHarness(t, size.w, size.h, fakeContent{}, fakeServer{})
+			hs.keys("E")
+			panel := "Try it from another terminal"
+			hs.must("[kubectl]", panel, "K: try kubectl")
+			hs.keys("left")
+			prev := server.Checkpoints()[len(server.Checkpoints())-2].ID()
+			hs.must("REVIEWING", "[Lesson]", "Step "+prev)
+			hs.mustNot(panel)
+			hs.keys("esc")
+			hs.mustNot("REVIEWING")
+			hs.must("[kubectl]", panel)
+			hs.keys("left", "K")
+			hs.must("REVIEWING", "[kubectl]", panel)
+			hs.keys("K")
+			hs.must("[Lesson]", "Step "+prev)
+			hs.keys("esc")
+			hs.mustNot("REVIEWING")
+			hs.must("[kubectl]", panel)
+			// Going round with tab, the marked label is always the pane shown.
+			for range 8 {
+				hs.keys("tab")
+				v := hs.view()
+				switch {
+				case strings.Contains(v, "[kubectl]") != strings.Contains(v, panel):
+					t.Fatalf("focus %v: the label and the panel shown disagree:\n%s", hs.model.m.focus, v)
+				case strings.Contains(v, "[Lesson]") != strings.Contains(v, "every request"):
+					t.Fatalf("focus %v: the label and the lesson shown disagree:\n%s", hs.model.m.focus, v)
+				}
+			}
+		})
+	}
+	// Before serve, K says what it is for.
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.keys("K")
+	if n := hs.model.m.note; !strings.Contains(n, "the kubectl panel opens once the server serves") {
+		t.Errorf("K before serve: note %q", n)
 	}
 }

@@ -148,7 +148,8 @@ func (m *model) helpOverlay(w, h int) []string {
 	lines = append(lines, "",
 		"Space runs the live server to its next checkpoint and pauses it there.",
 		"← reviews recorded stops (their source and state); the server stays where it is.",
-		"1-7 runs forward to a phase, or reviews a phase the server has passed.",
+		"1-7 go to the first step of a phase: ahead of the server, they run it there; behind,",
+		"they review that phase's first recorded stop.",
 		"While a search is shown, n/N move between matches; esc clears it.",
 		"In the state pane, + marks what this step added and ~ what it changed: the pane opens on the",
 		"first of them and ] / [ jump between them. enter opens a node, e opens all, c closes all,",
@@ -279,7 +280,7 @@ func (m *model) status() string {
 		if m.srv != nil {
 			addr = " at " + m.srv.Address()
 		}
-		s = st.Served.Render("✓ SERVING"+addr) + st.Note.Render(" · all phases done · try kubectl: see the kubectl pane")
+		s = st.Served.Render("✓ SERVING"+addr) + st.Note.Render(" · all phases done · K: try kubectl (the kubectl panel)")
 	case m.running:
 		s = st.Running.Render("… running to " + m.target)
 	case live != nil:
@@ -324,6 +325,9 @@ func (m *model) shortHelp() []key.Binding {
 			key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "back")))
 	}
 	out = append(out, k.Help, k.Quit, k.FocusNext)
+	if m.served {
+		out = append(out, k.Served)
+	}
 	if m.focus == paneState {
 		out = append(out, k.NextChange, k.Toggle, k.Raw)
 	} else {
