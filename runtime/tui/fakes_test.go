@@ -3,9 +3,11 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing/fstest"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -536,4 +538,33 @@ func (s fakeServer) RESTConfig(string) (*rest.Config, error) {
 		return nil, errors.New("RESTConfig: the config and authn phases have not run")
 	}
 	return s.cfg, nil
+}
+
+// browsingContent is fakeContent with a server source to search across files.
+type browsingContent struct{ fakeContent }
+
+const (
+	storageSource = `package server
+
+// Storage builds the REST stores.
+func (s *Server) Storage() error {
+	// Each store gets a Strategy: how objects of its kind are created and updated.
+	return newStore(configMapStrategy{})
+}
+`
+	escalationSource = `package rbac
+
+// escalation checks every RoleBinding's Strategy.
+func escalation() {}
+`
+)
+
+func (browsingContent) ServerSource() fs.FS {
+	return fstest.MapFS{
+		"authn.go":           {Data: []byte(fakeSource)},
+		"storage.go":         {Data: []byte(storageSource)},
+		"rbac/escalation.go": {Data: []byte(escalationSource)},
+		"storage_test.go":    {Data: []byte("package server\n\n// Strategy in a test file is not searched.\n")},
+		"README.md":          {Data: []byte("Strategy in a non-Go file is not searched.\n")},
+	}
 }

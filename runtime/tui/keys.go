@@ -8,8 +8,9 @@ import "github.com/charmbracelet/bubbles/key"
 // forward through the recorded stops instead); p runs to the next phase, E to the end, 1–7 go
 // to the first step of a phase (run to it when it is ahead, else review its first recorded
 // stop). ← or h reviews
-// earlier stops; esc returns to the live stop. After a search in the source, n and N move
-// between matches until esc clears the search (space and → still step).
+// earlier stops; esc returns to the live stop. / searches kubewalk's server/ source; after a
+// search n and N move between matches, across files, until esc clears the search (space and →
+// still step); enter keeps the match's file open, esc then goes back to the step's code.
 type KeyMap struct {
 	Next      key.Binding
 	NextPhase key.Binding
@@ -40,6 +41,7 @@ type KeyMap struct {
 	Search      key.Binding
 	MatchNext   key.Binding
 	MatchPrev   key.Binding
+	OpenMatch   key.Binding
 
 	Help key.Binding
 	Quit key.Binding
@@ -74,9 +76,10 @@ func DefaultKeyMap() KeyMap {
 		Raw:         key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "raw objects")),
 		Upstream:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "upstream source")),
 		Wrap:        key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "wrap source")),
-		Search:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search source")),
+		Search:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search server/ source")),
 		MatchNext:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n/N", "next/prev match")),
 		MatchPrev:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
+		OpenMatch:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open the match's file")),
 
 		Help: key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),

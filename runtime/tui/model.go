@@ -350,8 +350,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	if m.source.search.typing {
-		m.source.SearchKey(msg)
-		return nil
+		return m.source.SearchKey(msg)
 	}
 	if m.showHelp {
 		if key.Matches(msg, k.Quit) {
@@ -367,15 +366,19 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		m.showHelp = true
 	case key.Matches(msg, k.Live):
-		if searching {
-			m.source.ClearSearch()
-			return nil
+		switch {
+		case searching:
+			return m.source.ClearSearch()
+		case m.source.Browsing():
+			return m.source.CloseFile()
 		}
 		return m.reviewTo(len(m.history) - 1)
 	case searching && key.Matches(msg, k.MatchNext):
-		m.source.NextMatch(1)
+		return m.source.NextMatch(1)
 	case searching && key.Matches(msg, k.MatchPrev):
-		m.source.NextMatch(-1)
+		return m.source.NextMatch(-1)
+	case searching && m.focus == paneSource && key.Matches(msg, k.OpenMatch):
+		m.source.OpenMatch()
 	case key.Matches(msg, k.Next):
 		if m.review >= 0 {
 			return m.reviewTo(m.review + 1)

@@ -597,3 +597,74 @@ func TestReviewAfterServe(t *testing.T) {
 		t.Errorf("K before serve: note %q", n)
 	}
 }
+
+// TestSearchAcrossFiles: / searches all of the server/ source, the search line names each
+// match's file, n/N move across files (showing each), enter keeps the file open and esc goes
+// back to the step's code.
+func TestSearchAcrossFiles(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{120, 40}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			hs := newHarness(t, size.w, size.h, browsingContent{}, fakeServer{})
+			hs.must("Source · server/authn.go:40-42")
+			search := func(q string) {
+				hs.keys("/")
+				hs.keys(strings.Split(q, "")...)
+				hs.keys("enter")
+			}
+			search("Strategy") // not in the step's file: the first match opens its file
+			hs.must("1 of 3 · server/rbac/escalation.go:3", "Source · server/rbac/escalation.go")
+			hs.keys("n")
+			hs.must("2 of 3 · server/storage.go:5", "Source · server/storage.go", "Each store gets a Strategy")
+			hs.keys("n")
+			hs.must("3 of 3 · server/storage.go:6")
+			hs.keys("n") // wraps round
+			hs.must("1 of 3 · server/rbac/escalation.go:3")
+			hs.keys("N")
+			hs.must("3 of 3 · server/storage.go:6")
+			hs.keys("esc") // clears the search and goes back to the step's code
+			hs.mustNot("/Strategy", "escalation.go")
+			hs.must("Source · server/authn.go:40-42")
+
+			search("strategy")    // case does not matter
+			hs.keys("n", "enter") // keep storage.go open
+			hs.mustNot("/strategy")
+			hs.must("Source · server/storage.go · esc: back to the step", "configMapStrategy")
+			hs.keys("esc")
+			hs.must("Source · server/authn.go:40-42")
+			hs.mustNot("REVIEWING")
+
+			search("union.New") // in the step's file and nowhere else: it stays
+			hs.must("1 of 1 · server/authn.go:31", "Source · server/authn.go:40-42")
+			if n := len(hs.eng.targets()); n != 0 {
+				t.Errorf("searching stepped the server (%d Continue calls)", n)
+			}
+			// A new step clears the search and shows its own code.
+			hs.keys("esc", "/", "S", "t", "r", "a", "t", "enter", " ")
+			hs.must("PAUSED at "+cpID(1), "Source · server/authn.go:19-37")
+			hs.mustNot("/Strat")
+		})
+	}
+}
+
+// TestLessonContentSearchesServerSource: the real content hands the embedded server source
+// to the search, which finds Strategy in files other than the one on screen.
+func TestLessonContentSearchesServerSource(t *testing.T) {
+	c, err := LoadLessonContent("en")
+	if c == nil {
+		t.Fatalf("no lessons: %v", err)
+	}
+	hs := newHarness(t, 120, 40, c, fakeServer{})
+	hs.keys("/", "S", "t", "r", "a", "t", "e", "g", "y", "enter")
+	m := hs.model.m.source.search.matches
+	files := map[string]bool{}
+	for _, x := range m {
+		files[x.file] = true
+		if strings.HasSuffix(x.file, "_test.go") {
+			t.Errorf("searched a test file: %s", x.file)
+		}
+	}
+	if len(files) < 2 {
+		t.Fatalf("Strategy found in %d files (%v), want the server source searched", len(files), files)
+	}
+	hs.must(fmt.Sprintf("1 of %d · server/", len(m)))
+}

@@ -464,7 +464,11 @@ func (p *statePane) detail() string {
 
 // figure counts what the step added or changed.
 func (p *statePane) figure() string {
-	if n := p.changes(); n > 0 && !p.raw {
+	switch n := p.changes(); {
+	case p.raw || n == 0:
+	case n == 1:
+		return "1 change: ]/["
+	default:
 		return strconv.Itoa(n) + " changes: ]/["
 	}
 	return ""

@@ -150,7 +150,8 @@ func (m *model) helpOverlay(w, h int) []string {
 		"← reviews recorded stops (their source and state); the server stays where it is.",
 		"1-7 go to the first step of a phase: ahead of the server, they run it there; behind,",
 		"they review that phase's first recorded stop.",
-		"While a search is shown, n/N move between matches; esc clears it.",
+		"/ searches all of kubewalk's server/ source: n/N move between matches across files (the",
+		"search line names the file), enter keeps the match's file open, esc goes back to the step.",
 		"In the state pane, + marks what this step added and ~ what it changed: the pane opens on the",
 		"first of them and ] / [ jump between them. enter opens a node, e opens all, c closes all,",
 		"r shows live objects.",
@@ -313,8 +314,11 @@ func (m *model) shortHelp() []key.Binding {
 	}
 	// The bar is cut at the window's width: the keys that matter most come first.
 	var out []key.Binding
-	if m.source.search.active() {
-		out = append(out, k.MatchNext, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear search")))
+	switch {
+	case m.source.search.active():
+		out = append(out, k.MatchNext, k.OpenMatch, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear search")))
+	case m.source.Browsing():
+		out = append(out, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to the step's code")))
 	}
 	if m.review >= 0 {
 		out = append(out,
