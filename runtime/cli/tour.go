@@ -114,7 +114,8 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) erro
 	}
 
 	c := tui.NewLessonContent(ls, server.SourceFS)
-	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start})
+	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start,
+		ShowWelcome: !prog.p.WelcomeSeen, OnWelcomeDismissed: func() { prog.p.WelcomeSeen, prog.dirty = true, true }})
 	if closeErr := eng.Close(); closeErr != nil && err == nil {
 		err = fmt.Errorf("shutdown: %w", closeErr)
 	}

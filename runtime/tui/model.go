@@ -66,9 +66,11 @@ type model struct {
 	failed  error
 	note    string // a one-off remark in the status line, cleared by the next key
 
-	focus    paneID
-	tab      paneID // the pane shown in the shared (tabbed) place
-	showHelp bool
+	focus     paneID
+	tab       paneID // the pane shown in the shared (tabbed) place
+	showHelp  bool
+	welcome   bool   // the first-run welcome is shown
+	onWelcome func() // called when it is dismissed
 	// lessonForReview is set when reviewing put the lesson in place of the kubectl panel;
 	// going back to live brings the panel back.
 	lessonForReview bool
@@ -103,6 +105,7 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		now:    time.Now,
 		review: -1, shown: -1,
 		focus: paneSource, tab: paneLesson,
+		welcome: opts.ShowWelcome, onWelcome: opts.OnWelcomeDismissed,
 		source: newSourcePane(st, content),
 		state:  newStatePane(st),
 		lesson: newLessonPane(st, opts.GlamourStyle),
@@ -349,6 +352,13 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if m.welcome {
+		if key.Matches(msg, k.Quit) {
+			return tea.Quit
+		}
+		m.dismissWelcome()
+		return nil
+	}
 	if m.source.search.typing {
 		return m.source.SearchKey(msg)
 	}
@@ -452,6 +462,15 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		m.scrollFocused(1 << 30)
 	}
 	return nil
+}
+
+// dismissWelcome closes the welcome for good.
+func (m *model) dismissWelcome() {
+	m.welcome = false
+	if m.onWelcome != nil {
+		m.onWelcome()
+		m.onWelcome = nil
+	}
 }
 
 // toPhase goes to the first step of phase i (0-based): a phase ahead of the server is run to
@@ -607,7 +626,7 @@ func (m *model) scrollFocused(n int) {
 
 // mouse scrolls the focused pane with the wheel and focuses a pane on click.
 func (m *model) mouse(msg tea.MouseMsg) {
-	if m.lay.small || m.showHelp || msg.Action != tea.MouseActionPress {
+	if m.lay.small || m.showHelp || m.welcome || msg.Action != tea.MouseActionPress {
 		return
 	}
 	switch msg.Button {

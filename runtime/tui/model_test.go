@@ -414,10 +414,13 @@ func TestGolden(t *testing.T) {
 		{"small_60x20", 60, 20, fakeContent{}, nil, nil},
 		{"lesson_wrap_80x24", 80, 24, fakeContent{wrap: true}, []string{"tab", "tab"}, nil},
 		{"lesson_wrap_120x40", 120, 40, fakeContent{wrap: true}, []string{"tab", "tab"}, nil},
+		{"welcome_80x24", 80, 24, fakeContent{}, nil, nil},
+		{"welcome_120x40", 120, 40, fakeContent{}, nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			hs := newHarness(t, tt.w, tt.h, tt.content, tt.srv)
+			opts := Options{GlamourStyle: "notty", ShowWelcome: strings.HasPrefix(tt.name, "welcome")}
+			hs := newHarnessOpts(t, tt.w, tt.h, tt.content, tt.srv, opts)
 			hs.keys(tt.keys...)
 			golden.RequireEqual(t, []byte(hs.view()))
 		})
@@ -667,4 +670,36 @@ func TestLessonContentSearchesServerSource(t *testing.T) {
 		t.Fatalf("Strategy found in %d files (%v), want the server source searched", len(files), files)
 	}
 	hs.must(fmt.Sprintf("1 of %d · server/", len(m)))
+}
+
+// TestWelcome: with ShowWelcome the screen opens on the welcome; any key dismisses it (without
+// stepping the server) and reports it once; q quits from it; without ShowWelcome it never shows.
+func TestWelcome(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			dismissed := 0
+			hs := newHarnessOpts(t, size.w, size.h, fakeContent{}, fakeServer{},
+				Options{GlamourStyle: "notty", ShowWelcome: true, OnWelcomeDismissed: func() { dismissed++ }})
+			hs.must("Welcome to kubewalk", "config → authn → authz → admission → storage → install → serve",
+				"paused right now", "space", "review an earlier stop", "every key", "any key to begin")
+			hs.keys(" ")
+			hs.mustNot("Welcome to kubewalk")
+			hs.must("PAUSED at " + cpID(0))
+			if n := len(hs.eng.targets()); n != 0 {
+				t.Errorf("the key that dismissed the welcome also stepped the server")
+			}
+			hs.keys(" ", "?", "x")
+			hs.mustNot("Welcome to kubewalk")
+			if dismissed != 1 {
+				t.Errorf("OnWelcomeDismissed called %d times, want 1", dismissed)
+			}
+		})
+	}
+	hs := newHarnessOpts(t, 120, 40, fakeContent{}, fakeServer{}, Options{GlamourStyle: "notty", ShowWelcome: true})
+	hs.keys("q")
+	if !hs.quit {
+		t.Error("q did not quit from the welcome")
+	}
+	hs = newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.mustNot("Welcome to kubewalk")
 }

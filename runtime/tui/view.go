@@ -119,7 +119,10 @@ func (m *model) view() string {
 // body renders the panes, or the help overlay.
 func (m *model) body() []string {
 	b := m.lay.body
-	if m.showHelp {
+	switch {
+	case m.welcome:
+		return placeCenter(m.welcomeBox(b.w, b.h), b.w, b.h)
+	case m.showHelp:
 		return placeCenter(m.helpOverlay(b.w, b.h), b.w, b.h)
 	}
 	var shared []string
@@ -170,6 +173,41 @@ func (m *model) helpOverlay(w, h int) []string {
 	}
 	bh := min(len(body)+2, h)
 	return box(m.st, "Keys · any key closes", body, bw, bh, true)
+}
+
+// welcomeBox is the first-run screen: what kubewalk is, the chain, the keys that matter, and
+// that the server is real and paused.
+func (m *model) welcomeBox(w, h int) []string {
+	bw := min(w, 78)
+	inner := bw - 4
+	k := m.st.Help.FullKey
+	var phases []string
+	for _, p := range server.Phases() {
+		phases = append(phases, string(p))
+	}
+	paras := [][]string{
+		{"kubewalk starts a real Kubernetes-style API server on this machine (k8s.io/apiserver with an embedded etcd) and walks you through its startup, phase by phase:"},
+		{"  " + strings.Join(phases, " → ")},
+		{"The server is real, and paused right now at its first checkpoint. At every stop you see the code that just ran, the state it built (+ new, ~ changed) and a lesson about it. After serve, kubectl works against it."},
+		{
+			k.Render("  space ") + " run the server to its next checkpoint",
+			k.Render("  ←     ") + " review an earlier stop (the server stays where it is)",
+			k.Render("  ?     ") + " every key",
+		},
+		{m.st.Status.Note.Render("Press any key to begin · q quits")},
+	}
+	var body []string
+	for i, p := range paras {
+		if i > 0 {
+			body = append(body, "")
+		}
+		for _, l := range p {
+			for _, wl := range wrapLines(l, inner) {
+				body = append(body, " "+wl)
+			}
+		}
+	}
+	return box(m.st, "Welcome to kubewalk", body, bw, min(len(body)+2, h), true)
 }
 
 // header is the chain, the checkpoint line and the status line.
@@ -311,6 +349,8 @@ func (m *model) shortHelp() []key.Binding {
 		}
 	case m.showHelp:
 		return []key.Binding{key.NewBinding(key.WithKeys("?"), key.WithHelp("any key", "close help")), k.Quit}
+	case m.welcome:
+		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp("any key", "begin")), k.Quit}
 	}
 	// The bar is cut at the window's width: the keys that matter most come first.
 	var out []key.Binding
