@@ -60,7 +60,7 @@ func DefaultKeyMap() KeyMap {
 
 		FocusNext: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
 		FocusPrev: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
-		Served:    key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "kubectl panel / lesson")),
+		Served:    key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "kubectl panel")),
 		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		PageUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+u", "b"), key.WithHelp("pgup/b", "page up")),
@@ -83,14 +83,5 @@ func DefaultKeyMap() KeyMap {
 
 		Help: key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-	}
-}
-
-// fullHelp lists every binding in columns for the ? overlay.
-func (k KeyMap) fullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Next, k.NextPhase, k.ToEnd, k.Phase, k.Back, k.Forward, k.Live},
-		{k.FocusNext, k.FocusPrev, k.Served, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Toggle, k.NextChange, k.ExpandAll, k.CollapseAll, k.Raw, k.Upstream, k.Wrap, k.Search, k.MatchNext, k.Help, k.Quit},
 	}
 }

@@ -66,11 +66,13 @@ type model struct {
 	failed  error
 	note    string // a one-off remark in the status line, cleared by the next key
 
-	focus     paneID
-	tab       paneID // the pane shown in the shared (tabbed) place
-	showHelp  bool
-	welcome   bool   // the first-run welcome is shown
-	onWelcome func() // called when it is dismissed
+	focus    paneID
+	tab      paneID // the pane shown in the shared (tabbed) place
+	showHelp bool
+	// helpOffset scrolls the ? overlay when the window is too small for it.
+	helpOffset int
+	welcome    bool   // the first-run welcome is shown
+	onWelcome  func() // called when it is dismissed
 	// lessonForReview is set when reviewing put the lesson in place of the kubectl panel;
 	// going back to live brings the panel back.
 	lessonForReview bool
@@ -363,10 +365,21 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.source.SearchKey(msg)
 	}
 	if m.showHelp {
-		if key.Matches(msg, k.Quit) {
+		switch {
+		case key.Matches(msg, k.Quit):
 			return tea.Quit
+		case key.Matches(msg, k.Up):
+			m.helpOffset--
+		case key.Matches(msg, k.Down):
+			m.helpOffset++
+		case key.Matches(msg, k.PageUp):
+			m.helpOffset -= m.lay.body.h / 2
+		case key.Matches(msg, k.PageDown):
+			m.helpOffset += m.lay.body.h / 2
+		default:
+			m.showHelp = false
 		}
-		m.showHelp = false
+		m.helpOffset = max(m.helpOffset, 0) // the view clamps the other end
 		return nil
 	}
 	searching := m.source.search.active()
@@ -374,7 +387,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit
 	case key.Matches(msg, k.Help):
-		m.showHelp = true
+		m.showHelp, m.helpOffset = true, 0
 	case key.Matches(msg, k.Live):
 		switch {
 		case searching:

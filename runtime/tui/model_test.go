@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -702,4 +704,42 @@ func TestWelcome(t *testing.T) {
 	}
 	hs = newHarness(t, 120, 40, fakeContent{}, fakeServer{})
 	hs.mustNot("Welcome to kubewalk")
+}
+
+// TestHelpListsEveryKey: the ? overlay lists every binding of the key map and the rules of the
+// main keys, at the smallest size too (scrolling with ↓, which does not close it).
+func TestHelpListsEveryKey(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			hs := newHarness(t, size.w, size.h, fakeContent{}, fakeServer{})
+			hs.keys("?")
+			seen := hs.view()
+			for range 30 {
+				hs.keys("down")
+				seen += hs.view()
+			}
+			if !hs.model.m.showHelp {
+				t.Fatal("↓ closed the help")
+			}
+			km := reflect.ValueOf(DefaultKeyMap())
+			for i := range km.NumField() {
+				b := km.Field(i).Interface().(key.Binding)
+				if name := km.Type().Field(i).Name; name == "MatchPrev" || name == "PrevChange" {
+					continue // shown with MatchNext and NextChange ("n/N", "]/[")
+				}
+				joined := map[string]bool{"Up": true, "Down": true, "PageUp": true, "PageDown": true, "Top": true, "Bottom": true}
+				if !strings.Contains(seen, b.Help().Key+" ") || (!joined[km.Type().Field(i).Name] && !strings.Contains(seen, b.Help().Desc)) {
+					t.Errorf("help lacks %s (%q %q)", km.Type().Field(i).Name, b.Help().Key, b.Help().Desc)
+				}
+			}
+			for _, s := range []string{"1-7 go to the first step of a phase", "n/N move between matches across files",
+				"] / [ jump between them", "shows a row cut at the edge (…) whole", "K switches between the lesson and the kubectl panel"} {
+				if text := strings.NewReplacer("┃", " ", "│", " ").Replace(seen); !strings.Contains(strings.Join(strings.Fields(text), " "), s) {
+					t.Errorf("help does not say %q", s)
+				}
+			}
+			hs.keys("x")
+			hs.mustNot("Keys ·")
+		})
+	}
 }

@@ -141,38 +141,115 @@ func (m *model) body() []string {
 	return append(append([]string{}, m.source.View()...), shared...)
 }
 
-// helpOverlay is the ? screen: every key, in a box.
+// helpOverlay is the ? screen: every key by what it acts on, then how the main ones work, in a
+// box that scrolls when the window is too small for it.
 func (m *model) helpOverlay(w, h int) []string {
-	full := m.help
-	full.Width = w - 4
-	text := full.FullHelpView(m.keys.fullHelp())
-	var lines []string
-	lines = append(lines, strings.Split(text, "\n")...)
-	lines = append(lines, "",
-		"Space runs the live server to its next checkpoint and pauses it there.",
-		"← reviews recorded stops (their source and state); the server stays where it is.",
-		"1-7 go to the first step of a phase: ahead of the server, they run it there; behind,",
-		"they review that phase's first recorded stop.",
-		"/ searches all of kubewalk's server/ source: n/N move between matches across files (the",
-		"search line names the file), enter keeps the match's file open, esc goes back to the step.",
-		"In the state pane, + marks what this step added and ~ what it changed: the pane opens on the",
-		"first of them and ] / [ jump between them. enter opens a node, e opens all, c closes all,",
-		"r shows live objects.",
-	)
-	bw := 0
-	for _, l := range lines {
-		bw = max(bw, ansi.StringWidth(l))
+	k := m.keys
+	sections := []struct {
+		title string
+		keys  []key.Binding
+	}{
+		{"The live server", []key.Binding{k.Next, k.NextPhase, k.ToEnd, k.Phase}},
+		{"Reviewing", []key.Binding{k.Back, k.Forward, k.Live}},
+		{"Panes", []key.Binding{k.FocusNext, k.FocusPrev, k.Served,
+			joinHelp(k.Up, k.Down, "up/down"), joinHelp(k.PageUp, k.PageDown, "page up/down"), joinHelp(k.Top, k.Bottom, "top/bottom")}},
+		{"Source", []key.Binding{k.Upstream, k.Wrap, k.Search, k.MatchNext, k.OpenMatch}},
+		{"State", []key.Binding{k.NextChange, k.Toggle, k.ExpandAll, k.CollapseAll, k.Raw}},
+		{"", []key.Binding{k.Help, k.Quit}},
 	}
-	bw = min(bw+4, w)
+	keyW := 0
+	for _, s := range sections {
+		for _, b := range s.keys {
+			keyW = max(keyW, ansi.StringWidth(b.Help().Key))
+		}
+	}
+	st := m.st.Help
+	var blocks [][]string
+	colW := 0
+	for _, s := range sections {
+		var bl []string
+		if s.title != "" {
+			bl = append(bl, m.st.Pane.FocusedTitle.Render(s.title))
+		}
+		for _, b := range s.keys {
+			hk := b.Help()
+			l := st.FullKey.Render(hk.Key+strings.Repeat(" ", keyW-ansi.StringWidth(hk.Key))) + "  " + st.FullDesc.Render(hk.Desc)
+			colW = max(colW, ansi.StringWidth(l))
+			bl = append(bl, l)
+		}
+		blocks = append(blocks, bl)
+	}
+	bw := min(w, 100)
+	inner := bw - 4
 	var body []string
-	for _, l := range lines {
-		body = append(body, wrapLines(l, bw-4)...)
+	if inner >= 2*colW+3 {
+		// Two columns, the sections in order, split where the taller column is shortest.
+		height := func(bls [][]string) int {
+			n := 0
+			for _, bl := range bls {
+				n += len(bl) + 1
+			}
+			return n
+		}
+		split := 1
+		for i := 1; i < len(blocks); i++ {
+			if max(height(blocks[:i]), height(blocks[i:])) < max(height(blocks[:split]), height(blocks[split:])) {
+				split = i
+			}
+		}
+		var left, right []string
+		for i, bl := range blocks {
+			if i < split {
+				left = append(append(left, bl...), "")
+			} else {
+				right = append(append(right, bl...), "")
+			}
+		}
+		left, right = left[:len(left)-1], right[:len(right)-1]
+		body = nil
+		for i := range max(len(left), len(right)) {
+			l, r := "", ""
+			if i < len(left) {
+				l = left[i]
+			}
+			if i < len(right) {
+				r = right[i]
+			}
+			body = append(body, fit(l, colW+3)+r)
+		}
+		body = append(body, "")
+	} else {
+		for _, bl := range blocks {
+			body = append(append(body, bl...), "")
+		}
 	}
+	for _, p := range []string{
+		"space runs the live server to its next checkpoint and pauses it there. ← reviews the stops recorded so far (their code, state and lesson); the server stays where it is.",
+		"1-7 go to the first step of a phase: ahead of the server they run it there; behind, they review that phase's first recorded stop.",
+		"/ searches all of kubewalk's server/ source: n/N move between matches across files (the search line names the file), enter keeps the match's file open, esc goes back to the step's code.",
+		"In the state pane + marks what this step added and ~ what it changed: the pane opens on the first of them, and ] / [ jump between them. enter opens a node, or shows a row cut at the edge (…) whole; r shows the live objects.",
+		"After serve, K switches between the lesson and the kubectl panel.",
+	} {
+		body = append(append(body, wrapLines(p, inner)...), "")
+	}
+	body = body[:len(body)-1]
 	for i := range body {
 		body[i] = " " + body[i]
 	}
-	bh := min(len(body)+2, h)
-	return box(m.st, "Keys · any key closes", body, bw, bh, true)
+	// Scrolling: the offset is kept within the lines.
+	vis := max(h-2, 1)
+	m.helpOffset = max(min(m.helpOffset, len(body)-vis), 0)
+	title := "Keys · any key closes"
+	if len(body) > vis {
+		title = fmt.Sprintf("Keys · ↑/↓ scroll (%d%%) · any other key closes", 100*(m.helpOffset+vis)/len(body))
+		body = body[m.helpOffset : m.helpOffset+vis]
+	}
+	return box(m.st, title, body, bw, min(len(body)+2, h), true)
+}
+
+// joinHelp shows two bindings as one help row: "↑/k ↓/j  up/down".
+func joinHelp(a, b key.Binding, desc string) key.Binding {
+	return key.NewBinding(key.WithHelp(a.Help().Key+" "+b.Help().Key, desc))
 }
 
 // welcomeBox is the first-run screen: what kubewalk is, the chain, the keys that matter, and
@@ -348,7 +425,8 @@ func (m *model) shortHelp() []key.Binding {
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 		}
 	case m.showHelp:
-		return []key.Binding{key.NewBinding(key.WithKeys("?"), key.WithHelp("any key", "close help")), k.Quit}
+		return []key.Binding{key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "scroll")),
+			key.NewBinding(key.WithKeys("?"), key.WithHelp("any other key", "close help")), k.Quit}
 	case m.welcome:
 		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp("any key", "begin")), k.Quit}
 	}
