@@ -671,6 +671,15 @@ func TestLessonContentSearchesServerSource(t *testing.T) {
 	if len(files) < 2 {
 		t.Fatalf("Strategy found in %d files (%v), want the server source searched", len(files), files)
 	}
+	strategies := 0
+	for f := range files {
+		if strings.HasSuffix(f, "/strategy.go") {
+			strategies++
+		}
+	}
+	if strategies == 0 {
+		t.Errorf("Strategy not found in any registry strategy.go (is server/registry embedded?): %v", files)
+	}
 	hs.must(fmt.Sprintf("1 of %d · server/", len(m)))
 }
 
