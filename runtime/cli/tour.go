@@ -171,6 +171,7 @@ func newProgressRecorder(ls []lessons.Lesson, restart bool, warn io.Writer) *pro
 	if !restart && err == nil {
 		r.p = p
 	}
+	r.p.WelcomeSeen = p.WelcomeSeen // --restart starts the lessons over, not the welcome
 	return r
 }
 
