@@ -642,21 +642,33 @@ func (p *sourcePane) detail() string {
 	}
 	d := displayPath(loc.File) + ":" + lines
 	if p.browse != "" {
-		d = displayPath(loc.File) + " · esc: back to the step"
-	}
-	if p.wrap {
-		d += " · wrapped"
+		d = displayPath(loc.File)
 	}
 	name := p.name()
 	if p.tabs != "" {
 		name = p.tabs
 	}
-	// box keeps "─ " + " name · detail " + "─" inside the borders.
+	// box keeps "─ " + " name · detail · figure " + "─" inside the borders.
 	room := p.w - 9 - ansi.StringWidth(name)
+	if f := p.figure(); f != "" {
+		room -= ansi.StringWidth(" · " + f)
+	}
 	if over := ansi.StringWidth(d) - room; over > 0 && room > 10 {
 		d = ansi.TruncateLeft(d, over+1, "…")
 	}
 	return d
+}
+
+// figure says how the pane shows the file: opened from a search, wrapped.
+func (p *sourcePane) figure() string {
+	var parts []string
+	if p.browse != "" {
+		parts = append(parts, "esc: back to the step")
+	}
+	if p.wrap {
+		parts = append(parts, "wrapped")
+	}
+	return strings.Join(parts, " · ")
 }
 
 // displayPath shortens a module-cache path to start at the module ("k8s.io/apiserver@v…/…").
@@ -669,7 +681,7 @@ func displayPath(file string) string {
 
 // View renders the pane: exactly h lines of exactly w cells.
 func (p *sourcePane) View() []string {
-	return p.render(p.name(), p.detail(), "", p.body)
+	return p.render(p.name(), p.detail(), p.figure(), p.body)
 }
 
 // body renders the rows in view (or a message), and the search prompt.
