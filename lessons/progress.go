@@ -22,6 +22,9 @@ type Progress struct {
 	Version int `json:"version"`
 	// Lessons maps a lesson id to the furthest step reached in it.
 	Lessons map[string]LessonProgress `json:"lessons"`
+	// WelcomeSeen records that the learner has dismissed the first-run welcome screen. Files
+	// written before it existed lack it: the welcome shows once more.
+	WelcomeSeen bool `json:"welcomeSeen,omitempty"`
 }
 
 // LessonProgress is the furthest step reached in one lesson.
@@ -72,6 +75,7 @@ func LoadProgress(path string) (*Progress, error) {
 	if read.Lessons != nil {
 		p.Lessons = read.Lessons
 	}
+	p.WelcomeSeen = read.WelcomeSeen
 	return p, nil
 }
 
@@ -82,7 +86,7 @@ func (p *Progress) Save(path string) (err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("save progress: %w", err)
 	}
-	out := Progress{Version: progressVersion, Lessons: p.Lessons}
+	out := Progress{Version: progressVersion, Lessons: p.Lessons, WelcomeSeen: p.WelcomeSeen}
 	if out.Lessons == nil {
 		out.Lessons = map[string]LessonProgress{}
 	}

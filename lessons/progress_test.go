@@ -148,3 +148,35 @@ func TestSaveProgressFailsCleanly(t *testing.T) {
 		}
 	}
 }
+
+func TestProgressWelcomeSeen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	// A file written before the flag existed reads as not seen, and keeps its lessons.
+	if err := os.WriteFile(path, []byte(`{"version": 1, "lessons": {"authn": {"step": "token"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadProgress(path)
+	if err != nil || p.WelcomeSeen || p.Reached(progressLesson()) != 2 {
+		t.Fatalf("old file: %+v, %v", p, err)
+	}
+	p.WelcomeSeen = true
+	if err := p.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), `"welcomeSeen": true`) || !strings.Contains(string(data), `"version": 1`) {
+		t.Errorf("saved file:\n%s", data)
+	}
+	got, err := LoadProgress(path)
+	if err != nil || !got.WelcomeSeen || got.Reached(progressLesson()) != 2 {
+		t.Errorf("round trip: %+v, %v", got, err)
+	}
+	// Not seen is not written: a file without it is what older kubewalks wrote.
+	got.WelcomeSeen = false
+	if err := got.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(path); strings.Contains(string(data), "welcome") {
+		t.Errorf("welcomeSeen false was written:\n%s", data)
+	}
+}

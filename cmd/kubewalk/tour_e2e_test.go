@@ -104,6 +104,10 @@ func TestTUIInTmux(t *testing.T) {
 	t.Cleanup(func() { exec.Command("tmux", "-L", m.socket, "kill-server").Run() })
 
 	m.waitFor(`config/scheme`, time.Minute)
+	// A first run opens on the welcome; any key dismisses it without stepping.
+	m.waitFor(`Welcome to kubewalk`, 10*time.Second)
+	m.run("send-keys", "-t", "kw", "Enter")
+	m.waitFor(`space next`, 10*time.Second)
 	// Step through every phase with "p" (next phase) and check a live detail per phase.
 	checks := map[string]string{
 		"authn":     `authn/x509`,
@@ -154,6 +158,10 @@ func TestTUIInTmux(t *testing.T) {
 	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 		c.Close()
 		t.Errorf("port %s still open after quit", addr)
+	}
+	// The welcome is remembered: the next run does not show it.
+	if b, err := os.ReadFile(filepath.Join(dir, "kubewalk", "progress.json")); err != nil || !strings.Contains(string(b), `"welcomeSeen": true`) {
+		t.Errorf("progress file does not record the welcome as seen (%v):\n%s", err, b)
 	}
 	if matches, _ := filepath.Glob(filepath.Join(os.TempDir(), "kubewalk-*", "etcd")); len(matches) > 0 {
 		for _, mt := range matches {

@@ -114,7 +114,8 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) erro
 	}
 
 	c := tui.NewLessonContent(ls, server.SourceFS)
-	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start})
+	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start,
+		ShowWelcome: !prog.p.WelcomeSeen, OnWelcomeDismissed: func() { prog.p.WelcomeSeen, prog.dirty = true, true }})
 	if closeErr := eng.Close(); closeErr != nil && err == nil {
 		err = fmt.Errorf("shutdown: %w", closeErr)
 	}
@@ -170,6 +171,7 @@ func newProgressRecorder(ls []lessons.Lesson, restart bool, warn io.Writer) *pro
 	if !restart && err == nil {
 		r.p = p
 	}
+	r.p.WelcomeSeen = p.WelcomeSeen // --restart starts the lessons over, not the welcome
 	return r
 }
 

@@ -3,9 +3,11 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing/fstest"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -257,6 +259,8 @@ type liveAuthn struct {
 	owner   *liveServer
 	verify  func(token string) bool
 	missing *liveUser
+	// kubeconfig is longer than a pane is wide.
+	kubeconfig string
 }
 
 type liveUser struct {
@@ -278,9 +282,10 @@ func fakeLive(upto int) []server.LiveObject {
 			"bob":   {Name: "bob"},
 			"alice": {Name: "alice", groups: []string{"developers"}},
 		},
-		next:   errors.New("no next"),
-		owner:  s,
-		verify: func(string) bool { return false },
+		next:       errors.New("no next"),
+		owner:      s,
+		verify:     func(string) bool { return false },
+		kubeconfig: "/home/learner/.local/state/kubewalk/run-0123456789abcdef/kubeconfig.yaml",
 	}
 	s.authn = a
 	out := []server.LiveObject{{Name: "config.server", Value: s}}
@@ -293,7 +298,8 @@ func fakeLive(upto int) []server.LiveObject {
 // fakeContent serves one step per checkpoint with fixed text in English or Chinese, local
 // source from a fake file, and upstream source for some steps only.
 type fakeContent struct {
-	zh bool
+	zh   bool
+	wrap bool // lessonText: inline code and words that must not be split
 }
 
 const fakeSource = `package server
@@ -430,7 +436,8 @@ var enText = "The server now **authenticates** every request before anything els
 	"- a bearer token is looked up in a static token file;\n" +
 	"- the union asks each authenticator in turn and the first that says yes wins.\n\n" +
 	"```go\nu := union.New(x509Auth, tokenAuth)\n```\n\n" +
-	"Try `kubectl --context bob get cm` after serve: bob is authenticated but not authorized. " +
+	"Try `kubectl --context bob get cm` after serve: bob is authenticated but not authorized, and `kubectl run web --image=nginx` " +
+	"is refused by admission; kube-apiserver builds its chain from `--authorization-mode`, for example `Node,RBAC`. " +
 	"Authentication answers who you are; authorization, the next phase, answers what you may do."
 
 var zhText = "服务器在处理任何请求之前，首先进行**身份认证**：它要弄清楚请求来自谁，而不是判断请求能否执行。\n\n" +
@@ -453,6 +460,9 @@ func (c fakeContent) Step(id string) (Step, bool) {
 		Anchor:     "(*Server).Authn",
 		Focus:      "union.New",
 		Kube:       "pkg/kubeapiserver/authenticator.Config.New builds the same union",
+	}
+	if c.wrap {
+		st.Text = lessonText
 	}
 	if c.zh {
 		st.Title = "第一步：" + id + " 身份认证与鉴权的区别"
@@ -528,4 +538,33 @@ func (s fakeServer) RESTConfig(string) (*rest.Config, error) {
 		return nil, errors.New("RESTConfig: the config and authn phases have not run")
 	}
 	return s.cfg, nil
+}
+
+// browsingContent is fakeContent with a server source to search across files.
+type browsingContent struct{ fakeContent }
+
+const (
+	storageSource = `package server
+
+// Storage builds the REST stores.
+func (s *Server) Storage() error {
+	// Each store gets a Strategy: how objects of its kind are created and updated.
+	return newStore(configMapStrategy{})
+}
+`
+	escalationSource = `package rbac
+
+// escalation checks every RoleBinding's Strategy.
+func escalation() {}
+`
+)
+
+func (browsingContent) ServerSource() fs.FS {
+	return fstest.MapFS{
+		"authn.go":           {Data: []byte(fakeSource)},
+		"storage.go":         {Data: []byte(storageSource)},
+		"rbac/escalation.go": {Data: []byte(escalationSource)},
+		"storage_test.go":    {Data: []byte("package server\n\n// Strategy in a test file is not searched.\n")},
+		"README.md":          {Data: []byte("Strategy in a non-Go file is not searched.\n")},
+	}
 }

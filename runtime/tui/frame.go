@@ -30,9 +30,10 @@ func (f *frame) SetTabs(s string) {
 	}
 }
 
-// render frames body under a title made of the pane's name (or the tab bar, which names it)
-// and detail, reusing the last result until something changes.
-func (f *frame) render(name, detail string, body func() []string) []string {
+// render frames body under a title made of the pane's name (or the tab bar, which names it),
+// detail and figure, reusing the last result until something changes. When the title is too
+// long the name and detail are cut, never the figure (a scroll position, a count).
+func (f *frame) render(name, detail, figure string, body func() []string) []string {
 	if !f.dirty && f.view != nil {
 		return f.view
 	}
@@ -42,6 +43,14 @@ func (f *frame) render(name, detail string, body func() []string) []string {
 	}
 	if detail != "" {
 		title += " · " + detail
+	}
+	if figure != "" {
+		tail := " · " + figure
+		// box shows a title of at most w-6 cells: "╭─ " + title + " " ... "╮".
+		if room := f.w - 6 - ansi.StringWidth(tail); ansi.StringWidth(title) > room && room >= 4 {
+			title = ansi.Truncate(title, room, "…")
+		}
+		title += tail
 	}
 	f.view = box(f.st, title, body(), f.w, f.h, f.focused)
 	f.dirty = false

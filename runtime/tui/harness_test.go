@@ -39,8 +39,14 @@ type harness struct {
 // newHarness builds a model on a started fake engine at size w×h and lets it settle.
 func newHarness(t *testing.T, w, h int, content Content, srv ServerInfo) *harness {
 	t.Helper()
+	return newHarnessOpts(t, w, h, content, srv, Options{GlamourStyle: "notty"})
+}
+
+// newHarnessOpts is newHarness with options.
+func newHarnessOpts(t *testing.T, w, h int, content Content, srv ServerInfo, opts Options) *harness {
+	t.Helper()
 	eng := newFakeEngine().start()
-	m := NewModel(eng, srv, content, Options{GlamourStyle: "notty"})
+	m := NewModel(eng, srv, content, opts)
 	m.m.now = func() time.Time { return time.Date(2025, 5, 1, 10, 30, 0, 0, time.UTC) }
 	hs := &harness{t: t, model: m, msgs: make(chan tea.Msg, 64), done: make(chan struct{}), eng: eng}
 	m.m.done = hs.done
@@ -104,7 +110,11 @@ func (hs *harness) send(msg tea.Msg) {
 }
 
 // settle processes messages until the only command left running is the engine-event waiter
-// (while the model still expects events) and no message is pending.
+// (while the model still expects events), no message is pending, and the model waits for
+// nothing: no source it asked for is still loading and the server is not running to a
+// checkpoint. The model's own state says so, since a command that has not delivered its
+// message yet cannot be told from the idle event waiter by counting (a tea.Batch holding the
+// waiter and a loader is one command until it is expanded).
 func (hs *harness) settle() {
 	hs.t.Helper()
 	deadline := time.After(5 * time.Second)
@@ -117,11 +127,13 @@ func (hs *harness) settle() {
 			hs.t.Fatalf("model did not settle: %d commands still running", hs.inflight.Load())
 		case <-time.After(time.Millisecond):
 		}
+		m := hs.model.m
 		idle := int64(0)
-		if m := hs.model.m; !m.served && m.failed == nil {
+		if !m.served && m.failed == nil {
 			idle = 1
 		}
-		if hs.inflight.Load() <= idle && len(hs.msgs) == 0 && hs.handled == hs.eng.sent.Load() {
+		waiting := m.running || len(m.source.pending) > 0
+		if !waiting && hs.inflight.Load() <= idle && len(hs.msgs) == 0 && hs.handled == hs.eng.sent.Load() {
 			return
 		}
 	}

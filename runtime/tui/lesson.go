@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/glamour"
+	"github.com/charmbracelet/glamour/ansi"
+	"github.com/charmbracelet/glamour/styles"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/kubewalk/kubewalk/server"
@@ -19,8 +21,8 @@ type lessonPane struct {
 	hasStep bool
 	cp      server.Checkpoint
 
-	renderers map[int]*glamour.TermRenderer // by wrap width
-	cache     map[string][]string           // rendered lines by step ID and width
+	renderer *glamour.TermRenderer // renders without wrapping: the pane wraps
+	cache    map[string][]string   // rendered lines by step ID and width
 
 	lines  []string
 	offset int
@@ -31,8 +33,7 @@ func newLessonPane(st *Styles, style string) *lessonPane {
 		style = "notty"
 	}
 	return &lessonPane{
-		frame: frame{st: st, dirty: true}, style: style,
-		renderers: map[int]*glamour.TermRenderer{}, cache: map[string][]string{},
+		frame: frame{st: st, dirty: true}, style: style, cache: map[string][]string{},
 	}
 }
 
@@ -93,27 +94,33 @@ func (p *lessonPane) renderLines(w int) []string {
 	return out
 }
 
-// markdown renders text with glamour at width w and re-wraps the result: glamour wraps only at
-// spaces, so a Chinese paragraph comes back as one over-long line.
+// markdown renders text with glamour and wraps the result to width w.
+//
+// glamour is asked not to wrap: its word wrapper breaks after hyphens ("--" / "image=nginx")
+// and miscounts around styled inline code, and it cannot break Chinese text. Instead the
+// spaces inside inline code (and the padding glamour puts around it) are replaced by keepSpace
+// (gluedSpace) before rendering, so wrapLines sees each code span as one word; they become
+// spaces again after wrapping.
 func (p *lessonPane) markdown(text string, w int) []string {
-	r, ok := p.renderers[w]
-	if !ok {
-		var err error
-		r, err = glamour.NewTermRenderer(
-			glamour.WithStandardStyle(p.style),
+	if p.renderer == nil {
+		r, err := glamour.NewTermRenderer(
+			glamour.WithStyles(lessonStyle(p.style)),
 			glamour.WithColorProfile(lipgloss.ColorProfile()),
-			glamour.WithWordWrap(w),
+			glamour.WithWordWrap(0),
 		)
 		if err != nil {
 			return wrapLines(text, w)
 		}
-		p.renderers[w] = r
+		p.renderer = r
 	}
-	s, err := r.Render(text)
+	s, err := p.renderer.Render(protectCodeSpans(text))
 	if err != nil {
 		return wrapLines(text, w)
 	}
 	lines := wrapLines(s, w)
+	for i, l := range lines {
+		lines[i] = unkeep.Replace(l)
+	}
 	// Trim the blank lines glamour puts around the document.
 	for len(lines) > 0 && strings.TrimSpace(stripANSI(lines[0])) == "" {
 		lines = lines[1:]
@@ -124,6 +131,106 @@ func (p *lessonPane) markdown(text string, w int) []string {
 	return append([]string{""}, lines...)
 }
 
+// lessonStyle is glamour's standard style of that name (notty when unknown) with the padding
+// around inline code made unbreakable.
+func lessonStyle(name string) ansi.StyleConfig {
+	base, ok := styles.DefaultStyles[name]
+	if !ok {
+		base = styles.DefaultStyles[styles.NoTTYStyle]
+	}
+	cfg := *base
+	keep := func(s string) string { return strings.ReplaceAll(s, " ", string(gluedSpace)) }
+	cfg.Code.Prefix, cfg.Code.Suffix = keep(cfg.Code.Prefix), keep(cfg.Code.Suffix)
+	return cfg
+}
+
+// protectCodeSpans replaces the spaces (and line breaks) inside Markdown inline code spans by
+// keepSpace. A span opens with a run of backticks and closes with a run of the same length;
+// fenced code blocks and backslash-escaped backticks are left alone, as is a run that is never
+// closed (it is literal text).
+func protectCodeSpans(md string) string {
+	var out, chunk strings.Builder // chunk: text outside fences, not yet processed
+	fence := ""
+	for _, line := range strings.SplitAfter(md, "\n") {
+		t := strings.TrimLeft(line, " ")
+		switch {
+		case fence != "":
+			out.WriteString(line)
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+		case strings.HasPrefix(t, "```"), strings.HasPrefix(t, "~~~"):
+			out.WriteString(protectSpans(chunk.String()))
+			chunk.Reset()
+			out.WriteString(line)
+			fence = t[:3]
+		default:
+			chunk.WriteString(line)
+		}
+	}
+	out.WriteString(protectSpans(chunk.String()))
+	return out.String()
+}
+
+// protectSpans does protectCodeSpans' work on text without fenced blocks.
+func protectSpans(s string) string {
+	keep := strings.NewReplacer(" ", string(keepSpace), "\n", string(keepSpace))
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		switch {
+		case s[i] == '\\' && i+1 < len(s):
+			b.WriteString(s[i : i+2])
+			i += 2
+			continue
+		case s[i] != '`':
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		n := backticks(s, i)
+		end := closingRun(s, i+n, n)
+		if end < 0 {
+			b.WriteString(s[i : i+n])
+			i += n
+			continue
+		}
+		code := s[i+n : end]
+		// CommonMark strips one space on both sides of a span (for spans that hold a
+		// backtick): keep those as they are.
+		lead, trail := "", ""
+		if len(code) > 2 && code[0] == ' ' && code[len(code)-1] == ' ' && strings.Trim(code, " ") != "" {
+			lead, trail, code = " ", " ", code[1:len(code)-1]
+		}
+		b.WriteString(s[i:i+n] + lead + keep.Replace(code) + trail + s[end:end+n])
+		i = end + n
+	}
+	return b.String()
+}
+
+// backticks is the length of the run of backticks at s[i:].
+func backticks(s string, i int) int {
+	n := 0
+	for i+n < len(s) && s[i+n] == '`' {
+		n++
+	}
+	return n
+}
+
+// closingRun finds the next run of exactly n backticks at or after from, or -1.
+func closingRun(s string, from, n int) int {
+	for i := from; i < len(s); {
+		if s[i] != '`' {
+			i++
+			continue
+		}
+		m := backticks(s, i)
+		if m == n {
+			return i
+		}
+		i += m
+	}
+	return -1
+}
 func (p *lessonPane) visible() int { return max(p.h-2, 1) }
 
 func (p *lessonPane) clamp() {
@@ -139,22 +246,25 @@ func (p *lessonPane) Scroll(n int) {
 
 func (p *lessonPane) Page() int { return max(p.visible()-2, 1) }
 
-// detail names the lesson, with the scroll position when the text is longer than the pane.
+// detail names the lesson.
 func (p *lessonPane) detail() string {
-	var parts []string
-	if p.hasStep && p.step.Lesson != "" {
-		parts = append(parts, p.step.Lesson)
+	if p.hasStep {
+		return p.step.Lesson
 	}
-	if len(p.lines) > p.visible() {
-		pct := 100 * (p.offset + p.visible()) / len(p.lines)
-		parts = append(parts, strconv.Itoa(pct)+"%")
+	return ""
+}
+
+// figure is the scroll position when the text is longer than the pane.
+func (p *lessonPane) figure() string {
+	if len(p.lines) <= p.visible() {
+		return ""
 	}
-	return strings.Join(parts, " · ")
+	return strconv.Itoa(100*(p.offset+p.visible())/len(p.lines)) + "%"
 }
 
 // View renders the pane: exactly h lines of exactly w cells.
 func (p *lessonPane) View() []string {
-	return p.render(paneLesson.String(), p.detail(), func() []string {
+	return p.render(paneLesson.String(), p.detail(), p.figure(), func() []string {
 		return p.lines[p.offset:min(p.offset+p.visible(), len(p.lines))]
 	})
 }

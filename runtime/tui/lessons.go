@@ -57,6 +57,18 @@ func NewLessonContent(ls []lessons.Lesson, src fs.FS) *LessonContent {
 	return c
 }
 
+// SourceBrowser is implemented by a Content that hands out kubewalk's server source, so that
+// the source pane's search covers every file of it (not only the one on screen) and can open
+// the file a match is in. LessonContent implements it.
+type SourceBrowser interface {
+	// ServerSource returns the server package's source: its files at the root (shown as
+	// server/<path>), subpackages in their directories.
+	ServerSource() fs.FS
+}
+
+// ServerSource returns the server source the lessons' anchors resolve in.
+func (c *LessonContent) ServerSource() fs.FS { return c.src }
+
 // Step returns the step for a checkpoint ID.
 func (c *LessonContent) Step(checkpointID string) (Step, bool) {
 	s, ok := c.steps[checkpointID]

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -85,22 +86,45 @@ func TestLessonContentUpstream(t *testing.T) {
 }
 
 // TestRealLessonsFit walks the real lessons, in English and Chinese, through every checkpoint
-// at the smallest and a wide size, with every frame checked.
+// at the smallest and the wide size, in the plain and the colour lesson style. Every frame must
+// fit the window (the harness checks each), and at every step every lesson line must fit its
+// pane without splitting a word or an inline code span.
 func TestRealLessonsFit(t *testing.T) {
 	for _, lang := range []string{"en", "zh-CN"} {
 		c, err := LoadLessonContent(lang)
 		if c == nil {
-			t.Skipf("no lessons: %v", err)
+			t.Fatalf("no %s lessons: %v", lang, err)
 		}
 		if err != nil {
 			t.Logf("%s lessons have problems (not this package's): %v", lang, err)
 		}
+		if len(c.steps) == 0 {
+			t.Fatalf("no %s lesson steps", lang)
+		}
 		for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
-			hs := newHarness(t, size.w, size.h, c, fakeServer{})
-			for range len(hs.eng.plan) {
-				hs.keys(" ", "u", "u", "r", "r")
+			for _, style := range []string{"notty", "dark"} {
+				t.Run(fmt.Sprintf("%s/%dx%d/%s", lang, size.w, size.h, style), func(t *testing.T) {
+					hs := newHarnessOpts(t, size.w, size.h, c, fakeServer{}, Options{GlamourStyle: style})
+					checked := map[string]bool{}
+					for range len(hs.eng.plan) {
+						m := hs.model.m
+						if stop := m.displayed(); stop != nil && m.lesson.hasStep {
+							id := stop.Checkpoint.ID()
+							checked[id] = true
+							for _, p := range wrapProblems(m.lesson.step.Text, m.lesson.lines, m.lesson.w-2) {
+								t.Errorf("%s: %s", id, p)
+							}
+						}
+						hs.keys(" ", "u", "u", "r", "r")
+					}
+					hs.must("SERVING")
+					for id := range c.steps {
+						if !checked[id] {
+							t.Errorf("step for %s was never shown", id)
+						}
+					}
+				})
 			}
-			hs.must("SERVING")
 		}
 	}
 }

@@ -69,6 +69,13 @@ type model struct {
 	focus    paneID
 	tab      paneID // the pane shown in the shared (tabbed) place
 	showHelp bool
+	// helpOffset scrolls the ? overlay when the window is too small for it.
+	helpOffset int
+	welcome    bool   // the first-run welcome is shown
+	onWelcome  func() // called when it is dismissed
+	// lessonForReview is set when reviewing put the lesson in place of the kubectl panel;
+	// going back to live brings the panel back.
+	lessonForReview bool
 
 	source *sourcePane
 	state  *statePane
@@ -100,6 +107,7 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		now:    time.Now,
 		review: -1, shown: -1,
 		focus: paneSource, tab: paneLesson,
+		welcome: opts.ShowWelcome, onWelcome: opts.OnWelcomeDismissed,
 		source: newSourcePane(st, content),
 		state:  newStatePane(st),
 		lesson: newLessonPane(st, opts.GlamourStyle),
@@ -289,10 +297,48 @@ func (m *model) reviewTo(i int) tea.Cmd {
 		return nil
 	}
 	m.review = i
+	m.reviewPanes()
 	if i < 0 {
 		return m.show(len(m.history) - 1)
 	}
 	return m.show(i)
+}
+
+// reviewPanes shows a reviewed step's lesson where the kubectl panel was, and the panel again
+// when the review ends.
+func (m *model) reviewPanes() {
+	switch {
+	case m.review >= 0 && m.tab == paneServed:
+		m.lessonForReview = true
+		if m.focus == paneServed {
+			m.focus = paneLesson
+		}
+		m.tab = paneLesson
+	case m.review < 0 && m.lessonForReview:
+		m.lessonForReview = false
+		if m.tab == paneLesson {
+			if m.focus == paneLesson {
+				m.focus = paneServed
+			}
+			m.tab = paneServed
+		}
+	default:
+		return
+	}
+	m.applyFocus()
+}
+
+// toggleServed switches the shared place between the lesson and the kubectl panel.
+func (m *model) toggleServed() {
+	if !m.served {
+		m.note = "the kubectl panel opens once the server serves"
+		return
+	}
+	if m.tab == paneServed {
+		m.setFocus(paneLesson)
+	} else {
+		m.setFocus(paneServed)
+	}
 }
 
 // key handles a key press.
@@ -308,15 +354,32 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if m.source.search.typing {
-		m.source.SearchKey(msg)
-		return nil
-	}
-	if m.showHelp {
+	if m.welcome {
 		if key.Matches(msg, k.Quit) {
 			return tea.Quit
 		}
-		m.showHelp = false
+		m.dismissWelcome()
+		return nil
+	}
+	if m.source.search.typing {
+		return m.source.SearchKey(msg)
+	}
+	if m.showHelp {
+		switch {
+		case key.Matches(msg, k.Quit):
+			return tea.Quit
+		case key.Matches(msg, k.Up):
+			m.helpOffset--
+		case key.Matches(msg, k.Down):
+			m.helpOffset++
+		case key.Matches(msg, k.PageUp):
+			m.helpOffset -= m.lay.body.h / 2
+		case key.Matches(msg, k.PageDown):
+			m.helpOffset += m.lay.body.h / 2
+		default:
+			m.showHelp = false
+		}
+		m.helpOffset = max(m.helpOffset, 0) // the view clamps the other end
 		return nil
 	}
 	searching := m.source.search.active()
@@ -324,17 +387,21 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit
 	case key.Matches(msg, k.Help):
-		m.showHelp = true
+		m.showHelp, m.helpOffset = true, 0
 	case key.Matches(msg, k.Live):
-		if searching {
-			m.source.ClearSearch()
-			return nil
+		switch {
+		case searching:
+			return m.source.ClearSearch()
+		case m.source.Browsing():
+			return m.source.CloseFile()
 		}
 		return m.reviewTo(len(m.history) - 1)
 	case searching && key.Matches(msg, k.MatchNext):
-		m.source.NextMatch(1)
+		return m.source.NextMatch(1)
 	case searching && key.Matches(msg, k.MatchPrev):
-		m.source.NextMatch(-1)
+		return m.source.NextMatch(-1)
+	case searching && m.focus == paneSource && key.Matches(msg, k.OpenMatch):
+		m.source.OpenMatch()
 	case key.Matches(msg, k.Next):
 		if m.review >= 0 {
 			return m.reviewTo(m.review + 1)
@@ -355,12 +422,16 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.resume(engine.ToEnd(), "the end (serving)")
 	case key.Matches(msg, k.Phase):
 		return m.toPhase(int(msg.Runes[0] - '1'))
+	case key.Matches(msg, k.Served):
+		m.toggleServed()
 	case key.Matches(msg, k.FocusNext):
 		m.cycleFocus(1)
 	case key.Matches(msg, k.FocusPrev):
 		m.cycleFocus(-1)
 	case key.Matches(msg, k.Upstream):
 		return m.source.ToggleUpstream()
+	case key.Matches(msg, k.Wrap):
+		m.source.ToggleWrap()
 	case key.Matches(msg, k.Raw):
 		m.state.ToggleRaw()
 		if m.shared(paneState) && m.tab != paneState {
@@ -370,8 +441,17 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		m.setFocus(paneSource)
 		m.source.StartSearch()
 	case key.Matches(msg, k.Toggle):
-		if m.focus == paneState {
-			m.state.Toggle()
+		if m.focus == paneState && !m.state.Toggle() {
+			m.note = "this row is shown whole already"
+		}
+	case key.Matches(msg, k.NextChange), key.Matches(msg, k.PrevChange):
+		d := 1
+		if key.Matches(msg, k.PrevChange) {
+			d = -1
+		}
+		m.setFocus(paneState)
+		if m.state.raw || !m.state.JumpChange(d) {
+			m.note = "nothing new or changed in the state tree at this step"
 		}
 	case key.Matches(msg, k.ExpandAll):
 		if m.focus == paneState {
@@ -397,7 +477,18 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// toPhase runs forward to phase i (0-based), or reviews its last stop when it is behind.
+// dismissWelcome closes the welcome for good.
+func (m *model) dismissWelcome() {
+	m.welcome = false
+	if m.onWelcome != nil {
+		m.onWelcome()
+		m.onWelcome = nil
+	}
+}
+
+// toPhase goes to the first step of phase i (0-based): a phase ahead of the server is run to
+// (the server pauses at its first checkpoint); a phase the server has reached is reviewed from
+// its first recorded stop (which is the live stop when the server is still there).
 func (m *model) toPhase(i int) tea.Cmd {
 	phases := server.Phases()
 	if i < 0 || i >= len(phases) {
@@ -412,14 +503,11 @@ func (m *model) toPhase(i int) tea.Cmd {
 	if m.served {
 		cur = len(phases) // every phase is behind
 	}
-	switch {
-	case i > cur:
+	if i > cur {
 		return m.resume(engine.ToPhase(phases[i]), "phase "+string(phases[i]))
-	case i == cur:
-		return m.reviewTo(len(m.history) - 1)
 	}
-	for j := len(m.history) - 1; j >= 0; j-- {
-		if m.history[j].Checkpoint.Phase == phases[i] {
+	for j, s := range m.history {
+		if s.Checkpoint.Phase == phases[i] {
 			return m.reviewTo(j)
 		}
 	}
@@ -551,7 +639,7 @@ func (m *model) scrollFocused(n int) {
 
 // mouse scrolls the focused pane with the wheel and focuses a pane on click.
 func (m *model) mouse(msg tea.MouseMsg) {
-	if m.lay.small || m.showHelp || msg.Action != tea.MouseActionPress {
+	if m.lay.small || m.showHelp || m.welcome || msg.Action != tea.MouseActionPress {
 		return
 	}
 	switch msg.Button {

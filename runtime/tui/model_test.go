@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -72,10 +75,15 @@ func TestMouse(t *testing.T) {
 		wheel := func(b tea.MouseButton) {
 			hs.send(tea.MouseMsg{X: 2, Y: 5, Action: tea.MouseActionPress, Button: b})
 		}
+		// The source must have loaded: the wheel scrolls it.
+		if _, _, ok := hs.model.m.source.file(); !ok || len(hs.model.m.source.rows) == 0 {
+			t.Fatal("the source did not load before the harness settled")
+		}
 		before := hs.view()
 		wheel(tea.MouseButtonWheelDown)
 		if hs.view() == before {
-			t.Error("wheel down did not scroll the source")
+			sp := hs.model.m.source
+			t.Errorf("wheel down did not scroll the source (scroll %d of %d rows, %d visible)", sp.scroll, len(sp.rows), sp.visible())
 		}
 		wheel(tea.MouseButtonWheelUp)
 		if hs.view() != before {
@@ -168,7 +176,7 @@ func TestStateTreeKeys(t *testing.T) {
 	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
 	hs.keys("2", "tab")
 	hs.must("▸ config", "▾ authn")
-	hs.keys("e")
+	hs.keys("e", "g") // the pane is on the first change (in authn): back to the top
 	hs.must("▾ config", "▾ scheme")
 	hs.keys("c")
 	hs.mustNot("▾ ")
@@ -243,11 +251,30 @@ func TestPhaseKeys(t *testing.T) {
 	hs.keys("3")
 	authz := server.PhaseCheckpoints(server.PhaseAuthz)[0].ID()
 	hs.must("PAUSED at "+authz, "✓ config", "✓ authn", "▶ authz")
-	hs.keys("1") // behind: review config's last stop
+	hs.keys("1") // behind: review config's first stop
 	cfg := server.PhaseCheckpoints(server.PhaseConfig)
-	hs.must("REVIEWING", "("+cfg[len(cfg)-1].ID()+")")
-	hs.keys("3") // the live phase: back to live
+	hs.must("REVIEWING", "("+cfg[0].ID()+")")
+	hs.keys("3") // the live phase, whose first stop is live
 	hs.mustNot("REVIEWING")
+	hs.keys(" ", "3") // a later stop in authz: 3 reviews authz's first stop
+	hs.must("REVIEWING", "("+authz+")")
+
+	// One rule, forward and backward, before and after serve: a phase key lands on the
+	// phase's first step.
+	for _, p := range []server.Phase{server.PhaseAdmission, server.PhaseStorage} {
+		hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+		n := strconv.Itoa(phaseIndex(p) + 1)
+		first := server.PhaseCheckpoints(p)[0].ID()
+		hs.keys(n) // forward: run to it
+		hs.must("PAUSED at " + first)
+		for range server.PhaseCheckpoints(p) {
+			hs.keys(" ") // step through the phase, and one past it
+		}
+		hs.keys("E", n) // from serve: review its first step, not its last
+		hs.must("REVIEWING", "("+first+")")
+	}
+	hs.keys("?")
+	hs.must("first step of a phase")
 }
 
 func TestServedPanel(t *testing.T) {
@@ -347,9 +374,16 @@ func TestWrapLines(t *testing.T) {
 		{"mixed keeps latin words", "在 pkg/kubeapiserver 中组合认证器", 22, []string{"在 pkg/kubeapiserver", "中组合认证器"}},
 		{"odd width with cjk", "身份认证", 5, []string{"身份", "认证"}},
 		{"long word is cut", "abcdefghij kl", 4, []string{"abcd", "efgh", "ij", "kl"}},
+		{"long path is cut after a slash", "see /apis/rbac/v1/namespaces/default", 16, []string{"see", "/apis/rbac/v1/", "namespaces/", "default"}},
 		{"bullet hangs", "  • 客户端证书的通用名称", 12, []string{"  • 客户端证", "    书的通用", "    名称"}},
 		{"numbered hangs", "1. one two three four", 10, []string{"1. one two", "   three", "   four"}},
 		{"trailing spaces", "abc      ", 4, []string{"abc"}},
+		{"no break at hyphens", "see kubectl run web --image=nginx", 22, []string{"see kubectl run web", "--image=nginx"}},
+		{"code stays whole", "run kubectl\uE000run\uE000web now", 16, []string{"run", "kubectl\uE000run\uE000web", "now"}},
+		{"wide code breaks at its spaces", "run kubectl\uE000run\uE000web\uE000--image=nginx now", 20, []string{"run kubectl\uE000run\uE000web", "--image=nginx now"}},
+		{"code padding never breaks", "a \uE001Node,RBAC\uE001.", 12, []string{"a", "\uE001Node,RBAC\uE001."}},
+		{"cjk punctuation stays put", "认证成功，然后鉴权。", 8, []string{"认证成", "功，然后", "鉴权。"}},
+		{"cjk opening punctuation", "甲乙丙（丁）", 8, []string{"甲乙丙", "（丁）"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -380,12 +414,347 @@ func TestGolden(t *testing.T) {
 		{"help_120x40", 120, 40, fakeContent{}, []string{"?"}, nil},
 		{"served_120x40", 120, 40, fakeContent{}, []string{"E"}, fakeServer{}},
 		{"small_60x20", 60, 20, fakeContent{}, nil, nil},
+		{"lesson_wrap_80x24", 80, 24, fakeContent{wrap: true}, []string{"tab", "tab"}, nil},
+		{"lesson_wrap_120x40", 120, 40, fakeContent{wrap: true}, []string{"tab", "tab"}, nil},
+		{"welcome_80x24", 80, 24, fakeContent{}, nil, nil},
+		{"welcome_120x40", 120, 40, fakeContent{}, nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			hs := newHarness(t, tt.w, tt.h, tt.content, tt.srv)
+			opts := Options{GlamourStyle: "notty", ShowWelcome: strings.HasPrefix(tt.name, "welcome")}
+			hs := newHarnessOpts(t, tt.w, tt.h, tt.content, tt.srv, opts)
 			hs.keys(tt.keys...)
 			golden.RequireEqual(t, []byte(hs.view()))
+		})
+	}
+}
+
+// TestStateShowsChanges: at every step the state pane opens on the first row the step added or
+// changed, even when it is below the fold, and ] / [ jump between the changes.
+func TestStateShowsChanges(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{120, 40}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			hs := newHarness(t, size.w, size.h, fakeContent{}, fakeServer{})
+			for range len(hs.eng.plan) - 1 {
+				hs.keys(" ")
+				st := hs.model.m.state
+				if st.changes() == 0 {
+					continue
+				}
+				r := st.rows[st.cursor]
+				if r.mark == 0 {
+					t.Fatalf("%s: cursor on %q, not on a change", hs.model.m.displayed().Checkpoint.ID(), r.label)
+				}
+				for i := 0; i < st.cursor; i++ {
+					if st.rows[i].mark != 0 {
+						t.Fatalf("%s: cursor on %q, but %q changed first", hs.model.m.displayed().Checkpoint.ID(), r.label, st.rows[i].label)
+					}
+				}
+				if !st.inView(st.cursor) {
+					t.Fatalf("%s: first change (row %d) is out of view (rows %d-%d)", hs.model.m.displayed().Checkpoint.ID(), st.cursor, st.offset, st.offset+st.visible()-1)
+				}
+			}
+		})
+	}
+
+	// config/loopback adds three rows at the end of a config subtree taller than the pane.
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.keys(" ", " ", " ")
+	hs.must("›+  ▾ loopback", "+      host: https://127.0.0.1:6443", "tree (r: raw objects) · 3 changes: ]/[")
+	cursor := func() string { st := hs.model.m.state; return st.rows[st.cursor].label }
+	for _, k := range []struct{ key, want string }{{"]", "host"}, {"]", "bearerToken"}, {"]", "loopback"}, {"[", "bearerToken"}} {
+		hs.keys(k.key)
+		if got := cursor(); got != k.want {
+			t.Fatalf("after %s the cursor is on %q, want %q", k.key, got, k.want)
+		}
+	}
+	if hs.model.m.focus != paneState {
+		t.Error("] did not focus the state pane")
+	}
+	hs.keys("r", "]")
+	hs.must("nothing new or changed")
+}
+
+// TestCutRowsShownWhole: enter on a state row cut at the pane's edge shows it whole, wrapped
+// under its label; enter again cuts it again.
+func TestCutRowsShownWhole(t *testing.T) {
+	for _, raw := range []bool{false, true} {
+		t.Run(fmt.Sprintf("raw=%v", raw), func(t *testing.T) {
+			hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+			hs.keys("2", "tab")
+			target, whole := "alice", "(64 hex chars)"
+			if raw {
+				// Raw: a long string field of the authenticator.
+				hs.keys("r", "down", "enter")
+				target, whole = "kubeconfig", `kubeconfig.yaml"`
+			}
+			st := hs.model.m.state
+			for i := 0; st.rows[st.cursor].label != target; i++ {
+				if i > len(st.rows) {
+					t.Fatalf("no row %q", target)
+				}
+				hs.keys("down")
+			}
+			hs.mustNot(whole)
+			if !st.cut(st.cursor) {
+				t.Fatalf("row %q fits; the test needs a row cut at the edge", target)
+			}
+			hs.keys("enter")
+			hs.must(whole)
+			if !st.inView(st.cursor) {
+				t.Error("the row shown whole is not in view")
+			}
+			hs.keys("enter")
+			hs.mustNot(whole)
+		})
+	}
+	// A row that fits: enter says so.
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.keys("tab", "g", "down", "down")
+	if st := hs.model.m.state; st.rows[st.cursor].label != "core/v1" {
+		t.Fatalf("cursor on %q", st.rows[st.cursor].label)
+	}
+	hs.keys("enter")
+	hs.must("shown whole already")
+}
+
+// TestTitleFigureKept: a pane title too long for its pane is cut, but not its figure.
+func TestTitleFigureKept(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		hs := newHarness(t, size.w, size.h, longLesson{}, fakeServer{})
+		hs.keys("tab", "tab") // focus the lesson
+		var title string
+		for _, l := range strings.Split(hs.view(), "\n") {
+			if strings.Contains(l, "[Lesson]") || strings.Contains(l, "Lesson ·") {
+				title = l
+			}
+		}
+		if !strings.Contains(title, "… · ") || !strings.Contains(title, "% ") {
+			t.Errorf("%dx%d: title %q lost its scroll figure", size.w, size.h, title)
+		}
+	}
+}
+
+// longLesson is fakeContent with a lesson title wider than any pane.
+type longLesson struct{ fakeContent }
+
+func (c longLesson) Step(id string) (Step, bool) {
+	s, ok := c.fakeContent.Step(id)
+	s.Lesson = strings.Repeat("A lesson title that goes on and on ", 5)
+	return s, ok
+}
+
+// TestSourceWrap: w wraps the long source lines instead of cutting them, and back.
+func TestSourceWrap(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		hs := newHarness(t, size.w, size.h, fakeContent{}, fakeServer{})
+		// The view shows the long comment above the config/scheme anchor.
+		hs.must("// describe adds the authn subtree")
+		hs.mustNot("narrow pane at all.")
+		hs.keys("w")
+		hs.must("narrow pane at all.", "· wrapped")
+		hs.keys("w")
+		hs.mustNot("narrow pane at all.", "· wrapped")
+	}
+}
+
+// TestReviewAfterServe: after serve, reviewing a step shows its lesson where the kubectl panel
+// was; K switches between the two, tab marks the one shown, and going back to live brings the
+// panel back.
+func TestReviewAfterServe(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{120, 40}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			hs := newHarness(t, size.w, size.h, fakeContent{}, fakeServer{})
+			hs.keys("E")
+			panel := "Try it from another terminal"
+			hs.must("[kubectl]", panel, "K: try kubectl")
+			hs.keys("left")
+			prev := server.Checkpoints()[len(server.Checkpoints())-2].ID()
+			hs.must("REVIEWING", "[Lesson]", "Step "+prev)
+			hs.mustNot(panel)
+			hs.keys("esc")
+			hs.mustNot("REVIEWING")
+			hs.must("[kubectl]", panel)
+			hs.keys("left", "K")
+			hs.must("REVIEWING", "[kubectl]", panel)
+			hs.keys("K")
+			hs.must("[Lesson]", "Step "+prev)
+			hs.keys("esc")
+			hs.mustNot("REVIEWING")
+			hs.must("[kubectl]", panel)
+			// Going round with tab, the marked label is always the pane shown.
+			for range 8 {
+				hs.keys("tab")
+				v := hs.view()
+				switch {
+				case strings.Contains(v, "[kubectl]") != strings.Contains(v, panel):
+					t.Fatalf("focus %v: the label and the panel shown disagree:\n%s", hs.model.m.focus, v)
+				case strings.Contains(v, "[Lesson]") != strings.Contains(v, "every request"):
+					t.Fatalf("focus %v: the label and the lesson shown disagree:\n%s", hs.model.m.focus, v)
+				}
+			}
+		})
+	}
+	// Before serve, K says what it is for.
+	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.keys("K")
+	if n := hs.model.m.note; !strings.Contains(n, "the kubectl panel opens once the server serves") {
+		t.Errorf("K before serve: note %q", n)
+	}
+}
+
+// TestSearchAcrossFiles: / searches all of the server/ source, the search line names each
+// match's file, n/N move across files (showing each), enter keeps the file open and esc goes
+// back to the step's code.
+func TestSearchAcrossFiles(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{120, 40}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			hs := newHarness(t, size.w, size.h, browsingContent{}, fakeServer{})
+			hs.must("Source · server/authn.go:40-42")
+			search := func(q string) {
+				hs.keys("/")
+				hs.keys(strings.Split(q, "")...)
+				hs.keys("enter")
+			}
+			search("Strategy") // not in the step's file: the first match opens its file
+			hs.must("1 of 3 · server/rbac/escalation.go:3", "Source · server/rbac/escalation.go")
+			hs.keys("n")
+			hs.must("2 of 3 · server/storage.go:5", "Source · server/storage.go", "Each store gets a Strategy")
+			hs.keys("n")
+			hs.must("3 of 3 · server/storage.go:6")
+			hs.keys("n") // wraps round
+			hs.must("1 of 3 · server/rbac/escalation.go:3")
+			hs.keys("N")
+			hs.must("3 of 3 · server/storage.go:6")
+			hs.keys("esc") // clears the search and goes back to the step's code
+			hs.mustNot("/Strategy", "escalation.go")
+			hs.must("Source · server/authn.go:40-42")
+
+			search("strategy")    // case does not matter
+			hs.keys("n", "enter") // keep storage.go open
+			hs.mustNot("/strategy")
+			hs.must("Source · server/storage.go · esc: back to the step", "configMapStrategy")
+			hs.keys("esc")
+			hs.must("Source · server/authn.go:40-42")
+			hs.mustNot("REVIEWING")
+
+			search("union.New") // in the step's file and nowhere else: it stays
+			hs.must("1 of 1 · server/authn.go:31", "Source · server/authn.go:40-42")
+			if n := len(hs.eng.targets()); n != 0 {
+				t.Errorf("searching stepped the server (%d Continue calls)", n)
+			}
+			// A new step clears the search and shows its own code.
+			hs.keys("esc", "/", "S", "t", "r", "a", "t", "enter", " ")
+			hs.must("PAUSED at "+cpID(1), "Source · server/authn.go:19-37")
+			hs.mustNot("/Strat")
+		})
+	}
+}
+
+// TestLessonContentSearchesServerSource: the real content hands the embedded server source
+// to the search, which finds Strategy in files other than the one on screen.
+func TestLessonContentSearchesServerSource(t *testing.T) {
+	c, err := LoadLessonContent("en")
+	if c == nil {
+		t.Fatalf("no lessons: %v", err)
+	}
+	hs := newHarness(t, 120, 40, c, fakeServer{})
+	hs.keys("/", "S", "t", "r", "a", "t", "e", "g", "y", "enter")
+	m := hs.model.m.source.search.matches
+	files := map[string]bool{}
+	for _, x := range m {
+		files[x.file] = true
+		if strings.HasSuffix(x.file, "_test.go") {
+			t.Errorf("searched a test file: %s", x.file)
+		}
+	}
+	if len(files) < 2 {
+		t.Fatalf("Strategy found in %d files (%v), want the server source searched", len(files), files)
+	}
+	strategies := 0
+	for f := range files {
+		if strings.HasSuffix(f, "/strategy.go") {
+			strategies++
+		}
+	}
+	if strategies == 0 {
+		t.Errorf("Strategy not found in any registry strategy.go (is server/registry embedded?): %v", files)
+	}
+	hs.must(fmt.Sprintf("1 of %d · server/", len(m)))
+	// The first step's code (server/apis/scheme.go) has no match: the first match's file is
+	// shown, its path cut from the left if need be, but not the way back.
+	if m[0].file == "server/apis/scheme.go" {
+		t.Fatalf("the first step's file has a match now; the test needs one without")
+	}
+	hs.must("· esc: back to the step")
+}
+
+// TestWelcome: with ShowWelcome the screen opens on the welcome; any key dismisses it (without
+// stepping the server) and reports it once; q quits from it; without ShowWelcome it never shows.
+func TestWelcome(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			dismissed := 0
+			hs := newHarnessOpts(t, size.w, size.h, fakeContent{}, fakeServer{},
+				Options{GlamourStyle: "notty", ShowWelcome: true, OnWelcomeDismissed: func() { dismissed++ }})
+			hs.must("Welcome to kubewalk", "config → authn → authz → admission → storage → install → serve",
+				"paused right now", "space", "review an earlier stop", "every key", "any key to begin")
+			hs.keys(" ")
+			hs.mustNot("Welcome to kubewalk")
+			hs.must("PAUSED at " + cpID(0))
+			if n := len(hs.eng.targets()); n != 0 {
+				t.Errorf("the key that dismissed the welcome also stepped the server")
+			}
+			hs.keys(" ", "?", "x")
+			hs.mustNot("Welcome to kubewalk")
+			if dismissed != 1 {
+				t.Errorf("OnWelcomeDismissed called %d times, want 1", dismissed)
+			}
+		})
+	}
+	hs := newHarnessOpts(t, 120, 40, fakeContent{}, fakeServer{}, Options{GlamourStyle: "notty", ShowWelcome: true})
+	hs.keys("q")
+	if !hs.quit {
+		t.Error("q did not quit from the welcome")
+	}
+	hs = newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+	hs.mustNot("Welcome to kubewalk")
+}
+
+// TestHelpListsEveryKey: the ? overlay lists every binding of the key map and the rules of the
+// main keys, at the smallest size too (scrolling with ↓, which does not close it).
+func TestHelpListsEveryKey(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			hs := newHarness(t, size.w, size.h, fakeContent{}, fakeServer{})
+			hs.keys("?")
+			seen := hs.view()
+			for range 30 {
+				hs.keys("down")
+				seen += hs.view()
+			}
+			if !hs.model.m.showHelp {
+				t.Fatal("↓ closed the help")
+			}
+			km := reflect.ValueOf(DefaultKeyMap())
+			for i := range km.NumField() {
+				b := km.Field(i).Interface().(key.Binding)
+				if name := km.Type().Field(i).Name; name == "MatchPrev" || name == "PrevChange" {
+					continue // shown with MatchNext and NextChange ("n/N", "]/[")
+				}
+				joined := map[string]bool{"Up": true, "Down": true, "PageUp": true, "PageDown": true, "Top": true, "Bottom": true}
+				if !strings.Contains(seen, b.Help().Key+" ") || (!joined[km.Type().Field(i).Name] && !strings.Contains(seen, b.Help().Desc)) {
+					t.Errorf("help lacks %s (%q %q)", km.Type().Field(i).Name, b.Help().Key, b.Help().Desc)
+				}
+			}
+			for _, s := range []string{"1-7 go to the first step of a phase", "n/N move between matches across files",
+				"] / [ jump between them", "shows a row cut at the edge (…) whole", "K switches between the lesson and the kubectl panel"} {
+				if text := strings.NewReplacer("┃", " ", "│", " ").Replace(seen); !strings.Contains(strings.Join(strings.Fields(text), " "), s) {
+					t.Errorf("help does not say %q", s)
+				}
+			}
+			hs.keys("x")
+			hs.mustNot("Keys ·")
 		})
 	}
 }

@@ -66,14 +66,38 @@ func wrapLine(l string, w int) []string {
 	return out
 }
 
+// keepSpace and gluedSpace stand for spaces that do not break a line: keepSpace for the spaces
+// inside inline code (where a code span wider than the whole line may still break), gluedSpace
+// for the padding around it (never). Both are one cell wide (private-use runes) and become
+// spaces again once the text is wrapped.
+const (
+	keepSpace  = '\uE000'
+	gluedSpace = '\uE001'
+)
+
+// unkeep turns keepSpace and gluedSpace back into spaces.
+var unkeep = strings.NewReplacer(string(keepSpace), " ", string(gluedSpace), " ")
+
+// CJK punctuation that must not start a line (it stays with the text before it) or end one
+// (it goes with the text after it).
+const (
+	noBreakBefore = "，。、；：？！）》」』】〉〕…％"
+	noBreakAfter  = "（《「『【〈〔"
+)
+
+// unit is a piece of a line that breakCells never breaks: a run of spaces, a word of narrow
+// runes (inline code included), or a wide rune with the punctuation that sticks to it.
+type unit struct {
+	start, width int
+	space, wide  bool
+	glue         bool // the next unit joins this one (opening punctuation)
+}
+
 // breakCells splits a plain line into ranges of cells [start, end) no wider than w: at spaces
-// (which are dropped), before and after any wide (CJK) character, and inside a word only when
-// the word alone is wider than w.
+// (which are dropped), before and after any wide (CJK) character (but not before closing or
+// after opening CJK punctuation), and inside a word only when the word alone is wider than w:
+// first at its keepSpaces (inline code), then anywhere.
 func breakCells(plain string, w int) [][2]int {
-	type unit struct {
-		start, width int
-		space, wide  bool
-	}
 	var units []unit
 	col := 0
 	for _, r := range plain {
@@ -81,16 +105,23 @@ func breakCells(plain string, w int) [][2]int {
 		sp, wide := r == ' ', rw > 1
 		if n := len(units); n > 0 {
 			last := &units[n-1]
-			// Zero-width runes join the unit before; narrow letters and spaces join their run.
-			if rw == 0 || (sp && last.space) || (!sp && !wide && !last.space && !last.wide) {
+			// Zero-width runes join the unit before; narrow letters and spaces join their
+			// run; closing punctuation joins what it closes; anything joins opening
+			// punctuation.
+			join := rw == 0 || (sp && last.space) || (!sp && !wide && !last.space && !last.wide) ||
+				(!sp && !last.space && strings.ContainsRune(noBreakBefore, r)) || (!sp && last.glue)
+			if join {
 				last.width += rw
+				last.wide = last.wide || wide
+				last.glue = strings.ContainsRune(noBreakAfter, r)
 				col += rw
 				continue
 			}
 		}
-		units = append(units, unit{start: col, width: rw, space: sp, wide: wide})
+		units = append(units, unit{start: col, width: rw, space: sp, wide: wide, glue: strings.ContainsRune(noBreakAfter, r)})
 		col += rw
 	}
+	units = splitWideUnits(plain, units, w)
 	var out [][2]int
 	// start is where the line being filled starts, cur its width so far, end where its last
 	// non-space unit ends (trailing spaces are not kept).
@@ -115,16 +146,90 @@ func breakCells(plain string, w int) [][2]int {
 			emit()
 			start, cur = u.start, 0
 		}
-		// A word wider than the line is cut (words are narrow runes: one cell each).
+		// A word wider than the line is cut between runes, after a slash (a path) when there
+		// is one in the second half of the line.
 		for u.start+u.width-start > w {
 			end = start + w
+			for u.wide && end > start+1 && !runeStarts(plain, end) {
+				end--
+			}
+			if !u.wide {
+				if c := lastSlash(plain, start+w/2, end); c > 0 {
+					end = c
+				}
+			}
 			emit()
-			start += w
+			start = end
 		}
 		cur = u.start + u.width - start
 		end = u.start + u.width
 	}
 	emit()
+	return out
+}
+
+// lastSlash returns the cell after the last '/' of plain within cells (from, to), or -1.
+func lastSlash(plain string, from, to int) int {
+	col, at := 0, -1
+	for _, r := range plain {
+		if col >= to-1 {
+			break
+		}
+		if r == '/' && col+1 > from {
+			at = col + 1
+		}
+		col += ansi.StringWidth(string(r))
+	}
+	return at
+}
+
+// runeStarts reports whether a rune of plain starts at cell c (or c is its end).
+func runeStarts(plain string, c int) bool {
+	col := 0
+	for _, r := range plain {
+		if col >= c {
+			return col == c
+		}
+		col += ansi.StringWidth(string(r))
+	}
+	return col == c
+}
+
+// splitWideUnits breaks every word wider than w at its keepSpaces, which then act as spaces.
+func splitWideUnits(plain string, units []unit, w int) []unit {
+	if !strings.ContainsRune(plain, keepSpace) {
+		return units
+	}
+	// Cell offsets of the keepSpaces (one cell each).
+	keeps := map[int]bool{}
+	col := 0
+	for _, r := range plain {
+		if r == keepSpace {
+			keeps[col] = true
+		}
+		col += ansi.StringWidth(string(r))
+	}
+	var out []unit
+	for _, u := range units {
+		if u.space || u.width <= w {
+			out = append(out, u)
+			continue
+		}
+		from := u.start
+		for c := u.start; c < u.start+u.width; c++ {
+			if !keeps[c] {
+				continue
+			}
+			if c > from {
+				out = append(out, unit{start: from, width: c - from})
+			}
+			out = append(out, unit{start: c, width: 1, space: true})
+			from = c + 1
+		}
+		if from < u.start+u.width {
+			out = append(out, unit{start: from, width: u.start + u.width - from, wide: u.wide})
+		}
+	}
 	return out
 }
 

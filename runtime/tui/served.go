@@ -194,7 +194,7 @@ func (p *servedPane) Page() int { return max(p.visible()-2, 1) }
 
 // View renders the pane: exactly h lines of exactly w cells.
 func (p *servedPane) View() []string {
-	return p.render(paneServed.String(), "the server is serving", func() []string {
+	return p.render(paneServed.String(), "the server is serving", "", func() []string {
 		return p.lines[p.offset:min(p.offset+p.visible(), len(p.lines))]
 	})
 }

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"fmt"
+	"io/fs"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -29,13 +31,7 @@ type srcFile struct {
 // tokenise splits src into highlighted lines. It is slow for big files (tens of ms): call it
 // from a tea.Cmd.
 func tokenise(src []byte, st *Styles) *srcFile {
-	text := strings.ReplaceAll(string(src), "\r\n", "\n")
-	text = strings.TrimSuffix(text, "\n")
-	raw := strings.Split(text, "\n")
-	f := &srcFile{plain: make([]string, len(raw))}
-	for i, l := range raw {
-		f.plain[i] = expandTabs(l)
-	}
+	f := &srcFile{plain: plainLines(src)}
 	lexer := lexers.Get("go")
 	if lexer == nil {
 		lexer = lexers.Fallback
@@ -75,6 +71,17 @@ func renderTokens(toks []chroma.Token, st *Styles, focus bool) string {
 	return b.String()
 }
 
+// plainLines splits source into lines with tabs expanded, as the pane shows them.
+func plainLines(src []byte) []string {
+	text := strings.ReplaceAll(string(src), "\r\n", "\n")
+	text = strings.TrimSuffix(text, "\n")
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = expandTabs(l)
+	}
+	return lines
+}
+
 // expandTabs replaces tabs by spaces up to the next tab stop.
 func expandTabs(s string) string {
 	if !strings.Contains(s, "\t") {
@@ -108,8 +115,12 @@ type locMsg struct {
 	file *srcFile
 }
 
-// match is one search hit: a line (0-based) and a byte range in its plain text.
-type match struct{ line, start, end int }
+// match is one search hit: the file it is in (as shown, "server/storage.go"), a line (0-based)
+// and a byte range in its plain text.
+type match struct {
+	file             string
+	line, start, end int
+}
 
 // search is the source pane's search state.
 type search struct {
@@ -124,8 +135,9 @@ type search struct {
 func (s *search) active() bool { return !s.typing && s.query != "" }
 
 // row is one display row of the source: a code line (line ≥ 0; part > 0 for the continuation
-// rows of a wrapped focus line) or the annotation (line -1).
-type row struct{ line, part int }
+// rows of a wrapped line, which shows cells [from, to) of it; to is 0 for a whole line) or the
+// annotation (line -1).
+type row struct{ line, part, from, to int }
 
 // sourcePane shows the current step's code, ours or upstream.
 type sourcePane struct {
@@ -133,6 +145,7 @@ type sourcePane struct {
 	content Content
 
 	upstream bool
+	wrap     bool // long lines wrap over several rows instead of being cut
 	step     Step
 	hasStep  bool
 	cp       server.Checkpoint
@@ -140,6 +153,12 @@ type sourcePane struct {
 	locs    map[string]locResult
 	pending map[string]bool
 	files   map[string]*srcFile
+
+	// browse is a server/ file shown instead of the step's code: a search match's file, or
+	// the file enter opened from it; "" shows the step's code.
+	browse string
+	srcFS  fs.FS               // kubewalk's server/ source, for search; nil searches the shown file only
+	corpus map[string][]string // srcFS's plain lines by shown path, read on the first search
 
 	key    string         // location key shown
 	rows   []row          // display rows of the shown location
@@ -149,10 +168,14 @@ type sourcePane struct {
 }
 
 func newSourcePane(st *Styles, content Content) *sourcePane {
-	return &sourcePane{
+	p := &sourcePane{
 		frame: frame{st: st, dirty: true}, content: content,
 		locs: map[string]locResult{}, pending: map[string]bool{}, files: map[string]*srcFile{},
 	}
+	if sb, ok := content.(SourceBrowser); ok {
+		p.srcFS = sb.ServerSource()
+	}
+	return p
 }
 
 func (p *sourcePane) SetSize(w, h int) {
@@ -172,7 +195,7 @@ func (p *sourcePane) SetSize(w, h int) {
 func (p *sourcePane) SetStep(step Step, ok bool, cp server.Checkpoint) tea.Cmd {
 	p.step, p.hasStep, p.cp = step, ok, cp
 	p.search = search{}
-	p.key = ""
+	p.browse, p.key = "", ""
 	return p.load()
 }
 
@@ -180,12 +203,15 @@ func (p *sourcePane) SetStep(step Step, ok bool, cp server.Checkpoint) tea.Cmd {
 func (p *sourcePane) ToggleUpstream() tea.Cmd {
 	p.upstream = !p.upstream
 	p.search = search{}
-	p.key = ""
+	p.browse, p.key = "", ""
 	return p.load()
 }
 
 // locKey names what the pane should show now, "" when there is nothing to resolve.
 func (p *sourcePane) locKey() string {
+	if p.browse != "" {
+		return "F\x00" + p.browse
+	}
 	if !p.hasStep {
 		return ""
 	}
@@ -220,12 +246,15 @@ func (p *sourcePane) load() tea.Cmd {
 	}
 	p.pending[key] = true
 	res, known := p.locs[key]
-	content, st, step, upstream := p.content, p.st, p.step, p.upstream
+	content, st, step, upstream, browse, srcFS := p.content, p.st, p.step, p.upstream, p.browse, p.srcFS
 	return func() tea.Msg {
 		if !known {
-			if upstream {
+			switch {
+			case browse != "":
+				res.loc, res.err = browseLocation(srcFS, browse)
+			case upstream:
 				res.loc, res.err = content.Upstream(step.Upstream)
-			} else {
+			default:
 				res.loc, res.err = content.Local(step.Anchor, step.Focus)
 			}
 		}
@@ -251,16 +280,44 @@ func (p *sourcePane) Resolved(msg locMsg) {
 	}
 }
 
-// show lays out the rows of a resolved location and scrolls to its focus.
+// show lays out the rows of a resolved location and scrolls to its focus, or to the current
+// search match when it is in this file.
 func (p *sourcePane) show(key string) {
 	p.key = key
 	p.dirty = true
 	p.emph = map[int]string{}
 	p.layoutRows(true)
+	if s := p.search; s.active() && len(s.matches) > 0 {
+		if _, loc, ok := p.file(); ok && s.matches[s.cur].file == loc.File {
+			p.revealMatch()
+		}
+	}
 }
 
-// layoutRows computes the display rows: every line once, focus lines wrapped over as many rows
-// as they need (they are the point of the step: never cut), the annotation after the focus.
+// browseLocation reads a whole server/ file to show it without an anchor.
+func browseLocation(srcFS fs.FS, shown string) (Location, error) {
+	if srcFS == nil {
+		return Location{}, fmt.Errorf("no server source to open %s", shown)
+	}
+	data, err := fs.ReadFile(srcFS, strings.TrimPrefix(shown, "server/"))
+	if err != nil {
+		return Location{}, fmt.Errorf("open %s: %w", shown, err)
+	}
+	return Location{File: shown, Source: data}, nil
+}
+
+// ToggleWrap switches between cutting long lines at the edge and wrapping them.
+func (p *sourcePane) ToggleWrap() {
+	p.wrap = !p.wrap
+	p.dirty = true
+	if p.key != "" {
+		p.layoutRows(false)
+	}
+}
+
+// layoutRows computes the display rows: every line once, focus lines (they are the point of the
+// step: never cut) and with wrap every line wrapped over as many rows as they need, the
+// annotation after the focus.
 // With toFocus it scrolls the focus to the upper third; otherwise it keeps the top line.
 func (p *sourcePane) layoutRows(toFocus bool) {
 	top := p.topLine()
@@ -279,11 +336,13 @@ func (p *sourcePane) layoutRows(toFocus bool) {
 		if i+1 == loc.FocusStart || (loc.FocusStart == 0 && i+1 == loc.StartLine) {
 			target = len(p.rows)
 		}
-		p.rows = append(p.rows, row{line: i})
-		if isFocus(loc, i+1) {
-			for part := 1; part*codeW < ansi.StringWidth(text); part++ {
-				p.rows = append(p.rows, row{line: i, part: part})
+		if (p.wrap || isFocus(loc, i+1)) && ansi.StringWidth(text) > codeW {
+			// Wrapped at spaces where it can, like the lesson text.
+			for part, r := range breakCells(text, codeW) {
+				p.rows = append(p.rows, row{line: i, part: part, from: r[0], to: r[1]})
 			}
+		} else {
+			p.rows = append(p.rows, row{line: i})
 		}
 		if i+1 == after {
 			p.rows = append(p.rows, row{line: -1})
@@ -360,8 +419,8 @@ func (p *sourcePane) StartSearch() {
 }
 
 // SearchKey edits the search prompt: runes type, backspace deletes, enter searches, esc
-// cancels.
-func (p *sourcePane) SearchKey(msg tea.KeyMsg) {
+// cancels. It returns a command when the first match is in a file still to be loaded.
+func (p *sourcePane) SearchKey(msg tea.KeyMsg) tea.Cmd {
 	s := &p.search
 	p.dirty = true
 	switch msg.Type {
@@ -373,16 +432,18 @@ func (p *sourcePane) SearchKey(msg tea.KeyMsg) {
 		s.query = string(s.input)
 		p.findMatches()
 		if len(s.matches) > 0 {
-			// First match at or after the top of the view.
+			// The first match at or after the top of the view in the shown file, else the
+			// first match (the shown file's come first).
 			s.cur = 0
+			_, loc, _ := p.file()
 			top := p.topLine()
 			for i, m := range s.matches {
-				if m.line >= top {
+				if m.file == loc.File && m.line >= top {
 					s.cur = i
 					break
 				}
 			}
-			p.revealMatch()
+			return p.goToMatch()
 		}
 	case tea.KeyBackspace:
 		if len(s.input) > 0 {
@@ -391,24 +452,76 @@ func (p *sourcePane) SearchKey(msg tea.KeyMsg) {
 	case tea.KeyRunes, tea.KeySpace:
 		s.input = append(s.input, msg.Runes...)
 	}
+	return nil
 }
 
-// ClearSearch ends an active search.
-func (p *sourcePane) ClearSearch() {
+// ClearSearch ends an active search and goes back to the step's code.
+func (p *sourcePane) ClearSearch() tea.Cmd {
+	p.search = search{}
+	p.dirty = true
+	p.clampScroll()
+	return p.CloseFile()
+}
+
+// NextMatch moves to the next (d=1) or previous (d=-1) match, in whichever file it is.
+func (p *sourcePane) NextMatch(d int) tea.Cmd {
+	s := &p.search
+	if len(s.matches) == 0 {
+		return nil
+	}
+	s.cur = (s.cur + d + len(s.matches)) % len(s.matches)
+	p.dirty = true
+	return p.goToMatch()
+}
+
+// goToMatch shows the current match: in the step's own code when it is in that file, else in
+// its file (loaded first if need be).
+func (p *sourcePane) goToMatch() tea.Cmd {
+	m := p.search.matches[p.search.cur]
+	want := m.file
+	if step, ok := p.stepFile(); ok && step == m.file {
+		want = ""
+	}
+	if want == p.browse && p.key != "" {
+		if _, loc, ok := p.file(); ok && loc.File == m.file {
+			p.revealMatch()
+			return nil
+		}
+	}
+	p.browse, p.key = want, ""
+	return p.load()
+}
+
+// stepFile is the file of the step's code (ours or upstream), when it is resolved.
+func (p *sourcePane) stepFile() (string, bool) {
+	browse := p.browse
+	p.browse = ""
+	key := p.locKey()
+	p.browse = browse
+	res, ok := p.locs[key]
+	if !ok || res.err != nil {
+		return "", false
+	}
+	return res.loc.File, true
+}
+
+// OpenMatch ends the search but keeps the current match's file open (esc closes it).
+func (p *sourcePane) OpenMatch() {
 	p.search = search{}
 	p.dirty = true
 	p.clampScroll()
 }
 
-// NextMatch moves to the next (d=1) or previous (d=-1) match.
-func (p *sourcePane) NextMatch(d int) {
-	s := &p.search
-	if len(s.matches) == 0 {
-		return
+// Browsing reports whether a file other than the step's code is shown.
+func (p *sourcePane) Browsing() bool { return p.browse != "" }
+
+// CloseFile goes back from an opened file to the step's code.
+func (p *sourcePane) CloseFile() tea.Cmd {
+	if p.browse == "" {
+		return nil
 	}
-	s.cur = (s.cur + d + len(s.matches)) % len(s.matches)
-	p.revealMatch()
-	p.dirty = true
+	p.browse, p.key = "", ""
+	return p.load()
 }
 
 // topLine is the first code line in view.
@@ -421,9 +534,13 @@ func (p *sourcePane) topLine() int {
 	return 0
 }
 
-// revealMatch scrolls the current match into the middle third of the view if it is outside.
+// revealMatch scrolls the current match (in the shown file) into the middle third of the view
+// if it is outside.
 func (p *sourcePane) revealMatch() {
 	m := p.search.matches[p.search.cur]
+	if _, loc, ok := p.file(); !ok || loc.File != m.file {
+		return
+	}
 	for i, r := range p.rows {
 		if r.line == m.line {
 			if i < p.scroll || i >= p.scroll+p.visible() {
@@ -435,30 +552,74 @@ func (p *sourcePane) revealMatch() {
 	}
 }
 
-// findMatches searches the shown file, ignoring case (exactly, on the rare line where
-// lower-casing changes byte offsets).
+// findMatches searches the shown file, then every file of kubewalk's server/ source in path
+// order.
 func (p *sourcePane) findMatches() {
 	s := &p.search
 	s.matches = nil
-	f, _, ok := p.file()
-	if !ok || s.query == "" {
+	if s.query == "" {
 		return
 	}
-	lowQ := strings.ToLower(s.query)
-	for i, l := range f.plain {
+	shown := ""
+	if f, loc, ok := p.file(); ok {
+		shown = loc.File
+		s.matches = findIn(shown, f.plain, s.query)
+	}
+	paths := p.searchCorpus()
+	for _, path := range paths {
+		if path != shown {
+			s.matches = append(s.matches, findIn(path, p.corpus[path], s.query)...)
+		}
+	}
+}
+
+// findIn finds query in the lines of one file, ignoring case (exactly, on the rare line where
+// lower-casing changes byte offsets).
+func findIn(file string, lines []string, query string) []match {
+	var out []match
+	lowQ := strings.ToLower(query)
+	for i, l := range lines {
 		text, q := strings.ToLower(l), lowQ
-		if len(text) != len(l) || len(q) != len(s.query) {
-			text, q = l, s.query
+		if len(text) != len(l) || len(q) != len(query) {
+			text, q = l, query
 		}
 		for from := 0; ; {
 			j := strings.Index(text[from:], q)
 			if j < 0 {
 				break
 			}
-			s.matches = append(s.matches, match{line: i, start: from + j, end: from + j + len(q)})
+			out = append(out, match{file: file, line: i, start: from + j, end: from + j + len(q)})
 			from += j + len(q)
 		}
 	}
+	return out
+}
+
+// searchCorpus reads the server/ source's Go files (not tests) once, as plain lines like the
+// pane shows them, and returns their shown paths in order.
+func (p *sourcePane) searchCorpus() []string {
+	if p.srcFS == nil {
+		return nil
+	}
+	if p.corpus == nil {
+		p.corpus = map[string][]string{}
+		_ = fs.WalkDir(p.srcFS, ".", func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return nil
+			}
+			data, err := fs.ReadFile(p.srcFS, path)
+			if err == nil {
+				p.corpus["server/"+path] = plainLines(data)
+			}
+			return nil
+		})
+	}
+	paths := make([]string, 0, len(p.corpus))
+	for path := range p.corpus {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	return paths
 }
 
 // name says whose source is shown.
@@ -480,16 +641,34 @@ func (p *sourcePane) detail() string {
 		lines = fmt.Sprint(loc.StartLine)
 	}
 	d := displayPath(loc.File) + ":" + lines
+	if p.browse != "" {
+		d = displayPath(loc.File)
+	}
 	name := p.name()
 	if p.tabs != "" {
 		name = p.tabs
 	}
-	// box keeps "─ " + " name · detail " + "─" inside the borders.
+	// box keeps "─ " + " name · detail · figure " + "─" inside the borders.
 	room := p.w - 9 - ansi.StringWidth(name)
+	if f := p.figure(); f != "" {
+		room -= ansi.StringWidth(" · " + f)
+	}
 	if over := ansi.StringWidth(d) - room; over > 0 && room > 10 {
 		d = ansi.TruncateLeft(d, over+1, "…")
 	}
 	return d
+}
+
+// figure says how the pane shows the file: opened from a search, wrapped.
+func (p *sourcePane) figure() string {
+	var parts []string
+	if p.browse != "" {
+		parts = append(parts, "esc: back to the step")
+	}
+	if p.wrap {
+		parts = append(parts, "wrapped")
+	}
+	return strings.Join(parts, " · ")
 }
 
 // displayPath shortens a module-cache path to start at the module ("k8s.io/apiserver@v…/…").
@@ -502,7 +681,7 @@ func displayPath(file string) string {
 
 // View renders the pane: exactly h lines of exactly w cells.
 func (p *sourcePane) View() []string {
-	return p.render(p.name(), p.detail(), p.body)
+	return p.render(p.name(), p.detail(), p.figure(), p.body)
 }
 
 // body renders the rows in view (or a message), and the search prompt.
@@ -538,7 +717,11 @@ func (p *sourcePane) prompt() string {
 	if len(s.matches) > 0 {
 		info = fmt.Sprintf("%d of %d", s.cur+1, len(s.matches))
 	}
-	return p.st.Source.Prompt.Render("/") + s.query + p.st.Source.Info.Render("  "+info+" · n/N next/prev · esc clear")
+	if len(s.matches) > 0 {
+		m := s.matches[s.cur]
+		info += fmt.Sprintf(" · %s:%d", m.file, m.line+1)
+	}
+	return p.st.Source.Prompt.Render("/") + s.query + p.st.Source.Info.Render("  "+info+" · n/N next/prev · enter open · esc clear")
 }
 
 // message explains why there is no code to show.
@@ -598,7 +781,9 @@ func (p *sourcePane) codeRows(f *srcFile, loc Location, w int) []string {
 	matchesOn := map[int][]match{}
 	if p.search.query != "" {
 		for _, m := range p.search.matches {
-			matchesOn[m.line] = append(matchesOn[m.line], m)
+			if m.file == loc.File {
+				matchesOn[m.line] = append(matchesOn[m.line], m)
+			}
 		}
 	}
 	end := min(p.scroll+p.visible(), len(p.rows))
@@ -641,9 +826,9 @@ func (p *sourcePane) codeRows(f *srcFile, loc Location, w int) []string {
 			code = f.styled[r.line]
 		}
 		switch {
-		case focus:
-			// Focus lines wrap: this row shows its part of the line.
-			code = ansi.Cut(code, r.part*codeW, (r.part+1)*codeW)
+		case r.to > 0:
+			// A wrapped line (a focus line, or any with wrap on): this row shows its part.
+			code = ansi.Cut(code, r.from, r.to)
 		case ansi.StringWidth(code) > codeW:
 			code = ansi.Truncate(code, codeW, "…")
 		}

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/inspect"
 	"github.com/kubewalk/kubewalk/server"
@@ -37,6 +39,8 @@ type statePane struct {
 
 	open     map[string]bool // tree: user's expand/collapse choices by key
 	rawOpen  map[string]bool // raw: expanded keys
+	whole    map[string]bool // tree: rows shown whole (wrapped) rather than cut at the edge
+	rawWhole map[string]bool // raw: the same
 	rawRoots map[int][]*inspect.Node
 
 	rows   []treeRow
@@ -47,7 +51,7 @@ type statePane struct {
 func newStatePane(st *Styles) *statePane {
 	return &statePane{
 		frame: frame{st: st, dirty: true}, open: map[string]bool{}, rawOpen: map[string]bool{},
-		rawRoots: map[int][]*inspect.Node{},
+		whole: map[string]bool{}, rawWhole: map[string]bool{}, rawRoots: map[int][]*inspect.Node{},
 	}
 }
 
@@ -76,6 +80,48 @@ func (p *statePane) SetStop(stop, prev *engine.Stop, reviewing bool) {
 		})
 	}
 	p.rebuild()
+	p.toFirstChange()
+}
+
+// toFirstChange puts the cursor on the first added or changed row and scrolls it near the top,
+// so what the step built is in view.
+func (p *statePane) toFirstChange() {
+	for i, r := range p.rows {
+		if r.mark != 0 {
+			p.cursor = i
+			p.offset = max(i-min(2, p.visible()/4), 0) // a little context above
+			p.keepCursorVisible()
+			p.dirty = true
+			return
+		}
+	}
+}
+
+// changes counts the added or changed rows in view.
+func (p *statePane) changes() int {
+	n := 0
+	for _, r := range p.rows {
+		if r.mark != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// JumpChange moves the cursor to the next (d=1) or previous (d=-1) added or changed row,
+// wrapping around; it reports false when there is none.
+func (p *statePane) JumpChange(d int) bool {
+	n := len(p.rows)
+	for k := 1; k <= n; k++ {
+		i := ((p.cursor+d*k)%n + n) % n
+		if p.rows[i].mark != 0 {
+			p.cursor = i
+			p.keepCursorVisible()
+			p.dirty = true
+			return true
+		}
+	}
+	return false
 }
 
 // SetFrozen stops (or allows) reading live objects while the server runs.
@@ -248,21 +294,44 @@ func (p *statePane) rawNode(key string) *inspect.Node {
 	return n
 }
 
-// Toggle expands or collapses the node under the cursor.
-func (p *statePane) Toggle() {
+// Toggle opens or closes the row under the cursor: a node shows or hides its children, and an
+// open row is shown whole, wrapped over as many lines as it needs, instead of cut at the edge.
+// It reports false when there was nothing to do (a leaf that fits).
+func (p *statePane) Toggle() bool {
 	if p.cursor >= len(p.rows) {
-		return
+		return false
 	}
 	r := p.rows[p.cursor]
-	if !r.expandable {
-		return
-	}
+	open, whole := p.open, p.whole
 	if p.raw {
-		p.rawOpen[r.key] = !r.expanded
-	} else {
-		p.open[r.key] = !r.expanded
+		open, whole = p.rawOpen, p.rawWhole
+	}
+	switch {
+	case r.expandable:
+		open[r.key] = !r.expanded
+		whole[r.key] = !r.expanded
+	case whole[r.key] || p.cut(p.cursor):
+		whole[r.key] = !whole[r.key]
+	default:
+		return false
 	}
 	p.rebuild()
+	return true
+}
+
+// isWhole reports whether row i is shown whole.
+func (p *statePane) isWhole(i int) bool {
+	r := p.rows[i]
+	if p.raw {
+		return p.rawWhole[r.key]
+	}
+	return p.whole[r.key]
+}
+
+// cut reports whether row i, on one line, is wider than the pane.
+func (p *statePane) cut(i int) bool {
+	prefix, text := p.rowParts(i, false)
+	return ansi.StringWidth(prefix)+ansi.StringWidth(text) > p.w-2
 }
 
 // ExpandAll opens every node of the tree; in raw mode it opens the node under the cursor and
@@ -320,25 +389,69 @@ func (p *statePane) Move(n int) {
 
 // Scroll moves the view by n rows (the mouse wheel), dragging the cursor along.
 func (p *statePane) Scroll(n int) {
-	p.offset = max(min(p.offset+n, len(p.rows)-p.visible()), 0)
-	p.cursor = max(min(p.cursor, p.offset+p.visible()-1), p.offset)
+	p.offset = max(min(p.offset+n, p.maxOffset()), 0)
+	p.cursor = max(min(p.cursor, p.lastInView()), p.offset)
 	p.cursor = max(min(p.cursor, len(p.rows)-1), 0)
 	p.dirty = true
 }
 
 func (p *statePane) Page() int { return max(p.visible()-1, 1) }
 
+// visible is how many lines the pane shows; a row shown whole may take several.
 func (p *statePane) visible() int { return max(p.h-2, 1) }
 
+// height is how many lines row i takes.
+func (p *statePane) height(i int) int {
+	if !p.rows[i].note && !p.isWhole(i) {
+		return 1
+	}
+	return len(p.rowLines(i))
+}
+
+// lastInView is the last row that starts in view.
+func (p *statePane) lastInView() int {
+	used := 0
+	for i := p.offset; i < len(p.rows); i++ {
+		used += p.height(i)
+		if used >= p.visible() {
+			return i
+		}
+	}
+	return len(p.rows) - 1
+}
+
+// maxOffset is the first row of the last screenful, so that no space is left at the bottom.
+func (p *statePane) maxOffset() int {
+	used := 0
+	for i := len(p.rows) - 1; i >= 0; i-- {
+		used += p.height(i)
+		if used > p.visible() {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// inView reports whether row i is wholly in view.
+func (p *statePane) inView(i int) bool {
+	if i < p.offset {
+		return false
+	}
+	used := 0
+	for j := p.offset; j <= i; j++ {
+		used += p.height(j)
+	}
+	return used <= p.visible()
+}
+
 func (p *statePane) keepCursorVisible() {
-	v := p.visible()
 	if p.cursor < p.offset {
 		p.offset = p.cursor
 	}
-	if p.cursor >= p.offset+v {
-		p.offset = p.cursor - v + 1
+	for p.offset < p.cursor && !p.inView(p.cursor) {
+		p.offset++
 	}
-	p.offset = max(min(p.offset, len(p.rows)-v), 0)
+	p.offset = max(min(p.offset, p.maxOffset()), 0)
 }
 
 // detail names the mode.
@@ -349,63 +462,107 @@ func (p *statePane) detail() string {
 	return "tree (r: raw objects)"
 }
 
+// figure counts what the step added or changed.
+func (p *statePane) figure() string {
+	switch n := p.changes(); {
+	case p.raw || n == 0:
+	case n == 1:
+		return "1 change: ]/["
+	default:
+		return strconv.Itoa(n) + " changes: ]/["
+	}
+	return ""
+}
+
 // View renders the pane: exactly h lines of exactly w cells.
 func (p *statePane) View() []string {
-	return p.render(paneState.String(), p.detail(), p.body)
+	return p.render(paneState.String(), p.detail(), p.figure(), p.body)
 }
 
 func (p *statePane) body() []string {
-	w := p.w - 2
-	st := p.st.State
-	end := min(p.offset+p.visible(), len(p.rows))
-	out := make([]string, 0, end-p.offset)
-	for i := p.offset; i < end; i++ {
-		r := p.rows[i]
-		if r.note {
-			for _, l := range wrapLines(r.label, w) {
-				out = append(out, st.Note.Render(l))
-			}
-			continue
-		}
-		cursor := " "
-		if i == p.cursor {
-			cursor = "›"
-		}
-		mark := " "
-		switch r.mark {
-		case '+':
-			mark = st.Added.Render("+")
-		case '~':
-			mark = st.Changed.Render("~")
-		}
-		toggle := "  "
-		if r.expandable {
-			toggle = "▸ "
-			if r.expanded {
-				toggle = "▾ "
-			}
-		}
-		label := r.label
-		if i == p.cursor && p.focused {
-			label = st.Cursor.Render(label)
-		} else {
-			label = st.Label.Render(label)
-		}
-		line := cursor + mark + strings.Repeat("  ", r.depth) + st.Toggle.Render(toggle) + label
-		switch {
-		case r.typ != "":
-			// Raw: name type = value, like a debugger's variables view.
-			line += " " + st.Type.Render(r.typ)
-			if r.value != "" && r.value != r.typ {
-				line += st.Value.Render(" = " + r.value)
-			}
-		case r.value != "":
-			line += st.Value.Render(": " + r.value)
-		}
-		out = append(out, fit(line, w))
+	var out []string
+	for i := p.offset; i < len(p.rows) && len(out) < p.visible(); i++ {
+		out = append(out, p.rowLines(i)...)
 	}
 	if len(out) > p.visible() {
 		out = out[:p.visible()]
 	}
 	return out
+}
+
+// rowLines renders row i: one line (cut at the edge by box) or, shown whole, wrapped under its
+// label.
+func (p *statePane) rowLines(i int) []string {
+	w := p.w - 2
+	if w <= 0 {
+		return []string{""}
+	}
+	r := p.rows[i]
+	if r.note {
+		var out []string
+		for _, l := range wrapLines(r.label, w) {
+			out = append(out, p.st.State.Note.Render(l))
+		}
+		return out
+	}
+	prefix, text := p.rowParts(i, true)
+	pw := ansi.StringWidth(prefix)
+	if !p.isWhole(i) || pw+ansi.StringWidth(text) <= w || w-pw < 10 {
+		return []string{prefix + text}
+	}
+	lines := wrapLines(text, w-pw)
+	pad := strings.Repeat(" ", pw)
+	for j := range lines {
+		if j == 0 {
+			lines[j] = prefix + lines[j]
+		} else {
+			lines[j] = pad + lines[j]
+		}
+	}
+	return lines
+}
+
+// rowParts renders row i as its prefix (cursor, change mark, indentation, toggle) and its text
+// (label and value), styled or not.
+func (p *statePane) rowParts(i int, styled bool) (prefix, text string) {
+	st := p.st.State
+	if !styled {
+		st = (&Styles{}).State
+	}
+	r := p.rows[i]
+	cursor := " "
+	if i == p.cursor {
+		cursor = "›"
+	}
+	mark := " "
+	switch r.mark {
+	case '+':
+		mark = st.Added.Render("+")
+	case '~':
+		mark = st.Changed.Render("~")
+	}
+	toggle := "  "
+	if r.expandable {
+		toggle = "▸ "
+		if r.expanded {
+			toggle = "▾ "
+		}
+	}
+	prefix = cursor + mark + strings.Repeat("  ", r.depth) + st.Toggle.Render(toggle)
+	if i == p.cursor && p.focused {
+		text = st.Cursor.Render(r.label)
+	} else {
+		text = st.Label.Render(r.label)
+	}
+	switch {
+	case r.typ != "":
+		// Raw: name type = value, like a debugger's variables view.
+		text += " " + st.Type.Render(r.typ)
+		if r.value != "" && r.value != r.typ {
+			text += st.Value.Render(" = " + r.value)
+		}
+	case r.value != "":
+		text += st.Value.Render(": " + r.value)
+	}
+	return prefix, text
 }

@@ -94,6 +94,12 @@ type Options struct {
 	KeyMap *KeyMap
 	// Styles overrides DefaultStyles when non-nil.
 	Styles *Styles
+	// ShowWelcome opens the screen on a short welcome (what kubewalk is, the chain, the keys
+	// that matter) that any key dismisses; for a learner's first run.
+	ShowWelcome bool
+	// OnWelcomeDismissed, if set, is called once when the learner dismisses the welcome (to
+	// remember not to show it again). It runs on the program's goroutine and must not block.
+	OnWelcomeDismissed func()
 	// Start is where Run first pauses; the zero value is the first checkpoint.
 	Start engine.Target
 }

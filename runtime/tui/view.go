@@ -119,7 +119,10 @@ func (m *model) view() string {
 // body renders the panes, or the help overlay.
 func (m *model) body() []string {
 	b := m.lay.body
-	if m.showHelp {
+	switch {
+	case m.welcome:
+		return placeCenter(m.welcomeBox(b.w, b.h), b.w, b.h)
+	case m.showHelp:
 		return placeCenter(m.helpOverlay(b.w, b.h), b.w, b.h)
 	}
 	var shared []string
@@ -138,34 +141,150 @@ func (m *model) body() []string {
 	return append(append([]string{}, m.source.View()...), shared...)
 }
 
-// helpOverlay is the ? screen: every key, in a box.
+// helpOverlay is the ? screen: every key by what it acts on, then how the main ones work, in a
+// box that scrolls when the window is too small for it.
 func (m *model) helpOverlay(w, h int) []string {
-	full := m.help
-	full.Width = w - 4
-	text := full.FullHelpView(m.keys.fullHelp())
-	var lines []string
-	lines = append(lines, strings.Split(text, "\n")...)
-	lines = append(lines, "",
-		"Space runs the live server to its next checkpoint and pauses it there.",
-		"← reviews recorded stops (their source and state); the server stays where it is.",
-		"1-7 runs forward to a phase, or reviews a phase the server has passed.",
-		"While a search is shown, n/N move between matches; esc clears it.",
-		"In the state pane: enter opens a node, e opens all, c closes all, r shows live objects.",
-	)
-	bw := 0
-	for _, l := range lines {
-		bw = max(bw, ansi.StringWidth(l))
+	k := m.keys
+	sections := []struct {
+		title string
+		keys  []key.Binding
+	}{
+		{"The live server", []key.Binding{k.Next, k.NextPhase, k.ToEnd, k.Phase}},
+		{"Reviewing", []key.Binding{k.Back, k.Forward, k.Live}},
+		{"Panes", []key.Binding{k.FocusNext, k.FocusPrev, k.Served,
+			joinHelp(k.Up, k.Down, "up/down"), joinHelp(k.PageUp, k.PageDown, "page up/down"), joinHelp(k.Top, k.Bottom, "top/bottom")}},
+		{"Source", []key.Binding{k.Upstream, k.Wrap, k.Search, k.MatchNext, k.OpenMatch}},
+		{"State", []key.Binding{k.NextChange, k.Toggle, k.ExpandAll, k.CollapseAll, k.Raw}},
+		{"", []key.Binding{k.Help, k.Quit}},
 	}
-	bw = min(bw+4, w)
+	keyW := 0
+	for _, s := range sections {
+		for _, b := range s.keys {
+			keyW = max(keyW, ansi.StringWidth(b.Help().Key))
+		}
+	}
+	st := m.st.Help
+	var blocks [][]string
+	colW := 0
+	for _, s := range sections {
+		var bl []string
+		if s.title != "" {
+			bl = append(bl, m.st.Pane.FocusedTitle.Render(s.title))
+		}
+		for _, b := range s.keys {
+			hk := b.Help()
+			l := st.FullKey.Render(hk.Key+strings.Repeat(" ", keyW-ansi.StringWidth(hk.Key))) + "  " + st.FullDesc.Render(hk.Desc)
+			colW = max(colW, ansi.StringWidth(l))
+			bl = append(bl, l)
+		}
+		blocks = append(blocks, bl)
+	}
+	bw := min(w, 100)
+	inner := bw - 4
 	var body []string
-	for _, l := range lines {
-		body = append(body, wrapLines(l, bw-4)...)
+	if inner >= 2*colW+3 {
+		// Two columns, the sections in order, split where the taller column is shortest.
+		height := func(bls [][]string) int {
+			n := 0
+			for _, bl := range bls {
+				n += len(bl) + 1
+			}
+			return n
+		}
+		split := 1
+		for i := 1; i < len(blocks); i++ {
+			if max(height(blocks[:i]), height(blocks[i:])) < max(height(blocks[:split]), height(blocks[split:])) {
+				split = i
+			}
+		}
+		var left, right []string
+		for i, bl := range blocks {
+			if i < split {
+				left = append(append(left, bl...), "")
+			} else {
+				right = append(append(right, bl...), "")
+			}
+		}
+		left, right = left[:len(left)-1], right[:len(right)-1]
+		body = nil
+		for i := range max(len(left), len(right)) {
+			l, r := "", ""
+			if i < len(left) {
+				l = left[i]
+			}
+			if i < len(right) {
+				r = right[i]
+			}
+			body = append(body, fit(l, colW+3)+r)
+		}
+		body = append(body, "")
+	} else {
+		for _, bl := range blocks {
+			body = append(append(body, bl...), "")
+		}
 	}
+	for _, p := range []string{
+		"space runs the live server to its next checkpoint and pauses it there. ← reviews the stops recorded so far (their code, state and lesson); the server stays where it is.",
+		"1-7 go to the first step of a phase: ahead of the server they run it there; behind, they review that phase's first recorded stop.",
+		"/ searches all of kubewalk's server/ source: n/N move between matches across files (the search line names the file), enter keeps the match's file open, esc goes back to the step's code.",
+		"In the state pane + marks what this step added and ~ what it changed: the pane opens on the first of them, and ] / [ jump between them. enter opens a node, or shows a row cut at the edge (…) whole; r shows the live objects.",
+		"After serve, K switches between the lesson and the kubectl panel.",
+	} {
+		body = append(append(body, wrapLines(p, inner)...), "")
+	}
+	body = body[:len(body)-1]
 	for i := range body {
 		body[i] = " " + body[i]
 	}
-	bh := min(len(body)+2, h)
-	return box(m.st, "Keys · any key closes", body, bw, bh, true)
+	// Scrolling: the offset is kept within the lines.
+	vis := max(h-2, 1)
+	m.helpOffset = max(min(m.helpOffset, len(body)-vis), 0)
+	title := "Keys · any key closes"
+	if len(body) > vis {
+		title = fmt.Sprintf("Keys · ↑/↓ scroll (%d%%) · any other key closes", 100*(m.helpOffset+vis)/len(body))
+		body = body[m.helpOffset : m.helpOffset+vis]
+	}
+	return box(m.st, title, body, bw, min(len(body)+2, h), true)
+}
+
+// joinHelp shows two bindings as one help row: "↑/k ↓/j  up/down".
+func joinHelp(a, b key.Binding, desc string) key.Binding {
+	return key.NewBinding(key.WithHelp(a.Help().Key+" "+b.Help().Key, desc))
+}
+
+// welcomeBox is the first-run screen: what kubewalk is, the chain, the keys that matter, and
+// that the server is real and paused.
+func (m *model) welcomeBox(w, h int) []string {
+	bw := min(w, 78)
+	inner := bw - 4
+	k := m.st.Help.FullKey
+	var phases []string
+	for _, p := range server.Phases() {
+		phases = append(phases, string(p))
+	}
+	paras := [][]string{
+		{"kubewalk starts a real Kubernetes-style API server on this machine (k8s.io/apiserver with an embedded etcd) and walks you through its startup, phase by phase:"},
+		{"  " + strings.Join(phases, " → ")},
+		{"The server is real, and paused right now at its first checkpoint. At every stop you see the code that just ran, the state it built (+ new, ~ changed) and a lesson about it. After serve, kubectl works against it."},
+		{
+			k.Render("  space ") + " run the server to its next checkpoint",
+			k.Render("  ←     ") + " review an earlier stop (the server stays where it is)",
+			k.Render("  ?     ") + " every key",
+		},
+		{m.st.Status.Note.Render("Press any key to begin · q quits")},
+	}
+	var body []string
+	for i, p := range paras {
+		if i > 0 {
+			body = append(body, "")
+		}
+		for _, l := range p {
+			for _, wl := range wrapLines(l, inner) {
+				body = append(body, " "+wl)
+			}
+		}
+	}
+	return box(m.st, "Welcome to kubewalk", body, bw, min(len(body)+2, h), true)
 }
 
 // header is the chain, the checkpoint line and the status line.
@@ -277,7 +396,7 @@ func (m *model) status() string {
 		if m.srv != nil {
 			addr = " at " + m.srv.Address()
 		}
-		s = st.Served.Render("✓ SERVING"+addr) + st.Note.Render(" · all phases done · try kubectl: see the kubectl pane")
+		s = st.Served.Render("✓ SERVING"+addr) + st.Note.Render(" · all phases done · K: try kubectl (the kubectl panel)")
 	case m.running:
 		s = st.Running.Render("… running to " + m.target)
 	case live != nil:
@@ -306,12 +425,18 @@ func (m *model) shortHelp() []key.Binding {
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 		}
 	case m.showHelp:
-		return []key.Binding{key.NewBinding(key.WithKeys("?"), key.WithHelp("any key", "close help")), k.Quit}
+		return []key.Binding{key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "scroll")),
+			key.NewBinding(key.WithKeys("?"), key.WithHelp("any other key", "close help")), k.Quit}
+	case m.welcome:
+		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp("any key", "begin")), k.Quit}
 	}
 	// The bar is cut at the window's width: the keys that matter most come first.
 	var out []key.Binding
-	if m.source.search.active() {
-		out = append(out, k.MatchNext, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear search")))
+	switch {
+	case m.source.search.active():
+		out = append(out, k.MatchNext, k.OpenMatch, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear search")))
+	case m.source.Browsing():
+		out = append(out, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to the step's code")))
 	}
 	if m.review >= 0 {
 		out = append(out,
@@ -322,10 +447,13 @@ func (m *model) shortHelp() []key.Binding {
 			key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "back")))
 	}
 	out = append(out, k.Help, k.Quit, k.FocusNext)
+	if m.served {
+		out = append(out, k.Served)
+	}
 	if m.focus == paneState {
-		out = append(out, k.Toggle, k.Raw)
+		out = append(out, k.NextChange, k.Toggle, k.Raw)
 	} else {
-		out = append(out, k.Upstream, k.Raw, k.Search)
+		out = append(out, k.Upstream, k.Raw, k.Search, k.Wrap)
 	}
 	return append(out, k.NextPhase, k.ToEnd, k.Phase)
 }
