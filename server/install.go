@@ -37,20 +37,12 @@ const (
 // shutdownTimeout bounds how long the HTTP server waits for connections when it stops.
 const shutdownTimeout = 5 * time.Second
 
-// installState is what the install phase builds.
-type installState struct {
-	completed genericapiserver.CompletedConfig
-	generic   *genericapiserver.GenericAPIServer
-	groups    []*genericapiserver.APIGroupInfo
-	hooks     []string
-}
-
 // Install runs the install phase: Complete().New() builds the GenericAPIServer (handler chain,
 // mux, default routes), then the groups are installed as kube-apiserver's
 // pkg/controlplane/apiserver Server.InstallAPIs does — core into InstallLegacyAPIGroup("/api"),
 // the rest into InstallAPIGroups — and post-start hooks are added.
 func (s *Server) Install(ctx context.Context) error {
-	return s.runPhase(ctx, PhaseInstall, func(ctx context.Context, t *phaseTimer) error {
+	return s.inPhase(ctx, PhaseInstall, func(ctx context.Context, run *phaseRun) error {
 		c := s.c
 		in := &installState{}
 		s.in = in
@@ -64,7 +56,7 @@ func (s *Server) Install(ctx context.Context) error {
 		}
 		gs.ShutdownTimeout = shutdownTimeout
 		in.generic = gs
-		if err := t.reach(ctx, PhaseInstall, "new"); err != nil {
+		if err := run.reach(ctx, "new"); err != nil {
 			return err
 		}
 
@@ -74,7 +66,7 @@ func (s *Server) Install(ctx context.Context) error {
 			return fmt.Errorf("InstallLegacyAPIGroup: %w", err)
 		}
 		in.groups = append(in.groups, &core)
-		if err := t.reach(ctx, PhaseInstall, "legacy-group"); err != nil {
+		if err := run.reach(ctx, "legacy-group"); err != nil {
 			return err
 		}
 
@@ -94,7 +86,7 @@ func (s *Server) Install(ctx context.Context) error {
 			return fmt.Errorf("InstallAPIGroups: %w", err)
 		}
 		in.groups = append(in.groups, &rbacGroup, &authzGroup, &authnGroup)
-		if err := t.reach(ctx, PhaseInstall, "groups"); err != nil {
+		if err := run.reach(ctx, "groups"); err != nil {
 			return err
 		}
 
@@ -120,7 +112,7 @@ func (s *Server) Install(ctx context.Context) error {
 			}
 			in.hooks = append(in.hooks, h.name)
 		}
-		return t.reach(ctx, PhaseInstall, "post-start-hooks")
+		return run.reach(ctx, "post-start-hooks")
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -25,26 +26,15 @@ var serveCheckpoints = []Checkpoint{
 // readyTimeout bounds how long the serve phase waits for /readyz.
 const readyTimeout = time.Minute
 
-// serveState is what the serve phase builds.
-type serveState struct {
-	prepared   interface{ RunWithContext(context.Context) error } // genericapiserver.preparedGenericAPIServer (unexported: "PrepareRun before Run" is enforced by the type)
-	listener   net.Listener
-	cancel     context.CancelFunc
-	exited     chan struct{} // closed when RunWithContext returns
-	runErr     error         // RunWithContext's result, set before exited closes
-	kubeconfig string
-	readyAt    time.Time
-}
-
 // Serve runs the serve phase: PrepareRun, open the listener, RunWithContext in the background,
 // wait for /readyz, write the kubeconfig. It returns once the server is ready; the server runs
 // until Close.
 func (s *Server) Serve(ctx context.Context) error {
-	return s.runPhase(ctx, PhaseServe, func(ctx context.Context, t *phaseTimer) error {
+	return s.inPhase(ctx, PhaseServe, func(ctx context.Context, run *phaseRun) error {
 		sv := &serveState{}
 		s.sv = sv
 		sv.prepared = s.in.generic.PrepareRun()
-		if err := t.reach(ctx, PhaseServe, "prepare-run"); err != nil {
+		if err := run.reach(ctx, "prepare-run"); err != nil {
 			return err
 		}
 
@@ -61,7 +51,7 @@ func (s *Server) Serve(ctx context.Context) error {
 			sv.runErr = sv.prepared.RunWithContext(runCtx)
 			close(sv.exited)
 		}()
-		if err := t.reach(ctx, PhaseServe, "serving"); err != nil {
+		if err := run.reach(ctx, "serving"); err != nil {
 			return err
 		}
 
@@ -69,7 +59,7 @@ func (s *Server) Serve(ctx context.Context) error {
 			return err
 		}
 		sv.readyAt = time.Now()
-		if err := t.reach(ctx, PhaseServe, "ready"); err != nil {
+		if err := run.reach(ctx, "ready"); err != nil {
 			return err
 		}
 
@@ -77,11 +67,12 @@ func (s *Server) Serve(ctx context.Context) error {
 		if err := s.writeKubeconfig(sv.kubeconfig); err != nil {
 			return fmt.Errorf("--kubeconfig %s: %w", sv.kubeconfig, err)
 		}
-		return t.reach(ctx, PhaseServe, "kubeconfig")
+		return run.reach(ctx, "kubeconfig")
 	})
 }
 
-// waitReady polls /readyz through the loopback client until it answers 200.
+// waitReady polls /readyz through the loopback client until it answers 200. It gives up early,
+// with RunWithContext's error, if the server exits, and after readyTimeout with the last answer.
 func (s *Server) waitReady(ctx context.Context) error {
 	client, err := rest.HTTPClientFor(s.c.loopback)
 	if err != nil {
@@ -89,40 +80,43 @@ func (s *Server) waitReady(ctx context.Context) error {
 	}
 	defer client.CloseIdleConnections()
 	url := s.c.loopback.Host + "/readyz"
-	deadline := time.NewTimer(readyTimeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
 	var last string
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Authorization", "Bearer "+s.c.loopback.BearerToken)
-		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			last = resp.Status
-		} else {
-			last = err.Error()
-		}
+	err = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, readyTimeout, true, func(ctx context.Context) (bool, error) {
 		select {
 		case <-s.sv.exited:
 			err := s.sv.runErr
 			if err == nil {
 				err = errors.New("server stopped")
 			}
-			return fmt.Errorf("server exited before /readyz: %w", err)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-deadline.C:
-			return fmt.Errorf("/readyz not ok after %s (last: %s)", readyTimeout, last)
-		case <-tick.C:
+			return false, fmt.Errorf("server exited before /readyz: %w", err)
+		default:
 		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return false, err
+		}
+		req.Header.Set("Authorization", "Bearer "+s.c.loopback.BearerToken)
+		resp, err := client.Do(req)
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return true, nil
+		}
+		last = resp.Status
+		return false, nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return context.Cause(ctx)
+	case wait.Interrupted(err):
+		return fmt.Errorf("/readyz not ok after %s (last: %s)", readyTimeout, last)
 	}
+	return err
 }
 
 // Kubeconfig returns the path of the kubeconfig written by the serve phase, "" before that.

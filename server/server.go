@@ -121,10 +121,10 @@ type Options struct {
 	Kubeconfig string
 	// EtcdPrefix is the key prefix for all objects. Default "/registry", as kube-apiserver.
 	EtcdPrefix string
-	// LogOutput receives klog, etcd and apiserver logs. Nil discards them.
+	// LogOutput receives embedded etcd's log (JSON lines, warnings and above). Nil discards it.
+	// klog, which the apiserver library logs through, is process-wide: its caller configures
+	// it (kubewalk's runtime/logs sends it to the same file).
 	LogOutput io.Writer
-	// Verbosity is klog's -v level.
-	Verbosity int
 	// Hook is called at every checkpoint. Nil never pauses.
 	Hook Hook
 }
@@ -183,7 +183,7 @@ type Server struct {
 	phaseWork time.Duration // time spent in the running phase outside the hook
 	closed    bool
 
-	workDir    string // per-run directory: certs, kubeconfig, temp etcd data
+	workDir    string // per-run directory: the kubeconfig and etcd data unless flags say otherwise
 	ownWorkDir bool
 
 	c  *configState
@@ -280,8 +280,9 @@ func (s *Server) Start(ctx context.Context) error {
 	return nil
 }
 
-// runPhase enforces the phase order, times the phase and wraps its error with the phase name.
-func (s *Server) runPhase(ctx context.Context, p Phase, body func(ctx context.Context, t *phaseTimer) error) error {
+// inPhase is the body of every exported phase method: it enforces the phase order, holds
+// phaseMu while the phase runs, times the phase and wraps its error with the phase name.
+func (s *Server) inPhase(ctx context.Context, p Phase, body func(ctx context.Context, run *phaseRun) error) error {
 	s.phaseMu.Lock()
 	defer s.phaseMu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
@@ -304,41 +305,43 @@ func (s *Server) runPhase(ctx context.Context, p Phase, body func(ctx context.Co
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("phase %s: %w", p, err)
 	}
-	t := &phaseTimer{s: s, start: time.Now()}
-	if err := body(ctx, t); err != nil {
+	run := &phaseRun{s: s, phase: p, start: time.Now()}
+	if err := body(ctx, run); err != nil {
 		return fmt.Errorf("phase %s: %w", p, err)
 	}
 	s.mu.Lock()
 	s.next++
-	s.timings = append(s.timings, PhaseTiming{Phase: p, Duration: t.work()})
+	s.timings = append(s.timings, PhaseTiming{Phase: p, Duration: run.work()})
 	s.mu.Unlock()
 	return nil
 }
 
-// phaseTimer measures a phase's own work, leaving out the time the hook held it.
-type phaseTimer struct {
+// phaseRun is one run of a phase: it knows where the phase is, calls the hook at each
+// checkpoint, and measures the phase's own work, leaving out the time the hook held it.
+type phaseRun struct {
 	s      *Server
+	phase  Phase
 	start  time.Time
 	paused time.Duration
 }
 
-func (t *phaseTimer) work() time.Duration { return time.Since(t.start) - t.paused }
+func (run *phaseRun) work() time.Duration { return time.Since(run.start) - run.paused }
 
-// reach records checkpoint name of phase p and calls the hook.
-func (t *phaseTimer) reach(ctx context.Context, p Phase, name string) error {
-	cp := checkpoint(p, name)
-	s := t.s
+// reach records checkpoint name of the phase and calls the hook.
+func (run *phaseRun) reach(ctx context.Context, name string) error {
+	cp := checkpoint(run.phase, name)
+	s := run.s
 	s.mu.Lock()
 	s.current = cp
 	s.reached = append(s.reached, cp)
-	s.phaseWork = t.work()
+	s.phaseWork = run.work()
 	s.mu.Unlock()
 	if s.opts.Hook == nil {
 		return ctx.Err()
 	}
 	began := time.Now()
 	err := s.opts.Hook.Checkpoint(ctx, cp, s)
-	t.paused += time.Since(began)
+	run.paused += time.Since(began)
 	if err != nil {
 		return fmt.Errorf("checkpoint %s: %w", cp.Name, err)
 	}
@@ -384,8 +387,8 @@ func (s *Server) Close() error {
 	return s.closeErr
 }
 
-// WorkDir returns the per-run directory holding certificates and, by default, the kubeconfig
-// and etcd data. It is empty before the config phase.
+// WorkDir returns the per-run directory holding, by default, the kubeconfig and the embedded
+// etcd's data (certificates and keys stay in memory). It is empty before the config phase.
 func (s *Server) WorkDir() string { return s.workDir }
 
 // validateEtcdURL accepts http(s) URLs with a host, as the etcd client does.

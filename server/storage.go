@@ -54,55 +54,32 @@ const storageMediaType = runtime.ContentTypeProtobuf
 // etcdReadyTimeout bounds how long the storage phase waits for etcd.
 const etcdReadyTimeout = 30 * time.Second
 
-// restStore is one REST storage in install order.
-type restStore struct {
-	GroupVersion schema.GroupVersion
-	Resource     string // "pods" or "pods/status"
-	Storage      rest.Storage
-}
-
-// storageState is what the storage phase builds.
-type storageState struct {
-	embedded  *embed.Etcd
-	closeEtcd func() error
-	endpoints []string
-	dataDir   string
-	external  bool
-	client    *clientv3.Client // for the state tree: members and status
-
-	factory *serverstorage.DefaultStorageFactory
-	etcd    *options.EtcdOptions
-	getter  *recordingGetter
-
-	stores []restStore
-}
-
 // Storage runs the storage phase: etcd, then the storage factory kube-apiserver builds in
 // BuildGenericConfig (storageFactoryConfig.Complete(...).New() and
 // EtcdOptions.ApplyWithStorageFactoryTo, which installs the RESTOptionsGetter that wraps each
 // resource's etcd3 store in a watch cache), then one REST store per resource.
 func (s *Server) Storage(ctx context.Context) error {
-	return s.runPhase(ctx, PhaseStorage, func(ctx context.Context, t *phaseTimer) error {
+	return s.inPhase(ctx, PhaseStorage, func(ctx context.Context, run *phaseRun) error {
 		st := &storageState{closeEtcd: func() error { return nil }}
 		s.st = st
 		if err := st.startEtcd(ctx, s.opts, s.workDir); err != nil {
 			return err
 		}
-		if err := t.reach(ctx, PhaseStorage, "etcd"); err != nil {
+		if err := run.reach(ctx, "etcd"); err != nil {
 			return err
 		}
 
 		if err := st.applyStorageFactory(s.opts.EtcdPrefix, s.c); err != nil {
 			return err
 		}
-		if err := t.reach(ctx, PhaseStorage, "storage-factory"); err != nil {
+		if err := run.reach(ctx, "storage-factory"); err != nil {
 			return err
 		}
 
 		if err := st.newStores(s.c.scheme, s.az); err != nil {
 			return err
 		}
-		return t.reach(ctx, PhaseStorage, "rest-stores")
+		return run.reach(ctx, "rest-stores")
 	})
 }
 

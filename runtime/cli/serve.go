@@ -44,7 +44,6 @@ func (o *serveOptions) serverOptions(logOut io.Writer) server.Options {
 		DataDir:     o.DataDir,
 		Kubeconfig:  o.Kubeconfig,
 		LogOutput:   logOut,
-		Verbosity:   o.Verbosity,
 	}
 }
 
