@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -45,6 +46,7 @@ func (s *Server) Install(ctx context.Context) error {
 	return s.inPhase(ctx, PhaseInstall, func(ctx context.Context, run *phaseRun) error {
 		c := s.c
 		in := &installState{}
+		in.hooksIdle = sync.NewCond(&in.hooksMu)
 		s.in = in
 
 		// Without a grace period an open watch holds shutdown for the full request timeout.
@@ -107,6 +109,7 @@ func (s *Server) Install(ctx context.Context) error {
 			}},
 		}
 		for _, h := range hooks {
+			h.fn = in.track(h.fn)
 			if err := gs.AddPostStartHook(h.name, h.fn); err != nil {
 				return fmt.Errorf("post-start hook %s: %w", h.name, err)
 			}
@@ -114,6 +117,41 @@ func (s *Server) Install(ctx context.Context) error {
 		}
 		return run.reach(ctx, "post-start-hooks")
 	})
+}
+
+// track wraps a post-start hook for shutdown. Close waits for running hooks to return
+// (waitHooks) before it closes the loopback client's idle connections: a hook still in a
+// request would otherwise keep one open, and the server side of it, past Close. An error the
+// hook returns because the server is stopping (its context is done) is dropped:
+// genericapiserver treats every hook error as fatal (runPostStartHook in
+// k8s.io/apiserver/pkg/server/hooks.go calls klog.Fatalf), so Close while the hooks still
+// run — Ctrl-C at serve/serving — would otherwise end the process.
+func (in *installState) track(fn genericapiserver.PostStartHookFunc) genericapiserver.PostStartHookFunc {
+	return func(hc genericapiserver.PostStartHookContext) error {
+		in.hooksMu.Lock()
+		in.hooksRunning++
+		in.hooksMu.Unlock()
+		defer func() {
+			in.hooksMu.Lock()
+			in.hooksRunning--
+			in.hooksIdle.Broadcast()
+			in.hooksMu.Unlock()
+		}()
+		if err := fn(hc); err != nil && hc.Err() == nil {
+			return err
+		}
+		return nil
+	}
+}
+
+// waitHooks waits for the post-start hooks that have started to return. Call it once the
+// server has stopped: their contexts are done then, so they return promptly.
+func (in *installState) waitHooks() {
+	in.hooksMu.Lock()
+	defer in.hooksMu.Unlock()
+	for in.hooksRunning > 0 {
+		in.hooksIdle.Wait()
+	}
 }
 
 // storageMap returns the REST stores of one group keyed by resource path.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -17,6 +18,11 @@ type installState struct {
 	generic   *genericapiserver.GenericAPIServer
 	groups    []*genericapiserver.APIGroupInfo
 	hooks     []string
+
+	// hooksMu guards hooksRunning, the post-start hooks that have started and not returned.
+	hooksMu      sync.Mutex
+	hooksIdle    *sync.Cond
+	hooksRunning int
 }
 
 // liveObjects lists the install phase's objects for the raw view.

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -400,62 +399,158 @@ func TestRBACChangeTakesEffect(t *testing.T) {
 	}
 }
 
-// TestShutdownFromEveryPhase pauses the server in every phase, closes it there and checks
-// that no goroutine, listening socket or temp dir is left behind.
-func TestShutdownFromEveryPhase(t *testing.T) {
-	// Warm up process-wide goroutines (klog flush, metrics, etcd client resolvers) once.
+// TestShutdownFromEveryCheckpoint stops the server at every checkpoint and once it serves,
+// and checks that nothing is left behind: no goroutine the run started (compared by stack,
+// waited for with a bound), no listening socket, no work dir, no kubeconfig. At each
+// checkpoint it closes the server twice over: once from three goroutines at once while the
+// hook pauses it, once from inside the hook itself.
+func TestShutdownFromEveryCheckpoint(t *testing.T) {
+	// Process-wide goroutines (klog's flush daemon, client-go's and etcd's package-level
+	// workers) start with the first server and stay: start them before any snapshot.
 	warm := startServer(t)
 	if err := warm.Close(); err != nil {
 		t.Fatal(err)
 	}
-	base := settledGoroutines(0)
-
 	var targets []string
-	for _, p := range server.Phases() {
-		cps := server.PhaseCheckpoints(p)
-		targets = append(targets, cps[len(cps)-1].ID())
+	for _, cp := range server.Checkpoints() {
+		targets = append(targets, cp.ID())
 	}
-	targets = append(targets, "serving")
+	targets = append(targets, "served")
 	for _, at := range targets {
-		t.Run(at, func(t *testing.T) {
-			hook := newPauseHook(at)
-			s := newServer(t, func(o *server.Options) { o.Hook = hook })
-			ctx, cancel := context.WithCancel(context.Background())
+		for _, from := range []string{"goroutines", "hook"} {
+			if at == "served" && from == "hook" {
+				continue
+			}
+			t.Run(at+"/from-"+from, func(t *testing.T) {
+				before := goroutines()
+				hook := newPauseHook(at)
+				hook.closeInside = from == "hook"
+				s := newServer(t, func(o *server.Options) { o.Hook = hook })
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				errc := make(chan error, 1)
+				go func() { errc <- s.Start(ctx) }()
+				wait := func(what string) error {
+					select {
+					case err := <-errc:
+						return err
+					case <-time.After(2 * time.Minute):
+						t.Fatalf("Start did not return %s", what)
+						return nil
+					}
+				}
+				switch {
+				case at == "served":
+					if err := wait("through serve"); err != nil {
+						t.Fatal(err)
+					}
+				case from == "hook":
+					// The hook closes the server and returns; Start must end, not deadlock.
+					if err := wait("after Close inside the hook"); !errors.Is(err, server.ErrClosed) {
+						t.Fatalf("Start after Close inside the hook: want server.ErrClosed, got %v", err)
+					}
+				default:
+					select {
+					case <-hook.arrived:
+					case err := <-errc:
+						t.Fatalf("Start ended before %s: %v", at, err)
+					case <-time.After(2 * time.Minute):
+						t.Fatalf("never reached %s", at)
+					}
+				}
+				addr := strings.TrimPrefix(s.Address(), "https://")
+				dir, kubeconfig := s.WorkDir(), s.Kubeconfig()
+				if from == "goroutines" {
+					closeErrs := make(chan error, 3)
+					for range 3 {
+						go func() { closeErrs <- s.Close() }()
+					}
+					for range 3 {
+						if err := <-closeErrs; err != nil {
+							t.Fatalf("close: %v", err)
+						}
+					}
+					if at != "served" {
+						if err := wait("after Close"); !errors.Is(err, server.ErrClosed) {
+							t.Fatalf("Start after Close: want server.ErrClosed, got %v", err)
+						}
+					}
+				}
+				if hook.closeErr != nil {
+					t.Fatalf("close inside the hook: %v", hook.closeErr)
+				}
+				if _, err := os.Stat(dir); !os.IsNotExist(err) {
+					t.Errorf("work dir %s still exists (%v)", dir, err)
+				}
+				if kubeconfig != "" {
+					if _, err := os.Stat(kubeconfig); !os.IsNotExist(err) {
+						t.Errorf("kubeconfig %s still exists (%v)", kubeconfig, err)
+					}
+				}
+				if addr != "" {
+					if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+						c.Close()
+						t.Errorf("port %s still accepts connections", addr)
+					}
+				}
+				if left := leftBehind(before); len(left) > 0 {
+					t.Errorf("%d goroutines left behind after Close:\n%s", len(left), strings.Join(left, "\n\n"))
+				}
+			})
+		}
+	}
+}
+
+// TestCloseBetweenPhases: a phase asked to run after Close says so with server.ErrClosed,
+// naming the phase, so callers can tell a shutdown from a failure.
+func TestCloseBetweenPhases(t *testing.T) {
+	s := newServer(t)
+	ctx := context.Background()
+	if err := s.Config(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Authn(ctx)
+	if !errors.Is(err, server.ErrClosed) || !strings.Contains(err.Error(), "phase authn") {
+		t.Fatalf("Authn after Close: want server.ErrClosed naming phase authn, got %v", err)
+	}
+}
+
+// TestFailingStoreLeavesNothing makes building one REST store fail and checks that the
+// stores built before it are destroyed at once: their watch caches and count observers stop
+// before Close, which would otherwise only reach the stores it knows of.
+func TestFailingStoreLeavesNothing(t *testing.T) {
+	for _, resource := range []string{"configmaps", "pods", "rolebindings", "clusterrolebindings"} {
+		t.Run(resource, func(t *testing.T) {
+			before := goroutines()
+			s := newServer(t, func(o *server.Options) {
+				o.Hook = server.HookFunc(func(ctx context.Context, cp server.Checkpoint, s *server.Server) error {
+					if cp.ID() == "storage/storage-factory" {
+						server.FailRESTOptionsFor(s, resource)
+					}
+					return nil
+				})
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			errc := make(chan error, 1)
-			go func() { errc <- s.Start(ctx) }()
-			if at != "serving" {
-				select {
-				case <-hook.arrived:
-				case err := <-errc:
-					t.Fatalf("start ended before %s: %v", at, err)
-				case <-time.After(time.Minute):
-					t.Fatalf("never reached %s", at)
+			err := s.Start(ctx)
+			if err == nil || !strings.Contains(err.Error(), "REST store "+resource) {
+				t.Fatalf("want the %s store to fail, got %v", resource, err)
+			}
+			var stores []string
+			_ = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+				stores = nil
+				for _, g := range before.started(goroutines()) {
+					if strings.Contains(g, "storage/cacher.") || strings.Contains(g, "startObservingCount") {
+						stores = append(stores, g)
+					}
 				}
-			} else if err := <-errc; err != nil {
-				t.Fatal(err)
-			}
-			addr := strings.TrimPrefix(s.Address(), "https://")
-			dir := s.WorkDir()
-			if err := s.Close(); err != nil {
-				t.Fatalf("close: %v", err)
-			}
-			if at != "serving" {
-				if err := <-errc; err == nil || !errors.Is(err, context.Canceled) {
-					t.Fatalf("Start after Close: want context.Canceled, got %v", err)
-				}
-			}
-			if _, err := os.Stat(dir); !os.IsNotExist(err) {
-				t.Errorf("work dir %s still exists (%v)", dir, err)
-			}
-			if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-				c.Close()
-				t.Errorf("port %s still accepts connections", addr)
-			}
-			if n := settledGoroutines(base); n > base {
-				var buf strings.Builder
-				pprof.Lookup("goroutine").WriteTo(&buf, 1)
-				t.Errorf("goroutines: %d after close, %d before:\n%s", n, base, buf.String())
+				return len(stores) == 0, nil
+			})
+			if len(stores) > 0 {
+				t.Fatalf("%d store goroutines still run after the storage phase failed:\n%s", len(stores), strings.Join(stores, "\n\n"))
 			}
 		})
 	}
@@ -468,8 +563,15 @@ func TestNothingListensBeforeServe(t *testing.T) {
 	s := newServer(t, func(o *server.Options) { o.Hook = hook })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go s.Start(ctx)
-	<-hook.arrived
+	errc := make(chan error, 1)
+	go func() { errc <- s.Start(ctx) }()
+	select {
+	case <-hook.arrived:
+	case err := <-errc:
+		t.Fatalf("Start ended before install/post-start-hooks: %v", err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("never reached install/post-start-hooks")
+	}
 	addr := strings.TrimPrefix(s.Address(), "https://")
 	_, err := net.DialTimeout("tcp", addr, 2*time.Second)
 	if err == nil || !strings.Contains(err.Error(), "refused") {
@@ -479,6 +581,14 @@ func TestNothingListensBeforeServe(t *testing.T) {
 		t.Fatalf("state says listening = %v", got)
 	}
 	close(hook.release)
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("Start after the pause: %v", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("Start did not finish after the pause")
+	}
 }
 
 // TestBadInput checks each bad setting fails with an error naming its flag.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -42,8 +43,8 @@ func (s *Server) Serve(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("--secure-port %d: listen on %s: %w", s.c.port, s.c.address(), err)
 		}
-		sv.listener = l
-		s.c.generic.SecureServing.Listener = l
+		sv.listener = &trackingListener{Listener: l, conns: map[net.Conn]struct{}{}}
+		s.c.generic.SecureServing.Listener = sv.listener
 		runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		sv.cancel = cancel
 		sv.exited = make(chan struct{})
@@ -160,6 +161,7 @@ func (sv *serveState) stop() error {
 	sv.cancel()
 	select {
 	case <-sv.exited:
+		sv.listener.closeConns()
 		if err := sv.runErr; err != nil && !errors.Is(err, context.Canceled) {
 			return fmt.Errorf("serve: %w", err)
 		}
@@ -167,6 +169,52 @@ func (sv *serveState) stop() error {
 	case <-time.After(shutdownTimeout + 10*time.Second):
 		return errors.New("serve: server did not stop in time")
 	}
+}
+
+// trackingListener remembers the connections it accepted until they close, so that stop can
+// close those the graceful shutdown left open. http.Server.Shutdown gives up after
+// shutdownTimeout without closing a connection that was busy then: an HTTP/2 connection whose
+// last request ends later stays open on both ends, with its goroutines, for good.
+type trackingListener struct {
+	net.Listener
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+// Accept implements net.Listener.
+func (l *trackingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.conns[c] = struct{}{}
+	return &trackedConn{Conn: c, l: l}, nil
+}
+
+// closeConns closes every accepted connection still open.
+func (l *trackingListener) closeConns() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for c := range l.conns {
+		c.Close()
+		delete(l.conns, c)
+	}
+}
+
+// trackedConn forgets itself in its listener when it closes.
+type trackedConn struct {
+	net.Conn
+	l *trackingListener
+}
+
+// Close implements net.Conn.
+func (c *trackedConn) Close() error {
+	c.l.mu.Lock()
+	delete(c.l.conns, c.Conn)
+	c.l.mu.Unlock()
+	return c.Conn.Close()
 }
 
 // clusterName is the kubeconfig cluster entry's name.
@@ -248,10 +296,11 @@ func (s *Server) RESTConfig(contextName string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// Address returns the https URL the server serves (or will serve) on; "" before config.
+// Address returns the https URL the server serves (or will serve) on; "" until the config
+// phase has chosen the port.
 func (s *Server) Address() string {
-	if s.c == nil {
+	if s.c == nil || s.c.port == 0 {
 		return ""
 	}
-	return s.c.loopback.Host
+	return "https://" + s.c.address()
 }

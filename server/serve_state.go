@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -17,7 +16,7 @@ import (
 // serveState is what the serve phase builds.
 type serveState struct {
 	prepared   interface{ RunWithContext(context.Context) error } // genericapiserver.preparedGenericAPIServer (unexported: "PrepareRun before Run" is enforced by the type)
-	listener   net.Listener
+	listener   *trackingListener
 	cancel     context.CancelFunc
 	exited     chan struct{} // closed when RunWithContext returns
 	runErr     error         // RunWithContext's result, set before exited closes

@@ -182,6 +182,7 @@ type Server struct {
 	timings   []PhaseTiming
 	phaseWork time.Duration // time spent in the running phase outside the hook
 	closed    bool
+	running   Phase // the phase whose body runs (or is paused in the hook); "" between phases
 
 	workDir    string // per-run directory: the kubeconfig and etcd data unless flags say otherwise
 	ownWorkDir bool
@@ -198,7 +199,9 @@ type Server struct {
 	// phase that is running (or paused in the hook) in another goroutine.
 	base       context.Context
 	cancelBase context.CancelFunc
-	// phaseMu is held while a phase runs; Close takes it to wait for the phase to return.
+	// phaseMu is held while a phase's own code runs, and let go while the hook runs. Close
+	// takes it to wait for a running phase; State and LiveObjects take it so that they read
+	// the phases' objects only while the phase goroutine is paused or done.
 	phaseMu sync.Mutex
 
 	closeOnce sync.Once
@@ -280,20 +283,29 @@ func (s *Server) Start(ctx context.Context) error {
 	return nil
 }
 
+// ErrClosed is returned (wrapped with the phase) by a phase that Close stopped, or that was
+// asked to run after Close.
+var ErrClosed = errors.New("server is closed")
+
 // inPhase is the body of every exported phase method: it enforces the phase order, holds
-// phaseMu while the phase runs, times the phase and wraps its error with the phase name.
+// phaseMu while body runs (not while the hook runs: see phaseRun.reach), times the phase,
+// and wraps body's error with the phase name — and with ErrClosed when Close stopped it.
 func (s *Server) inPhase(ctx context.Context, p Phase, body func(ctx context.Context, run *phaseRun) error) error {
 	s.phaseMu.Lock()
 	defer s.phaseMu.Unlock()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer context.AfterFunc(s.base, cancel)()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(s.base, func() { cancel(ErrClosed) })()
 	s.mu.Lock()
-	if s.closed {
+	switch {
+	case s.closed:
 		s.mu.Unlock()
-		return fmt.Errorf("phase %s: server is closed", p)
-	}
-	if s.next >= len(Phases()) || Phases()[s.next] != p {
+		return fmt.Errorf("phase %s: %w", p, ErrClosed)
+	case s.running != "":
+		running := s.running
+		s.mu.Unlock()
+		return fmt.Errorf("phase %s: phase %s is running", p, running)
+	case s.next >= len(Phases()) || Phases()[s.next] != p:
 		want := Phase("none (serve has run)")
 		if s.next < len(Phases()) {
 			want = Phases()[s.next]
@@ -301,12 +313,21 @@ func (s *Server) inPhase(ctx context.Context, p Phase, body func(ctx context.Con
 		s.mu.Unlock()
 		return fmt.Errorf("phase %s: out of order, the next phase is %s", p, want)
 	}
+	s.running = p
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.running = ""
+		s.mu.Unlock()
+	}()
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("phase %s: %w", p, err)
+		return fmt.Errorf("phase %s: %w", p, context.Cause(ctx))
 	}
 	run := &phaseRun{s: s, phase: p, start: time.Now()}
 	if err := body(ctx, run); err != nil {
+		if s.isClosed() && !errors.Is(err, ErrClosed) {
+			err = fmt.Errorf("%w: %w", ErrClosed, err)
+		}
 		return fmt.Errorf("phase %s: %w", p, err)
 	}
 	s.mu.Lock()
@@ -314,6 +335,13 @@ func (s *Server) inPhase(ctx context.Context, p Phase, body func(ctx context.Con
 	s.timings = append(s.timings, PhaseTiming{Phase: p, Duration: run.work()})
 	s.mu.Unlock()
 	return nil
+}
+
+// isClosed reports whether Close has begun.
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
 }
 
 // phaseRun is one run of a phase: it knows where the phase is, calls the hook at each
@@ -327,7 +355,10 @@ type phaseRun struct {
 
 func (run *phaseRun) work() time.Duration { return time.Since(run.start) - run.paused }
 
-// reach records checkpoint name of the phase and calls the hook.
+// reach records checkpoint name of the phase and calls the hook. The phase goroutine lets go of
+// phaseMu for the length of the call: the hook may call Close (which takes phaseMu) itself,
+// and while the phase goroutine waits in the hook it touches nothing Close tears down. Once
+// the hook returns, a closed server ends the phase with ErrClosed.
 func (run *phaseRun) reach(ctx context.Context, name string) error {
 	cp := checkpoint(run.phase, name)
 	s := run.s
@@ -337,21 +368,33 @@ func (run *phaseRun) reach(ctx context.Context, name string) error {
 	s.phaseWork = run.work()
 	s.mu.Unlock()
 	if s.opts.Hook == nil {
-		return ctx.Err()
+		return context.Cause(ctx)
 	}
 	began := time.Now()
-	err := s.opts.Hook.Checkpoint(ctx, cp, s)
+	var err error
+	func() {
+		s.phaseMu.Unlock()
+		defer s.phaseMu.Lock() // also when the hook panics: inPhase unlocks it on the way out
+		err = s.opts.Hook.Checkpoint(ctx, cp, s)
+	}()
 	run.paused += time.Since(began)
+	if s.isClosed() {
+		return fmt.Errorf("checkpoint %s: %w", cp.Name, ErrClosed)
+	}
 	if err != nil {
 		return fmt.Errorf("checkpoint %s: %w", cp.Name, err)
 	}
-	return ctx.Err()
+	return context.Cause(ctx)
 }
 
 // Close shuts down whatever the phases have started, in reverse order: the HTTP server and its
 // watches, the REST stores and their watch caches, informers, admission, embedded etcd, then
-// the work directory. A phase running in another goroutine (or paused in the hook) is cancelled
-// first and waited for. Close is safe to call from any goroutine, at any point, more than once.
+// the kubeconfig it wrote and the work directory. A phase running in another goroutine is
+// cancelled first and waited for; a phase paused in the hook is not waited for (its goroutine
+// touches nothing until the hook returns, and then ends with ErrClosed). Close is safe from
+// any goroutine, at any point, more than once and concurrently: from inside the hook, from
+// another goroutine while the hook pauses the server, between phases, after serve. Every
+// call returns the result of the one shutdown.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.cancelBase()
@@ -363,6 +406,9 @@ func (s *Server) Close() error {
 		var errs []error
 		if s.sv != nil {
 			errs = append(errs, s.sv.stop())
+		}
+		if s.in != nil {
+			s.in.waitHooks()
 		}
 		if s.st != nil {
 			// Idempotent: after serve, RunWithContext has destroyed the installed stores already.

@@ -66,9 +66,12 @@ type LiveObject struct {
 	Value any
 }
 
-// State describes what the phases have built so far, read from the live objects. Call it from
-// the hook or while no phase is running: the phase goroutine writes these objects.
+// State describes what the phases have built so far, read from the live objects. It is safe
+// from any goroutine: called while a phase runs, it waits until the phase pauses in the hook
+// or returns.
 func (s *Server) State() *Node {
+	s.phaseMu.Lock()
+	defer s.phaseMu.Unlock()
 	root := &Node{Label: "kubewalk"}
 	if s.c != nil {
 		s.c.describe(root.Add(string(PhaseConfig), ""))
@@ -111,6 +114,11 @@ func (s *Server) PhaseState(p Phase) *Node {
 // stop the process ("concurrent map read and map write"). From then on only objects that no
 // longer change are returned, plus a note naming what was left out.
 func (s *Server) LiveObjects() []LiveObject {
+	s.phaseMu.Lock()
+	defer s.phaseMu.Unlock()
+	if s.isClosed() {
+		return nil
+	}
 	if s.sv != nil && s.sv.cancel != nil {
 		out := []LiveObject{{"config.scheme", s.c.scheme.Scheme}, {"authn.authenticator", s.an.final}}
 		return append(out, LiveObject{"note", "the server is running: informer caches, watch caches, " +

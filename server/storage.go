@@ -77,6 +77,9 @@ func (s *Server) Storage(ctx context.Context) error {
 		}
 
 		if err := st.newStores(s.c.scheme, s.az); err != nil {
+			// Each store built so far runs a watch cache and an etcd client: stop them now.
+			st.destroyStores()
+			st.stores = nil
 			return err
 		}
 		return run.reach(ctx, "rest-stores")
@@ -305,21 +308,33 @@ func (st *storageState) newStores(scheme *apis.Scheme, az *authzState) error {
 	add(apis.CoreV1, "pods", pods)
 	add(apis.CoreV1, "pods/status", podStatus)
 
+	// The RBAC stores are wrapped once all four exist; until then a failure destroys the ones
+	// built (the caller destroys those already added).
+	var built []rest.Storage
+	fail := func(resource string, err error) error {
+		for _, b := range built {
+			b.Destroy()
+		}
+		return fmt.Errorf("REST store %s: %w", resource, err)
+	}
 	roles, err := role.NewREST(scheme, g)
 	if err != nil {
-		return fmt.Errorf("REST store roles: %w", err)
+		return fail("roles", err)
 	}
+	built = append(built, roles)
 	roleBindings, err := rolebinding.NewREST(scheme, g)
 	if err != nil {
-		return fmt.Errorf("REST store rolebindings: %w", err)
+		return fail("rolebindings", err)
 	}
+	built = append(built, roleBindings)
 	clusterRoles, err := clusterrole.NewREST(scheme, g)
 	if err != nil {
-		return fmt.Errorf("REST store clusterroles: %w", err)
+		return fail("clusterroles", err)
 	}
+	built = append(built, clusterRoles)
 	clusterRoleBindings, err := clusterrolebinding.NewREST(scheme, g)
 	if err != nil {
-		return fmt.Errorf("REST store clusterrolebindings: %w", err)
+		return fail("clusterrolebindings", err)
 	}
 	add(apis.RBACV1, "roles", rbac.NewRoleEscalationStorage(roles, az.final, az.rbac.Resolver(), apis.RBACV1.WithResource("roles").GroupResource()))
 	add(apis.RBACV1, "rolebindings", rbac.NewBindingEscalationStorage(roleBindings, az.final, az.rbac.Resolver(), apis.RBACV1.WithResource("rolebindings").GroupResource()))

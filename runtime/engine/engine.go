@@ -71,7 +71,7 @@ type Event struct {
 	Paused *Stop
 	// Served: every phase has run; the server is serving.
 	Served bool
-	// Failed: a phase returned an error (not a cancellation).
+	// Failed: a phase returned an error (not a cancellation, not server.ErrClosed).
 	Failed error
 }
 
@@ -132,11 +132,19 @@ func (e *Engine) Start(ctx context.Context, t Target) error {
 		switch {
 		case err == nil:
 			e.send(ctx, Event{Served: true})
-		case ctx.Err() == nil && !errors.Is(err, context.Canceled):
+		case canceled(ctx, err):
+			// Ctrl-C or Close: not a failure; the walkthrough is ending anyway.
+		default:
 			e.send(ctx, Event{Failed: err})
 		}
 	}()
 	return nil
+}
+
+// canceled reports whether err ended the startup because the walkthrough asked it to: ctx
+// ended, or the server was closed (server.ErrClosed, from Close at any point).
+func canceled(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, server.ErrClosed)
 }
 
 // send delivers ev unless ctx ends first.
