@@ -212,8 +212,14 @@ func startTestEtcd(t testing.TB) string {
 type stateEveryCheckpoint struct{ seen []string }
 
 func (h *stateEveryCheckpoint) Checkpoint(_ context.Context, cp server.Checkpoint, s *server.Server) error {
-	if st := s.State(); st.Find(string(cp.Phase)) == nil {
+	st := s.State()
+	if st.Find(string(cp.Phase)) == nil {
 		return fmt.Errorf("state at %s has no %s node", cp.ID(), cp.Phase)
+	}
+	// A value printed with the wrong verb ("%!s(bool=false)") is a formatting bug go vet cannot
+	// see when the argument is an interface.
+	if text := st.String(); strings.Contains(text, "%!") {
+		return fmt.Errorf("state at %s has a misformatted value:\n%s", cp.ID(), text)
 	}
 	_ = s.LiveObjects()
 	h.seen = append(h.seen, cp.ID())

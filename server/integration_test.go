@@ -348,8 +348,14 @@ func TestServer(t *testing.T) {
 		if n := st.Find("endpoints"); n == nil || !strings.HasPrefix(n.Value, "http://127.0.0.1:") {
 			t.Errorf("etcd endpoints = %v", n)
 		}
-		if n := st.Find("configmaps"); n == nil || !strings.Contains(n.Value, "/registry/configmaps") {
-			t.Errorf("configmaps store = %v", n)
+		for _, tt := range []struct{ store, want string }{
+			{"configmaps", "key /registry/configmaps/…, stored as v1 ConfigMap in application/vnd.kubernetes.protobuf"},
+			{"clusterrolebindings", "key /registry/clusterrolebindings/…, stored as rbac.authorization.k8s.io/v1 ClusterRoleBinding in application/vnd.kubernetes.protobuf"},
+			{"pods/status", "subresource of pods, same etcd key"},
+		} {
+			if n := st.Find("restStores").Find(tt.store); n == nil || n.Value != tt.want {
+				t.Errorf("%s store = %v, want %q", tt.store, n, tt.want)
+			}
 		}
 	})
 

@@ -86,7 +86,7 @@ func (s *Server) State() *Node {
 		s.ad.describe(root.Add(string(PhaseAdmission), ""))
 	}
 	if s.st != nil {
-		s.st.describe(root.Add(string(PhaseStorage), ""), s.opts.EtcdPrefix)
+		s.st.describe(root.Add(string(PhaseStorage), ""), s.opts.EtcdPrefix, s.c.scheme.Scheme)
 	}
 	if s.in != nil {
 		s.in.describe(root.Add(string(PhaseInstall), ""))

@@ -10,6 +10,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/server/options"
@@ -51,7 +52,7 @@ func (st *storageState) liveObjects() []LiveObject {
 	return out
 }
 
-func (st *storageState) describe(n *Node, prefix string) {
+func (st *storageState) describe(n *Node, prefix string, scheme *runtime.Scheme) {
 	e := n.Add("etcd", "")
 	if st.external {
 		e.Add("mode", "external (--etcd-servers)")
@@ -84,13 +85,14 @@ func (st *storageState) describe(n *Node, prefix string) {
 	if len(st.stores) > 0 {
 		r := n.Add("restStores", fmt.Sprintf("%d", len(st.stores)))
 		for _, rs := range st.stores {
-			r.Add(rs.Resource, st.storeSummary(rs))
+			r.Add(rs.Resource, st.storeSummary(rs, scheme))
 		}
 	}
 }
 
-// storeSummary says where a store keeps its objects and how it encodes them.
-func (st *storageState) storeSummary(rs restStore) string {
+// storeSummary says where a store keeps its objects and how it encodes them: the etcd key
+// prefix, the group version and kind the store's EncodeVersioner writes, and the media type.
+func (st *storageState) storeSummary(rs restStore, scheme *runtime.Scheme) string {
 	resource := strings.Split(rs.Resource, "/")[0]
 	gr := schema.GroupResource{Group: rs.GroupVersion.Group, Resource: resource}
 	st.getter.mu.Lock()
@@ -102,7 +104,21 @@ func (st *storageState) storeSummary(rs restStore) string {
 	if strings.Contains(rs.Resource, "/") {
 		return fmt.Sprintf("subresource of %s, same etcd key", resource)
 	}
-	return fmt.Sprintf("key %s/%s/…, encoded as %s via %s",
+	return fmt.Sprintf("key %s/%s/…, stored as %s in %s",
 		opts.StorageConfig.Prefix, strings.TrimPrefix(opts.ResourcePrefix, "/"),
-		opts.StorageConfig.EncodeVersioner, st.factory.DefaultMediaType)
+		storageKind(opts.StorageConfig.EncodeVersioner, rs.Storage.New(), scheme), st.factory.DefaultMediaType)
+}
+
+// storageKind names the group version and kind the versioner encodes obj as, e.g. "v1
+// ConfigMap" or "rbac.authorization.k8s.io/v1 Role": the storage version.
+func storageKind(v runtime.GroupVersioner, obj runtime.Object, scheme *runtime.Scheme) string {
+	gvks, _, err := scheme.ObjectKinds(obj)
+	if err != nil {
+		return fmt.Sprintf("? (%v)", err)
+	}
+	gvk, ok := v.KindForGroupVersionKinds(gvks)
+	if !ok {
+		return fmt.Sprintf("? (no storage version among %v)", gvks)
+	}
+	return strings.TrimPrefix(gvk.GroupVersion().String()+" "+gvk.Kind, "/")
 }
