@@ -22,9 +22,14 @@ type admissionState struct {
 	stopCh  chan struct{}
 }
 
-// liveObjects lists the admission phase's objects for the raw view.
-func (a *admissionState) liveObjects() []LiveObject {
-	return []LiveObject{{"admission.chain", a.chain}}
+// liveObjects lists the admission phase's objects the raw view may read now: the chain, until
+// the server runs. NamespaceLifecycle reads a namespace informer and keeps a cache of live
+// lookups, which requests write from serve/serving on.
+func (a *admissionState) liveObjects(r running) []LiveObject {
+	if r.serving || a.chain == nil {
+		return nil
+	}
+	return []LiveObject{{"admission.chain", a.chain, "no request has reached it: the server is not serving yet"}}
 }
 
 func (a *admissionState) describe(n *Node) {

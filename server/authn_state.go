@@ -22,9 +22,41 @@ type authnState struct {
 	identities []Identity
 }
 
-// liveObjects lists the authn phase's objects for the raw view.
+// liveObjects lists the authn phase's objects the raw view may read now: all of them, always.
+// Once built, an authenticator is only read: on each request it looks a token up in its map
+// or verifies a certificate against the run's static CA bundle.
 func (a *authnState) liveObjects() []LiveObject {
-	return []LiveObject{{"authn.authenticator", a.final}}
+	const quiet = "built by the authn phase and never written again; requests only read it"
+	var out []LiveObject
+	for _, o := range []struct {
+		name string
+		v    any
+		set  bool
+	}{
+		{"authn.x509", a.x509, a.x509 != nil},
+		{"authn.tokens", a.tokens, a.tokens != nil},
+		{"authn.union", a.union, a.union != nil},
+		{"authn.authenticator", a.final, a.final != nil},
+	} {
+		if o.set {
+			out = append(out, LiveObject{o.name, o.v, quiet})
+		}
+	}
+	return out
+}
+
+// secrets lists the authn phase's credentials: the users' tokens and client keys.
+func (a *authnState) secrets() []string {
+	var out []string
+	for _, id := range a.identities {
+		if id.Token != "" {
+			out = append(out, id.Token)
+		}
+		if len(id.ClientKeyPEM) > 0 {
+			out = append(out, string(id.ClientKeyPEM))
+		}
+	}
+	return out
 }
 
 func (a *authnState) describe(n *Node) {

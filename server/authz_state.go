@@ -26,9 +26,26 @@ type authzState struct {
 	resolver   authorizer.RuleResolver
 }
 
-// liveObjects lists the authz phase's objects for the raw view.
-func (a *authzState) liveObjects() []LiveObject {
-	return []LiveObject{{"authz.authorizer", a.final}, {"authz.rbac", a.rbac}}
+// liveObjects lists the authz phase's objects the raw view may read now. The informers start
+// at serve/serving (the generic-apiserver-start-informers post-start hook); until then their
+// caches are empty and only the phase goroutine touches the factory. From then on the
+// informers fill the caches the RBAC authorizer reads, so none of these is offered.
+func (a *authzState) liveObjects(r running) []LiveObject {
+	if r.serving {
+		return nil
+	}
+	const quiet = "the informers under it have not started: they start at serve/serving"
+	var out []LiveObject
+	if a.informers != nil {
+		out = append(out, LiveObject{"authz.informers", a.informers, quiet})
+	}
+	if a.rbac != nil {
+		out = append(out, LiveObject{"authz.rbac", a.rbac, quiet})
+	}
+	if a.final != nil {
+		out = append(out, LiveObject{"authz.authorizer", a.final, quiet})
+	}
+	return out
 }
 
 func (a *authzState) describe(n *Node) {

@@ -30,9 +30,33 @@ type configState struct {
 	version  compatibility.EffectiveVersion
 }
 
-// liveObjects lists the config phase's objects for the raw view.
-func (c *configState) liveObjects() []LiveObject {
-	return []LiveObject{{"config.scheme", c.scheme.Scheme}, {"config.genericConfig", c.generic}}
+// liveObjects lists the config phase's objects the raw view may read now.
+func (c *configState) liveObjects(r running) []LiveObject {
+	var out []LiveObject
+	if c.scheme != nil {
+		out = append(out, LiveObject{"config.scheme", c.scheme.Scheme,
+			"filled by apis.NewScheme in the config phase; from then on every phase and every request only reads it"})
+	}
+	if c.generic != nil && !r.serving {
+		out = append(out, LiveObject{"config.genericConfig", c.generic,
+			"only the phase goroutine writes it (each phase applies its part) until the server runs; " +
+				"from serve/serving on it reaches the informers' caches and the admission plugins, which requests write"})
+	}
+	return out
+}
+
+// secrets lists the config phase's credentials: the loopback token and the PEM private keys.
+func (c *configState) secrets() []string {
+	var out []string
+	if c.loopback != nil {
+		out = append(out, c.loopback.BearerToken)
+	}
+	for _, kp := range []*keyPair{c.ca, c.serving} {
+		if kp != nil {
+			out = append(out, string(kp.KeyPEM))
+		}
+	}
+	return out
 }
 
 func (c *configState) describe(n *Node) {

@@ -25,12 +25,14 @@ type installState struct {
 	hooksRunning int
 }
 
-// liveObjects lists the install phase's objects for the raw view.
-func (in *installState) liveObjects() []LiveObject {
-	if in.generic == nil {
+// liveObjects lists the install phase's objects the raw view may read now: the
+// GenericAPIServer until it runs. From serve/serving on its handlers, health checks,
+// discovery and OpenAPI services change as requests and post-start hooks run.
+func (in *installState) liveObjects(r running) []LiveObject {
+	if in.generic == nil || r.serving {
 		return nil
 	}
-	return []LiveObject{{"install.genericAPIServer", in.generic}}
+	return []LiveObject{{"install.genericAPIServer", in.generic, "only the phase goroutine writes it until RunWithContext starts it at serve/serving"}}
 }
 
 func (in *installState) describe(n *Node) {

@@ -24,9 +24,13 @@ type serveState struct {
 	readyAt    time.Time
 }
 
-// liveObjects lists the serve phase's objects for the raw view.
-func (sv *serveState) liveObjects() []LiveObject {
-	return []LiveObject{{"serve.prepared", sv.prepared}}
+// liveObjects lists the serve phase's objects the raw view may read now: the prepared server
+// at serve/prepare-run. RunWithContext runs it from serve/serving on.
+func (sv *serveState) liveObjects(r running) []LiveObject {
+	if sv.prepared == nil || r.serving {
+		return nil
+	}
+	return []LiveObject{{"serve.prepared", sv.prepared, "PrepareRun has returned and RunWithContext has not started"}}
 }
 
 func (s *Server) describeServe(n *Node) {

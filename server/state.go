@@ -64,6 +64,23 @@ func (n *Node) String() string {
 type LiveObject struct {
 	Name  string
 	Value any
+	// Quiet says why no goroutine writes Value while it is offered: a reflective read of an
+	// object that another goroutine writes is a data race, and on a map it can abort the
+	// process ("concurrent map read and map write").
+	Quiet string
+}
+
+// running says which background work the server has started. Each phase's liveObjects
+// offers only the objects that none of it writes.
+type running struct {
+	// etcd: embedded etcd's raft, backend and compaction goroutines, from storage/etcd on.
+	etcd bool
+	// stores: the REST stores' watch caches, etcd3 clients and count observers, from
+	// storage/rest-stores on.
+	stores bool
+	// serving: RunWithContext — request handlers, the informers, the post-start hooks, the
+	// OpenAPI and discovery services — from serve/serving on.
+	serving bool
 }
 
 // State describes what the phases have built so far, read from the live objects. It is safe
@@ -107,45 +124,65 @@ func (s *Server) PhaseState(p Phase) *Node {
 	return nil
 }
 
-// LiveObjects returns the live Go objects each started phase built, for raw inspection.
+// LiveObjects returns the live Go objects the phases built that the raw view may read now,
+// each with why it is quiet (LiveObject.Quiet). It is safe from any goroutine: while a phase
+// runs it waits until the phase pauses in the hook or returns.
 //
-// Once the serve phase has started the server, informers, watch caches and handlers change
-// their maps on other goroutines; reading those maps by reflection without their locks can
-// stop the process ("concurrent map read and map write"). From then on only objects that no
-// longer change are returned, plus a note naming what was left out.
+// While the hook pauses the server, the phase goroutine writes nothing; what else runs
+// depends on how far the server has got (see running), and each phase's liveObjects, next
+// to its state type, leaves out what that work writes: the embedded etcd server once it
+// runs, the REST stores (their watch caches start with them), and from serve/serving on
+// everything the informers, the handlers and the post-start hooks reach. An object offered
+// at one checkpoint may therefore be missing at a later one; a walkthrough reviewing an
+// earlier stop must offer only what LiveObjects offers now (runtime/engine does).
 func (s *Server) LiveObjects() []LiveObject {
 	s.phaseMu.Lock()
 	defer s.phaseMu.Unlock()
 	if s.isClosed() {
 		return nil
 	}
-	if s.sv != nil && s.sv.cancel != nil {
-		out := []LiveObject{{"config.scheme", s.c.scheme.Scheme}, {"authn.authenticator", s.an.final}}
-		return append(out, LiveObject{"note", "the server is running: informer caches, watch caches, " +
-			"the authorizer, admission chain, stores and handlers are hidden from the raw view, " +
-			"because reading their maps without their locks could crash it; the state tree still describes them"})
+	r := running{
+		etcd:    s.st != nil && s.st.embedded != nil,
+		stores:  s.st != nil && len(s.st.stores) > 0,
+		serving: s.sv != nil && s.sv.cancel != nil,
 	}
 	var out []LiveObject
 	if s.c != nil {
-		out = append(out, s.c.liveObjects()...)
+		out = append(out, s.c.liveObjects(r)...)
 	}
 	if s.an != nil {
 		out = append(out, s.an.liveObjects()...)
 	}
 	if s.az != nil {
-		out = append(out, s.az.liveObjects()...)
+		out = append(out, s.az.liveObjects(r)...)
 	}
 	if s.ad != nil {
-		out = append(out, s.ad.liveObjects()...)
+		out = append(out, s.ad.liveObjects(r)...)
 	}
 	if s.st != nil {
-		out = append(out, s.st.liveObjects()...)
+		out = append(out, s.st.liveObjects(r)...)
 	}
 	if s.in != nil {
-		out = append(out, s.in.liveObjects()...)
+		out = append(out, s.in.liveObjects(r)...)
 	}
 	if s.sv != nil {
-		out = append(out, s.sv.liveObjects()...)
+		out = append(out, s.sv.liveObjects(r)...)
+	}
+	return out
+}
+
+// Secrets returns the credentials of the run so far — the loopback bearer token, the users'
+// bearer tokens, the PEM private keys of the CA, the serving certificate and the client
+// certificates — so that a view of the live objects can redact them wherever they occur.
+func (s *Server) Secrets() []string {
+	s.phaseMu.Lock()
+	defer s.phaseMu.Unlock()
+	var out []string
+	if s.c != nil {
+		out = append(out, s.c.secrets()...)
+	}
+	if s.an != nil {
+		out = append(out, s.an.secrets()...)
 	}
 	return out
 }

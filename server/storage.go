@@ -82,6 +82,7 @@ func (s *Server) Storage(ctx context.Context) error {
 			st.stores = nil
 			return err
 		}
+		st.views = storeViews(st.stores)
 		return run.reach(ctx, "rest-stores")
 	})
 }
@@ -109,6 +110,7 @@ func (st *storageState) startEtcd(ctx context.Context, o Options, workDir string
 		return err
 	}
 	st.embedded = e
+	st.etcdConfig = e.Config()
 	var once sync.Once
 	st.closeEtcd = func() error {
 		// embed.Etcd.Close is not idempotent: it closes channels.
