@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	corev1apply "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubewalk/kubewalk/server"
 	"github.com/kubewalk/kubewalk/server/admit"
@@ -597,7 +600,9 @@ func TestNothingListensBeforeServe(t *testing.T) {
 	}
 }
 
-// TestBadInput checks each bad setting fails with an error naming its flag.
+// TestBadInput checks each bad setting fails with one error naming its flag: the settings that
+// can be checked up front fail in New (before any phase, so before a walkthrough starts),
+// the others in the phase that meets them.
 func TestBadInput(t *testing.T) {
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -605,24 +610,13 @@ func TestBadInput(t *testing.T) {
 	}
 	defer busy.Close()
 	busyPort := busy.Addr().(*net.TCPAddr).Port
-	readOnly := t.TempDir()
-	if err := os.Chmod(readOnly, 0o500); err != nil {
-		t.Fatal(err)
-	}
 	tests := []struct {
 		name string
 		opts func(*server.Options)
 		want string
 	}{
 		{"busy port", func(o *server.Options) { o.SecurePort = busyPort }, fmt.Sprintf("--secure-port %d", busyPort)},
-		{"unwritable data dir", func(o *server.Options) { o.DataDir = readOnly + "/etcd" }, "--data-dir"},
 		{"unreachable etcd", func(o *server.Options) { o.EtcdServers = []string{"http://127.0.0.1:1"} }, "--etcd-servers"},
-	}
-	if os.Geteuid() == 0 {
-		// root writes anywhere; use a path below a regular file instead.
-		f := readOnly + "-file"
-		os.WriteFile(f, nil, 0o600)
-		tests[1].opts = func(o *server.Options) { o.DataDir = f + "/etcd" }
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -635,17 +629,192 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
+
+	// Below a regular file nothing can be created, not even by root.
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
+		name string
 		opts server.Options
 		want string
 	}{
-		{server.Options{SecurePort: 70000}, "--secure-port"},
-		{server.Options{BindAddress: "localhost:1"}, "--bind-address"},
-		{server.Options{EtcdServers: []string{"ftp://x"}}, "--etcd-servers"},
-		{server.Options{EtcdServers: []string{"http://x:1"}, DataDir: "/tmp/x"}, "--data-dir"},
+		{"port out of range", server.Options{SecurePort: 70000}, "--secure-port"},
+		{"bind address with a port", server.Options{BindAddress: "localhost:1"}, "--bind-address"},
+		{"etcd URL scheme", server.Options{EtcdServers: []string{"ftp://x"}}, "--etcd-servers"},
+		{"data dir with external etcd", server.Options{EtcdServers: []string{"http://x:1"}, DataDir: "/tmp/x"}, "--data-dir"},
+		{"data dir in /proc", server.Options{DataDir: "/proc/x"}, "--data-dir /proc/x: cannot create it"},
+		{"data dir below a file", server.Options{DataDir: file + "/etcd"}, "--data-dir " + file + "/etcd: cannot create it"},
+		{"kubeconfig below a file", server.Options{Kubeconfig: file + "/dir/kubeconfig"}, "--kubeconfig " + file + "/dir/kubeconfig: directory"},
 	} {
-		if _, err := server.New(tt.opts); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("New(%+v): want error naming %s, got %v", tt.opts, tt.want, err)
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.opts.Validate()
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("Validate: want one line naming %s, got %v", tt.want, err)
+			}
+			if _, err := server.New(tt.opts); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("New: want error naming %s, got %v", tt.want, err)
+			}
+		})
+	}
+	if _, err := os.Stat("/proc/x"); !os.IsNotExist(err) {
+		t.Errorf("validation left /proc/x behind: %v", err)
+	}
+}
+
+// TestValidateLeavesNothing: checking that --data-dir and --kubeconfig's directory can be
+// written creates nothing that stays.
+func TestValidateLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	opts := server.Options{DataDir: filepath.Join(dir, "a", "b", "etcd"), Kubeconfig: filepath.Join(dir, "c", "kubeconfig")}
+	if err := opts.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 0 {
+		t.Fatalf("Validate left %v behind (%v)", entries, err)
+	}
+}
+
+// ownKubeconfig is a kubeconfig as a kubewalk run that has ended would have left it.
+const ownKubeconfig = `apiVersion: v1
+kind: Config
+clusters:
+- cluster:
+    server: https://127.0.0.1:1
+  name: kubewalk
+contexts: []
+preferences:
+  extensions:
+  - name: kubewalk.io/run
+    extension:
+      pid: 1
+      run: 0123456789abcdef
+`
+
+// TestKubeconfigNotOurs: kubewalk refuses a --kubeconfig that holds a file it did not write,
+// before any phase runs, says how to proceed, and leaves the file as it was.
+func TestKubeconfigNotOurs(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct{ name, content string }{
+		{"a real kubeconfig", "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: https://prod.example.com\n  name: prod\ncurrent-context: prod\n"},
+		{"not a kubeconfig", "important notes\n"},
+		{"empty", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-"))
+			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			opts := server.Options{Kubeconfig: path}
+			for what, err := range map[string]error{"Validate": opts.Validate(), "New": newErr(opts)} {
+				if err == nil || !strings.Contains(err.Error(), "--kubeconfig "+path+": the file exists and kubewalk did not write it") ||
+					!strings.Contains(err.Error(), "pass another path") {
+					t.Errorf("%s: want a refusal naming --kubeconfig and how to proceed, got %v", what, err)
+				}
+			}
+			if b, err := os.ReadFile(path); err != nil || string(b) != tt.content {
+				t.Errorf("the file changed: %q (%v)", b, err)
+			}
+		})
+	}
+}
+
+func newErr(opts server.Options) error {
+	s, err := server.New(opts)
+	if err == nil {
+		s.Close()
+	}
+	return err
+}
+
+// TestKubeconfigLifecycle: a file an ended run left is replaced; the kubeconfig works with
+// client-go's loader; kubectl-style edits keep it ours; Close removes it and its lock.
+func TestKubeconfigLifecycle(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kube", "config")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(ownKubeconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, func(o *server.Options) { o.Kubeconfig = path })
+	if s.Kubeconfig() != path || s.KubeconfigNote() != "" {
+		t.Fatalf("kubeconfig %s (note %q), want %s", s.Kubeconfig(), s.KubeconfigNote(), path)
+	}
+	cfg, err := clientcmd.LoadFromFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Clusters["kubewalk"].Server; got != s.Address() {
+		t.Fatalf("kubeconfig server %s, want %s: the stale file was not replaced", got, s.Address())
+	}
+	// What kubectl config use-context does: load, change, write back.
+	cfg.CurrentContext = "alice"
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kubernetes.NewForConfigOrDie(rc).CoreV1().ConfigMaps("default").List(context.Background(), metav1.ListOptions{}); err != nil {
+		t.Fatalf("alice through the kubeconfig: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil || len(entries) != 0 {
+		t.Fatalf("after Close the kubeconfig dir holds %v (%v)", entries, err)
+	}
+}
+
+// TestConcurrentRuns: two runs at once both work. The second finds the default kubeconfig
+// path held by the first, uses its work dir and says so; an explicit path held by a live run
+// is an error naming the flag.
+func TestConcurrentRuns(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	def := server.DefaultKubeconfigPath()
+	first := startServer(t, func(o *server.Options) { o.Kubeconfig = def })
+	second := startServer(t, func(o *server.Options) { o.Kubeconfig = def })
+	if first.Kubeconfig() != def {
+		t.Fatalf("first run's kubeconfig %s, want %s", first.Kubeconfig(), def)
+	}
+	if second.Kubeconfig() == def || !strings.HasPrefix(second.Kubeconfig(), second.WorkDir()) {
+		t.Fatalf("second run's kubeconfig %s, want one in its work dir %s", second.Kubeconfig(), second.WorkDir())
+	}
+	if note := second.KubeconfigNote(); !strings.Contains(note, def) || !strings.Contains(note, fmt.Sprintf("pid %d", os.Getpid())) {
+		t.Fatalf("second run's note %q does not say why", note)
+	}
+	if n := second.State().Find("note"); n == nil || n.Value != second.KubeconfigNote() {
+		t.Fatalf("state does not show the note: %v", n)
+	}
+	for _, s := range []*server.Server{first, second} {
+		rc, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := rc.Host, s.Address(); got != want {
+			t.Fatalf("kubeconfig %s points at %s, want %s", s.Kubeconfig(), got, want)
+		}
+		if _, err := kubernetes.NewForConfigOrDie(rc).CoreV1().Namespaces().List(context.Background(), metav1.ListOptions{}); err != nil {
+			t.Fatalf("through %s: %v", s.Kubeconfig(), err)
+		}
+	}
+	explicit := filepath.Join(t.TempDir(), "kubeconfig")
+	newServer(t, func(o *server.Options) { o.Kubeconfig = explicit }) // holds explicit
+	_, err := server.New(server.Options{Kubeconfig: explicit})
+	if err == nil || !strings.Contains(err.Error(), "--kubeconfig "+explicit+": another kubewalk run (pid") {
+		t.Fatalf("explicit path held by a live run: want an error naming the flag, got %v", err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{def, def + ".kubewalk-lock"} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s still exists after Close (%v)", p, err)
 		}
 	}
 }

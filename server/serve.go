@@ -6,15 +6,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 var serveCheckpoints = []Checkpoint{
@@ -215,61 +211,6 @@ func (c *trackedConn) Close() error {
 	delete(c.l.conns, c.Conn)
 	c.l.mu.Unlock()
 	return c.Conn.Close()
-}
-
-// clusterName is the kubeconfig cluster entry's name.
-const clusterName = "kubewalk"
-
-// kubeconfig builds the client configuration for every identity, one context each.
-func (s *Server) kubeconfig() *clientcmdapi.Config {
-	cfg := clientcmdapi.NewConfig()
-	cluster := clientcmdapi.NewCluster()
-	cluster.Server = s.c.loopback.Host
-	cluster.CertificateAuthorityData = s.c.ca.CertPEM
-	cfg.Clusters[clusterName] = cluster
-	for _, id := range s.an.identities {
-		auth := clientcmdapi.NewAuthInfo()
-		auth.Token = id.Token
-		auth.ClientCertificateData = id.ClientCertPEM
-		auth.ClientKeyData = id.ClientKeyPEM
-		cfg.AuthInfos[id.Context] = auth
-		kctx := clientcmdapi.NewContext()
-		kctx.Cluster = clusterName
-		kctx.AuthInfo = id.Context
-		kctx.Namespace = "default"
-		cfg.Contexts[id.Context] = kctx
-	}
-	cfg.CurrentContext = "admin"
-	return cfg
-}
-
-// writeKubeconfig writes the kubeconfig with mode 0600 in a directory of mode 0700 (when it
-// creates the directory), replacing the file atomically.
-func (s *Server) writeKubeconfig(path string) error {
-	data, err := clientcmd.Write(*s.kubeconfig())
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".kubeconfig-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // RESTConfig returns a client configuration for one kubeconfig context ("admin", "alice",

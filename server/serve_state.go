@@ -43,6 +43,9 @@ func (s *Server) describeServe(n *Node) {
 	}
 	if sv.kubeconfig != "" {
 		k := n.Add("kubeconfig", sv.kubeconfig)
+		if s.kubeconfigNote != "" {
+			k.Add("note", s.kubeconfigNote)
+		}
 		for _, id := range s.an.identities {
 			k.Add("context "+id.Context, "kubectl --kubeconfig "+sv.kubeconfig+" --context "+id.Context+" get ns")
 		}

@@ -19,6 +19,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -117,7 +118,9 @@ type Options struct {
 	// DataDir holds embedded etcd's data (--data-dir); empty uses a temp dir removed on Close.
 	DataDir string
 	// Kubeconfig is where the serve phase writes the kubeconfig (--kubeconfig); empty writes
-	// kubeconfig into the run's work directory.
+	// it into the run's work directory. kubewalk never overwrites a file it did not write, and
+	// Close removes the one it wrote. DefaultKubeconfigPath, the CLI's default, is special: if
+	// a running kubewalk holds it, this run uses its work directory (KubeconfigNote says so).
 	Kubeconfig string
 	// EtcdPrefix is the key prefix for all objects. Default "/registry", as kube-apiserver.
 	EtcdPrefix string
@@ -148,7 +151,49 @@ func (o *Options) Validate() error {
 	if o.DataDir != "" && len(o.EtcdServers) > 0 {
 		errs = append(errs, errors.New("--data-dir and --etcd-servers: choose one; --data-dir is for the embedded etcd"))
 	}
+	if o.DataDir != "" {
+		if err := checkWritableDir(o.DataDir); err != nil {
+			errs = append(errs, fmt.Errorf("--data-dir %s: %w", o.DataDir, err))
+		}
+	}
+	if o.Kubeconfig != "" {
+		if err := checkWritableDir(filepath.Dir(o.Kubeconfig)); err != nil {
+			errs = append(errs, fmt.Errorf("--kubeconfig %s: directory %s: %w", o.Kubeconfig, filepath.Dir(o.Kubeconfig), err))
+		} else if _, err := checkOverwrite(o.Kubeconfig); err != nil && o.Kubeconfig != DefaultKubeconfigPath() {
+			// The default path falls back to the work dir instead (see claimKubeconfig).
+			errs = append(errs, foreignKubeconfigError(o.Kubeconfig, err))
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// checkWritableDir checks that dir exists, or can be created, and that a file can be written
+// in it. It leaves nothing behind: the probe file and any directory it created are removed.
+func checkWritableDir(dir string) error {
+	dir = filepath.Clean(dir)
+	// Find the directories MkdirAll will create, to remove them again.
+	var created []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		created = append(created, d)
+	}
+	defer func() {
+		for _, d := range created {
+			os.Remove(d)
+		}
+	}()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("cannot create it: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".kubewalk-write-check-")
+	if err != nil {
+		return fmt.Errorf("not writable: %w", err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }
 
 // Complete fills defaults. It is safe to call more than once.
@@ -187,6 +232,10 @@ type Server struct {
 	workDir    string // per-run directory: the kubeconfig and etcd data unless flags say otherwise
 	ownWorkDir bool
 
+	runID          string   // marks the kubeconfig this run writes (see kubeconfig.go)
+	kubeconfigLock *os.File // held while the server lives, for a --kubeconfig outside the work dir
+	kubeconfigNote string   // why the kubeconfig is in the work dir after all, or ""
+
 	c  *configState
 	an *authnState
 	az *authzState
@@ -215,7 +264,12 @@ func New(opts Options) (*Server, error) {
 	}
 	opts.Complete()
 	base, cancel := context.WithCancel(context.Background())
-	return &Server{opts: opts, base: base, cancelBase: cancel}, nil
+	s := &Server{opts: opts, base: base, cancelBase: cancel, runID: randomToken()[:16]}
+	if err := s.claimKubeconfig(); err != nil {
+		cancel()
+		return nil, err
+	}
+	return s, nil
 }
 
 // Options returns the completed options.
@@ -389,12 +443,12 @@ func (run *phaseRun) reach(ctx context.Context, name string) error {
 
 // Close shuts down whatever the phases have started, in reverse order: the HTTP server and its
 // watches, the REST stores and their watch caches, informers, admission, embedded etcd, then
-// the kubeconfig it wrote and the work directory. A phase running in another goroutine is
-// cancelled first and waited for; a phase paused in the hook is not waited for (its goroutine
-// touches nothing until the hook returns, and then ends with ErrClosed). Close is safe from
-// any goroutine, at any point, more than once and concurrently: from inside the hook, from
-// another goroutine while the hook pauses the server, between phases, after serve. Every
-// call returns the result of the one shutdown.
+// the kubeconfig it wrote (and its lock) and the work directory. A phase running in another
+// goroutine is cancelled first and waited for; a phase paused in the hook is not waited for
+// (its goroutine touches nothing until the hook returns, and then ends with ErrClosed). Close
+// is safe from any goroutine, at any point, more than once and concurrently: from inside the
+// hook, from another goroutine while the hook pauses the server, between phases, after serve.
+// Every call returns the result of the one shutdown.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.cancelBase()
@@ -423,6 +477,7 @@ func (s *Server) Close() error {
 		if s.st != nil {
 			errs = append(errs, s.st.closeEtcd())
 		}
+		errs = append(errs, s.releaseKubeconfig())
 		if s.ownWorkDir && s.workDir != "" {
 			if err := os.RemoveAll(s.workDir); err != nil {
 				errs = append(errs, fmt.Errorf("remove work dir: %w", err))
