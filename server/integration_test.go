@@ -809,6 +809,21 @@ func TestConcurrentRuns(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--kubeconfig "+explicit+": another kubewalk run (pid") {
 		t.Fatalf("explicit path held by a live run: want an error naming the flag, got %v", err)
 	}
+	// A default path that cannot be used at all falls back too, instead of failing.
+	unusable := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(unusable, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", unusable)
+	s, err := server.New(server.Options{Kubeconfig: server.DefaultKubeconfigPath()})
+	if err != nil {
+		t.Fatalf("unusable default path: %v", err)
+	}
+	if note := s.KubeconfigNote(); !strings.Contains(note, "cannot be used") {
+		t.Errorf("unusable default path: note %q", note)
+	}
+	s.Close()
+
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}

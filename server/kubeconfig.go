@@ -166,6 +166,10 @@ func (s *Server) claimKubeconfig() error {
 		s.opts.Kubeconfig = ""
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		if isDefault {
+			fallBack(fmt.Sprintf("cannot be used (%v)", err))
+			return nil
+		}
 		return fmt.Errorf("--kubeconfig %s: %w", path, err)
 	}
 	lock, pid, err := lockFile(path + kubeconfigLockSuffix)
@@ -175,6 +179,9 @@ func (s *Server) claimKubeconfig() error {
 		return nil
 	case errors.Is(err, errLocked):
 		return fmt.Errorf("--kubeconfig %s: another kubewalk run (pid %d) is using it; stop that run, or pass another path", path, pid)
+	case err != nil && isDefault:
+		fallBack(fmt.Sprintf("cannot be locked (%v)", err))
+		return nil
 	case err != nil:
 		return fmt.Errorf("--kubeconfig %s: lock: %w", path, err)
 	}

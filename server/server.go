@@ -156,11 +156,12 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("--data-dir %s: %w", o.DataDir, err))
 		}
 	}
-	if o.Kubeconfig != "" {
+	// The default kubeconfig path is not checked: if it cannot be used, the run falls back to
+	// its work dir (see claimKubeconfig).
+	if o.Kubeconfig != "" && o.Kubeconfig != DefaultKubeconfigPath() {
 		if err := checkWritableDir(filepath.Dir(o.Kubeconfig)); err != nil {
 			errs = append(errs, fmt.Errorf("--kubeconfig %s: directory %s: %w", o.Kubeconfig, filepath.Dir(o.Kubeconfig), err))
-		} else if _, err := checkOverwrite(o.Kubeconfig); err != nil && o.Kubeconfig != DefaultKubeconfigPath() {
-			// The default path falls back to the work dir instead (see claimKubeconfig).
+		} else if _, err := checkOverwrite(o.Kubeconfig); err != nil {
 			errs = append(errs, foreignKubeconfigError(o.Kubeconfig, err))
 		}
 	}
