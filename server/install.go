@@ -120,12 +120,11 @@ func (s *Server) Install(ctx context.Context) error {
 }
 
 // track wraps a post-start hook for shutdown. Close waits for running hooks to return
-// (waitHooks) before it closes the loopback client's idle connections: a hook still in a
-// request would otherwise keep one open, and the server side of it, past Close. An error the
-// hook returns because the server is stopping (its context is done) is dropped:
-// genericapiserver treats every hook error as fatal (runPostStartHook in
-// k8s.io/apiserver/pkg/server/hooks.go calls klog.Fatalf), so Close while the hooks still
-// run — Ctrl-C at serve/serving — would otherwise end the process.
+// (waitHooks), so that none of the run's goroutines outlives it. An error the hook returns
+// because the server is stopping (its context is done) is dropped: genericapiserver treats
+// every hook error as fatal (runPostStartHook in k8s.io/apiserver/pkg/server/hooks.go calls
+// klog.Fatalf), so Close while the hooks still run — Ctrl-C at serve/serving — would
+// otherwise end the process.
 func (in *installState) track(fn genericapiserver.PostStartHookFunc) genericapiserver.PostStartHookFunc {
 	return func(hc genericapiserver.PostStartHookContext) error {
 		in.hooksMu.Lock()
