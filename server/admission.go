@@ -20,26 +20,13 @@ var admissionCheckpoints = []Checkpoint{
 	{PhaseAdmission, "chain", "Ordered admission chain set on the config; it runs inside each write handler"},
 }
 
-// admissionPlugin is one plugin in chain order.
-type admissionPlugin struct {
-	Name   string
-	Plugin admission.Interface
-}
-
-// admissionState is what the admission phase builds.
-type admissionState struct {
-	plugins []admissionPlugin
-	chain   admission.Interface
-	stopCh  chan struct{}
-}
-
 // Admission runs the admission phase. kube-apiserver registers all plugins, then builds the
 // enabled ones in --enable-admission-plugins order (pkg/kubeapiserver/options/admission.go
 // ApplyTo). kubewalk's chain is fixed: the library's NamespaceLifecycle, then its own mutating
 // CreatedBy and validating PinnedImages. The chain runs every mutating plugin in order, then
 // every validating plugin in order.
 func (s *Server) Admission(ctx context.Context) error {
-	return s.runPhase(ctx, PhaseAdmission, func(ctx context.Context, t *phaseTimer) error {
+	return s.inPhase(ctx, PhaseAdmission, func(ctx context.Context, run *phaseRun) error {
 		a := &admissionState{stopCh: make(chan struct{})}
 		s.ad = a
 
@@ -52,7 +39,7 @@ func (s *Server) Admission(ctx context.Context) error {
 			{admit.CreatedByName, admit.NewCreatedBy()},
 			{admit.PinnedImagesName, admit.NewPinnedImages()},
 		}
-		if err := t.reach(ctx, PhaseAdmission, "plugins"); err != nil {
+		if err := run.reach(ctx, "plugins"); err != nil {
 			return err
 		}
 
@@ -68,13 +55,13 @@ func (s *Server) Admission(ctx context.Context) error {
 			}
 			handlers = append(handlers, p.Plugin)
 		}
-		if err := t.reach(ctx, PhaseAdmission, "initialize"); err != nil {
+		if err := run.reach(ctx, "initialize"); err != nil {
 			return err
 		}
 
 		a.chain = admission.NewChainHandler(handlers...)
 		s.c.generic.AdmissionControl = a.chain
-		return t.reach(ctx, PhaseAdmission, "chain")
+		return run.reach(ctx, "chain")
 	})
 }
 

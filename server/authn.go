@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"k8s.io/apiserver/pkg/apis/apiserver"
-	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/group"
 	"k8s.io/apiserver/pkg/authentication/request/anonymous"
 	"k8s.io/apiserver/pkg/authentication/request/bearertoken"
@@ -49,23 +48,12 @@ const (
 // for; everything else answers 401. RBAC's system:public-info-viewer then allows them.
 var anonymousPaths = []string{"/healthz", "/livez", "/readyz", "/version"}
 
-// authnState is what the authn phase builds.
-type authnState struct {
-	x509       *x509.Authenticator
-	tokens     *tokenfile.TokenAuthenticator
-	bearer     authenticator.Request
-	union      authenticator.Request
-	anonymous  authenticator.Request
-	final      authenticator.Request
-	identities []Identity
-}
-
 // Authn runs the authn phase: it builds the request authenticator chain kube-apiserver builds
 // in pkg/kubeapiserver/authenticator (Config.New) — x509 and bearer tokens in a union, wrapped
 // so every authenticated user gets system:authenticated, then anonymous behind a fail-on-error
 // union, so a bad credential is a 401 and never silently becomes anonymous.
 func (s *Server) Authn(ctx context.Context) error {
-	return s.runPhase(ctx, PhaseAuthn, func(ctx context.Context, t *phaseTimer) error {
+	return s.inPhase(ctx, PhaseAuthn, func(ctx context.Context, run *phaseRun) error {
 		c := s.c
 		a := &authnState{}
 		s.an = a
@@ -79,7 +67,7 @@ func (s *Server) Authn(ctx context.Context) error {
 			ClientCertPEM: admin.CertPEM, ClientKeyPEM: admin.KeyPEM,
 		})
 		a.x509 = x509.NewDynamic(c.caBundle.VerifyOptions, x509.CommonNameUserConversion)
-		if err := t.reach(ctx, PhaseAuthn, "x509"); err != nil {
+		if err := run.reach(ctx, "x509"); err != nil {
 			return err
 		}
 
@@ -93,12 +81,12 @@ func (s *Server) Authn(ctx context.Context) error {
 		}
 		a.tokens = tokenfile.New(tokens)
 		a.bearer = bearertoken.New(a.tokens)
-		if err := t.reach(ctx, PhaseAuthn, "token"); err != nil {
+		if err := run.reach(ctx, "token"); err != nil {
 			return err
 		}
 
 		a.union = group.NewAuthenticatedGroupAdder(union.New(a.x509, a.bearer))
-		if err := t.reach(ctx, PhaseAuthn, "union"); err != nil {
+		if err := run.reach(ctx, "union"); err != nil {
 			return err
 		}
 
@@ -109,7 +97,7 @@ func (s *Server) Authn(ctx context.Context) error {
 		a.anonymous = anonymous.NewAuthenticator(conditions)
 		a.final = union.NewFailOnError(a.union, a.anonymous)
 		c.generic.Authentication.Authenticator = a.final
-		return t.reach(ctx, PhaseAuthn, "anonymous")
+		return run.reach(ctx, "anonymous")
 	})
 }
 

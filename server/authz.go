@@ -3,11 +3,9 @@ package server
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"time"
 
 	"k8s.io/apiserver/pkg/authentication/user"
-	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	authzunion "k8s.io/apiserver/pkg/authorization/union"
 	"k8s.io/client-go/informers"
@@ -27,24 +25,12 @@ var authzCheckpoints = []Checkpoint{
 // informerResync is long: RBAC objects change only through this server, and watches carry them.
 const informerResync = 10 * time.Minute
 
-// authzState is what the authz phase builds.
-type authzState struct {
-	httpClient *http.Client
-	client     kubernetes.Interface
-	informers  informers.SharedInformerFactory
-	rbac       *rbac.Authorizer
-	privileged authorizer.Authorizer
-	chain      []authzunion.NamedAuthorizer
-	final      authorizer.Authorizer
-	resolver   authorizer.RuleResolver
-}
-
 // Authz runs the authz phase. kube-apiserver builds its authorizer in BuildAuthorizer
 // (pkg/controlplane/apiserver/config.go) from the --authorization-mode list; kubewalk's chain is
 // fixed: system:masters first, then RBAC over the rbac.authorization.k8s.io/v1 objects this
 // very server stores, read through informers on its own loopback client.
 func (s *Server) Authz(ctx context.Context) error {
-	return s.runPhase(ctx, PhaseAuthz, func(ctx context.Context, t *phaseTimer) error {
+	return s.inPhase(ctx, PhaseAuthz, func(ctx context.Context, run *phaseRun) error {
 		c := s.c
 		a := &authzState{}
 		s.az = a
@@ -63,7 +49,7 @@ func (s *Server) Authz(ctx context.Context) error {
 		a.informers = informers.NewSharedInformerFactory(client, informerResync)
 		// genericapiserver's "generic-apiserver-start-informers" post-start hook starts it.
 		c.generic.SharedInformerFactory = a.informers
-		if err := t.reach(ctx, PhaseAuthz, "informers"); err != nil {
+		if err := run.reach(ctx, "informers"); err != nil {
 			return err
 		}
 
@@ -74,12 +60,12 @@ func (s *Server) Authz(ctx context.Context) error {
 			rbacInformers.ClusterRoles().Lister(),
 			rbacInformers.ClusterRoleBindings().Lister(),
 		)
-		if err := t.reach(ctx, PhaseAuthz, "rbac"); err != nil {
+		if err := run.reach(ctx, "rbac"); err != nil {
 			return err
 		}
 
 		a.privileged = authorizerfactory.NewPrivilegedGroups(user.SystemPrivilegedGroup)
-		if err := t.reach(ctx, PhaseAuthz, "privileged"); err != nil {
+		if err := run.reach(ctx, "privileged"); err != nil {
 			return err
 		}
 
@@ -94,7 +80,7 @@ func (s *Server) Authz(ctx context.Context) error {
 		a.resolver = authzunion.NewRuleResolvers(a.rbac)
 		c.generic.Authorization.Authorizer = a.final
 		c.generic.RuleResolver = a.resolver
-		return t.reach(ctx, PhaseAuthz, "union")
+		return run.reach(ctx, "union")
 	})
 }
 

@@ -35,19 +35,6 @@ var configCheckpoints = []Checkpoint{
 	{PhaseConfig, "version-openapi", "EffectiveVersion and OpenAPI v2/v3 definitions set"},
 }
 
-// configState is what the config phase builds.
-type configState struct {
-	scheme   *apis.Scheme
-	generic  *genericapiserver.RecommendedConfig
-	ca       *keyPair
-	serving  *keyPair
-	caBundle dynamiccertificates.CAContentProvider
-	host     string // bind address
-	port     int
-	loopback *rest.Config
-	version  compatibility.EffectiveVersion
-}
-
 // Address returns host:port of the secure port chosen by the config phase.
 func (c *configState) address() string { return net.JoinHostPort(c.host, strconv.Itoa(c.port)) }
 
@@ -55,7 +42,7 @@ func (c *configState) address() string { return net.JoinHostPort(c.host, strconv
 // genericapiserver.NewRecommendedConfig and applies serving, loopback, version and OpenAPI
 // settings; unlike it, every value comes from this process (no host cluster, no flags file).
 func (s *Server) Config(ctx context.Context) error {
-	return s.runPhase(ctx, PhaseConfig, func(ctx context.Context, t *phaseTimer) error {
+	return s.inPhase(ctx, PhaseConfig, func(ctx context.Context, run *phaseRun) error {
 		if err := s.prepareWorkDir(); err != nil {
 			return err
 		}
@@ -67,34 +54,34 @@ func (s *Server) Config(ctx context.Context) error {
 			return err
 		}
 		c.scheme = scheme
-		if err := t.reach(ctx, PhaseConfig, "scheme"); err != nil {
+		if err := run.reach(ctx, "scheme"); err != nil {
 			return err
 		}
 
 		c.generic = genericapiserver.NewRecommendedConfig(scheme.Codecs)
-		if err := t.reach(ctx, PhaseConfig, "generic-config"); err != nil {
+		if err := run.reach(ctx, "generic-config"); err != nil {
 			return err
 		}
 
 		if err := c.applySecureServing(s.opts.SecurePort); err != nil {
 			return err
 		}
-		if err := t.reach(ctx, PhaseConfig, "secure-serving"); err != nil {
+		if err := run.reach(ctx, "secure-serving"); err != nil {
 			return err
 		}
 
 		c.applyLoopback()
-		if err := t.reach(ctx, PhaseConfig, "loopback"); err != nil {
+		if err := run.reach(ctx, "loopback"); err != nil {
 			return err
 		}
 
 		c.applyVersionAndOpenAPI()
-		return t.reach(ctx, PhaseConfig, "version-openapi")
+		return run.reach(ctx, "version-openapi")
 	})
 }
 
-// prepareWorkDir creates the per-run directory that holds certificates and, by default, the
-// kubeconfig and the embedded etcd data.
+// prepareWorkDir creates the per-run directory that holds, by default, the kubeconfig and the
+// embedded etcd data.
 func (s *Server) prepareWorkDir() error {
 	dir, err := os.MkdirTemp("", "kubewalk-")
 	if err != nil {

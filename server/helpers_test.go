@@ -8,11 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -76,23 +79,30 @@ func restConfig(t testing.TB, s *server.Server, context string) *rest.Config {
 	return cfg
 }
 
-// pauseHook blocks at the named checkpoint until released, and reports arrival.
+// pauseHook blocks at the named checkpoint until released, and reports arrival; with
+// closeInside it closes the server from inside the hook instead and returns.
 type pauseHook struct {
-	at      string // checkpoint ID
-	arrived chan struct{}
-	release chan struct{}
-	once    sync.Once
+	at          string // checkpoint ID
+	closeInside bool
+	closeErr    error // Close's result when closeInside
+	arrived     chan struct{}
+	release     chan struct{}
+	once        sync.Once
 }
 
 func newPauseHook(at string) *pauseHook {
 	return &pauseHook{at: at, arrived: make(chan struct{}), release: make(chan struct{})}
 }
 
-func (h *pauseHook) Checkpoint(ctx context.Context, cp server.Checkpoint, _ *server.Server) error {
+func (h *pauseHook) Checkpoint(ctx context.Context, cp server.Checkpoint, s *server.Server) error {
 	if cp.ID() != h.at {
 		return nil
 	}
 	h.once.Do(func() { close(h.arrived) })
+	if h.closeInside {
+		h.closeErr = s.Close()
+		return ctx.Err()
+	}
 	select {
 	case <-h.release:
 		return nil
@@ -101,19 +111,68 @@ func (h *pauseHook) Checkpoint(ctx context.Context, cp server.Checkpoint, _ *ser
 	}
 }
 
-// settledGoroutines waits (bounded) for the goroutine count to drop to at most want and
-// returns the count it saw last; want 0 just lets background work settle.
-func settledGoroutines(want int) int {
-	n := runtime.NumGoroutine()
-	for i := 0; i < 100 && (want == 0 || n > want); i++ {
-		time.Sleep(50 * time.Millisecond)
-		prev := n
-		n = runtime.NumGoroutine()
-		if want == 0 && n == prev && i > 10 {
+// goroutineSet is a snapshot of the live goroutines' stacks, keyed by goroutine ID (IDs are
+// never reused, so a goroutine started later has an ID the snapshot lacks).
+type goroutineSet map[string]string
+
+// goroutines takes a snapshot of every goroutine's stack.
+func goroutines() goroutineSet {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
 			break
 		}
+		buf = make([]byte, 2*len(buf))
 	}
-	return n
+	out := goroutineSet{}
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		// "goroutine 42 [chan receive]:\n..."
+		if f := strings.Fields(g); len(f) > 1 && f[0] == "goroutine" {
+			out[f[1]] = g
+		}
+	}
+	return out
+}
+
+// finiteGoroutines are started by the library and end on their own after a fixed time, with
+// or without Close: the watch cache's wake-up timer (k8s.io/apiserver/pkg/storage/cacher,
+// watch_cache.go waitUntilFreshLocked, blockTimeout = 3s).
+var finiteGoroutines = []string{
+	"created by k8s.io/apiserver/pkg/storage/cacher.(*watchCache).waitUntilFreshLocked",
+}
+
+// started returns the stacks of goroutines in now that are not in before, leaving out the
+// test framework's own (a test's goroutine and its subtests') and finiteGoroutines.
+func (before goroutineSet) started(now goroutineSet) []string {
+	var out []string
+next:
+	for id, stack := range now {
+		if _, ok := before[id]; ok || strings.Contains(stack, "testing.tRunner") {
+			continue
+		}
+		for _, f := range finiteGoroutines {
+			if strings.Contains(stack, f) {
+				continue next
+			}
+		}
+		out = append(out, stack)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// leftBehind waits, up to a bound, for every goroutine started since before to end, and
+// returns the stacks of those still running. A shut-down server leaves none: each goroutine
+// its phases start ends with Close (or with the work that started it).
+func leftBehind(before goroutineSet) []string {
+	var left []string
+	_ = wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		left = before.started(goroutines())
+		return len(left) == 0, nil
+	})
+	return left
 }
 
 // startTestEtcd starts a separate embedded etcd for the --etcd-servers tests and returns its
@@ -153,8 +212,14 @@ func startTestEtcd(t testing.TB) string {
 type stateEveryCheckpoint struct{ seen []string }
 
 func (h *stateEveryCheckpoint) Checkpoint(_ context.Context, cp server.Checkpoint, s *server.Server) error {
-	if st := s.State(); st.Find(string(cp.Phase)) == nil {
+	st := s.State()
+	if st.Find(string(cp.Phase)) == nil {
 		return fmt.Errorf("state at %s has no %s node", cp.ID(), cp.Phase)
+	}
+	// A value printed with the wrong verb ("%!s(bool=false)") is a formatting bug go vet cannot
+	// see when the argument is an interface.
+	if text := st.String(); strings.Contains(text, "%!") {
+		return fmt.Errorf("state at %s has a misformatted value:\n%s", cp.ID(), text)
 	}
 	_ = s.LiveObjects()
 	h.seen = append(h.seen, cp.ID())

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -39,22 +40,15 @@ const (
 // shutdownTimeout bounds how long the HTTP server waits for connections when it stops.
 const shutdownTimeout = 5 * time.Second
 
-// installState is what the install phase builds.
-type installState struct {
-	completed genericapiserver.CompletedConfig
-	generic   *genericapiserver.GenericAPIServer
-	groups    []*genericapiserver.APIGroupInfo
-	hooks     []string
-}
-
 // Install runs the install phase: Complete().New() builds the GenericAPIServer (handler chain,
 // mux, default routes), then the groups are installed as kube-apiserver's
 // pkg/controlplane/apiserver Server.InstallAPIs does — core into InstallLegacyAPIGroup("/api"),
 // the rest into InstallAPIGroups — and post-start hooks are added.
 func (s *Server) Install(ctx context.Context) error {
-	return s.runPhase(ctx, PhaseInstall, func(ctx context.Context, t *phaseTimer) error {
+	return s.inPhase(ctx, PhaseInstall, func(ctx context.Context, run *phaseRun) error {
 		c := s.c
 		in := &installState{}
+		in.hooksIdle = sync.NewCond(&in.hooksMu)
 		s.in = in
 
 		// Without a grace period an open watch holds shutdown for the full request timeout.
@@ -66,7 +60,7 @@ func (s *Server) Install(ctx context.Context) error {
 		}
 		gs.ShutdownTimeout = shutdownTimeout
 		in.generic = gs
-		if err := t.reach(ctx, PhaseInstall, "new"); err != nil {
+		if err := run.reach(ctx, "new"); err != nil {
 			return err
 		}
 
@@ -76,7 +70,7 @@ func (s *Server) Install(ctx context.Context) error {
 			return fmt.Errorf("InstallLegacyAPIGroup: %w", err)
 		}
 		in.groups = append(in.groups, &core)
-		if err := t.reach(ctx, PhaseInstall, "legacy-group"); err != nil {
+		if err := run.reach(ctx, "legacy-group"); err != nil {
 			return err
 		}
 
@@ -96,7 +90,7 @@ func (s *Server) Install(ctx context.Context) error {
 			return fmt.Errorf("InstallAPIGroups: %w", err)
 		}
 		in.groups = append(in.groups, &rbacGroup, &authzGroup, &authnGroup)
-		if err := t.reach(ctx, PhaseInstall, "groups"); err != nil {
+		if err := run.reach(ctx, "groups"); err != nil {
 			return err
 		}
 
@@ -126,6 +120,7 @@ func (s *Server) Install(ctx context.Context) error {
 			}},
 		}
 		for _, h := range hooks {
+			h.fn = in.track(h.fn)
 			if err := gs.AddPostStartHook(h.name, h.fn); err != nil {
 				return fmt.Errorf("post-start hook %s: %w", h.name, err)
 			}
@@ -135,8 +130,42 @@ func (s *Server) Install(ctx context.Context) error {
 		if err := gs.AddPreShutdownHook(hookNamespaceController, func() error { namespaces.Stop(); return nil }); err != nil {
 			return fmt.Errorf("pre-shutdown hook %s: %w", hookNamespaceController, err)
 		}
-		return t.reach(ctx, PhaseInstall, "post-start-hooks")
+		return run.reach(ctx, "post-start-hooks")
 	})
+}
+
+// track wraps a post-start hook for shutdown. Close waits for running hooks to return
+// (waitHooks), so that none of the run's goroutines outlives it. An error the hook returns
+// because the server is stopping (its context is done) is dropped: genericapiserver treats
+// every hook error as fatal (runPostStartHook in k8s.io/apiserver/pkg/server/hooks.go calls
+// klog.Fatalf), so Close while the hooks still run — Ctrl-C at serve/serving — would
+// otherwise end the process.
+func (in *installState) track(fn genericapiserver.PostStartHookFunc) genericapiserver.PostStartHookFunc {
+	return func(hc genericapiserver.PostStartHookContext) error {
+		in.hooksMu.Lock()
+		in.hooksRunning++
+		in.hooksMu.Unlock()
+		defer func() {
+			in.hooksMu.Lock()
+			in.hooksRunning--
+			in.hooksIdle.Broadcast()
+			in.hooksMu.Unlock()
+		}()
+		if err := fn(hc); err != nil && hc.Err() == nil {
+			return err
+		}
+		return nil
+	}
+}
+
+// waitHooks waits for the post-start hooks that have started to return. Call it once the
+// server has stopped: their contexts are done then, so they return promptly.
+func (in *installState) waitHooks() {
+	in.hooksMu.Lock()
+	defer in.hooksMu.Unlock()
+	for in.hooksRunning > 0 {
+		in.hooksIdle.Wait()
+	}
 }
 
 // storageMap returns the REST stores of one group keyed by resource path.

@@ -7,7 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime/pprof"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +22,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	corev1apply "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubewalk/kubewalk/server"
 	"github.com/kubewalk/kubewalk/server/admit"
@@ -349,8 +351,14 @@ func TestServer(t *testing.T) {
 		if n := st.Find("endpoints"); n == nil || !strings.HasPrefix(n.Value, "http://127.0.0.1:") {
 			t.Errorf("etcd endpoints = %v", n)
 		}
-		if n := st.Find("configmaps"); n == nil || !strings.Contains(n.Value, "/registry/configmaps") {
-			t.Errorf("configmaps store = %v", n)
+		for _, tt := range []struct{ store, want string }{
+			{"configmaps", "key /registry/configmaps/…, stored as v1 ConfigMap in application/vnd.kubernetes.protobuf"},
+			{"clusterrolebindings", "key /registry/clusterrolebindings/…, stored as rbac.authorization.k8s.io/v1 ClusterRoleBinding in application/vnd.kubernetes.protobuf"},
+			{"pods/status", "subresource of pods, same etcd key"},
+		} {
+			if n := st.Find("restStores").Find(tt.store); n == nil || n.Value != tt.want {
+				t.Errorf("%s store = %v, want %q", tt.store, n, tt.want)
+			}
 		}
 	})
 
@@ -400,62 +408,158 @@ func TestRBACChangeTakesEffect(t *testing.T) {
 	}
 }
 
-// TestShutdownFromEveryPhase pauses the server in every phase, closes it there and checks
-// that no goroutine, listening socket or temp dir is left behind.
-func TestShutdownFromEveryPhase(t *testing.T) {
-	// Warm up process-wide goroutines (klog flush, metrics, etcd client resolvers) once.
+// TestShutdownFromEveryCheckpoint stops the server at every checkpoint and once it serves,
+// and checks that nothing is left behind: no goroutine the run started (compared by stack,
+// waited for with a bound), no listening socket, no work dir, no kubeconfig. At each
+// checkpoint it closes the server twice over: once from three goroutines at once while the
+// hook pauses it, once from inside the hook itself.
+func TestShutdownFromEveryCheckpoint(t *testing.T) {
+	// Process-wide goroutines (klog's flush daemon, client-go's and etcd's package-level
+	// workers) start with the first server and stay: start them before any snapshot.
 	warm := startServer(t)
 	if err := warm.Close(); err != nil {
 		t.Fatal(err)
 	}
-	base := settledGoroutines(0)
-
 	var targets []string
-	for _, p := range server.Phases() {
-		cps := server.PhaseCheckpoints(p)
-		targets = append(targets, cps[len(cps)-1].ID())
+	for _, cp := range server.Checkpoints() {
+		targets = append(targets, cp.ID())
 	}
-	targets = append(targets, "serving")
+	targets = append(targets, "served")
 	for _, at := range targets {
-		t.Run(at, func(t *testing.T) {
-			hook := newPauseHook(at)
-			s := newServer(t, func(o *server.Options) { o.Hook = hook })
-			ctx, cancel := context.WithCancel(context.Background())
+		for _, from := range []string{"goroutines", "hook"} {
+			if at == "served" && from == "hook" {
+				continue
+			}
+			t.Run(at+"/from-"+from, func(t *testing.T) {
+				before := goroutines()
+				hook := newPauseHook(at)
+				hook.closeInside = from == "hook"
+				s := newServer(t, func(o *server.Options) { o.Hook = hook })
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				errc := make(chan error, 1)
+				go func() { errc <- s.Start(ctx) }()
+				wait := func(what string) error {
+					select {
+					case err := <-errc:
+						return err
+					case <-time.After(2 * time.Minute):
+						t.Fatalf("Start did not return %s", what)
+						return nil
+					}
+				}
+				switch {
+				case at == "served":
+					if err := wait("through serve"); err != nil {
+						t.Fatal(err)
+					}
+				case from == "hook":
+					// The hook closes the server and returns; Start must end, not deadlock.
+					if err := wait("after Close inside the hook"); !errors.Is(err, server.ErrClosed) {
+						t.Fatalf("Start after Close inside the hook: want server.ErrClosed, got %v", err)
+					}
+				default:
+					select {
+					case <-hook.arrived:
+					case err := <-errc:
+						t.Fatalf("Start ended before %s: %v", at, err)
+					case <-time.After(2 * time.Minute):
+						t.Fatalf("never reached %s", at)
+					}
+				}
+				addr := strings.TrimPrefix(s.Address(), "https://")
+				dir, kubeconfig := s.WorkDir(), s.Kubeconfig()
+				if from == "goroutines" {
+					closeErrs := make(chan error, 3)
+					for range 3 {
+						go func() { closeErrs <- s.Close() }()
+					}
+					for range 3 {
+						if err := <-closeErrs; err != nil {
+							t.Fatalf("close: %v", err)
+						}
+					}
+					if at != "served" {
+						if err := wait("after Close"); !errors.Is(err, server.ErrClosed) {
+							t.Fatalf("Start after Close: want server.ErrClosed, got %v", err)
+						}
+					}
+				}
+				if hook.closeErr != nil {
+					t.Fatalf("close inside the hook: %v", hook.closeErr)
+				}
+				if _, err := os.Stat(dir); !os.IsNotExist(err) {
+					t.Errorf("work dir %s still exists (%v)", dir, err)
+				}
+				if kubeconfig != "" {
+					if _, err := os.Stat(kubeconfig); !os.IsNotExist(err) {
+						t.Errorf("kubeconfig %s still exists (%v)", kubeconfig, err)
+					}
+				}
+				if addr != "" {
+					if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+						c.Close()
+						t.Errorf("port %s still accepts connections", addr)
+					}
+				}
+				if left := leftBehind(before); len(left) > 0 {
+					t.Errorf("%d goroutines left behind after Close:\n%s", len(left), strings.Join(left, "\n\n"))
+				}
+			})
+		}
+	}
+}
+
+// TestCloseBetweenPhases: a phase asked to run after Close says so with server.ErrClosed,
+// naming the phase, so callers can tell a shutdown from a failure.
+func TestCloseBetweenPhases(t *testing.T) {
+	s := newServer(t)
+	ctx := context.Background()
+	if err := s.Config(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Authn(ctx)
+	if !errors.Is(err, server.ErrClosed) || !strings.Contains(err.Error(), "phase authn") {
+		t.Fatalf("Authn after Close: want server.ErrClosed naming phase authn, got %v", err)
+	}
+}
+
+// TestFailingStoreLeavesNothing makes building one REST store fail and checks that the
+// stores built before it are destroyed at once: their watch caches and count observers stop
+// before Close, which would otherwise only reach the stores it knows of.
+func TestFailingStoreLeavesNothing(t *testing.T) {
+	for _, resource := range []string{"configmaps", "pods", "rolebindings", "clusterrolebindings"} {
+		t.Run(resource, func(t *testing.T) {
+			before := goroutines()
+			s := newServer(t, func(o *server.Options) {
+				o.Hook = server.HookFunc(func(ctx context.Context, cp server.Checkpoint, s *server.Server) error {
+					if cp.ID() == "storage/storage-factory" {
+						server.FailRESTOptionsFor(s, resource)
+					}
+					return nil
+				})
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			errc := make(chan error, 1)
-			go func() { errc <- s.Start(ctx) }()
-			if at != "serving" {
-				select {
-				case <-hook.arrived:
-				case err := <-errc:
-					t.Fatalf("start ended before %s: %v", at, err)
-				case <-time.After(time.Minute):
-					t.Fatalf("never reached %s", at)
+			err := s.Start(ctx)
+			if err == nil || !strings.Contains(err.Error(), "REST store "+resource) {
+				t.Fatalf("want the %s store to fail, got %v", resource, err)
+			}
+			var stores []string
+			_ = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+				stores = nil
+				for _, g := range before.started(goroutines()) {
+					if strings.Contains(g, "storage/cacher.") || strings.Contains(g, "startObservingCount") {
+						stores = append(stores, g)
+					}
 				}
-			} else if err := <-errc; err != nil {
-				t.Fatal(err)
-			}
-			addr := strings.TrimPrefix(s.Address(), "https://")
-			dir := s.WorkDir()
-			if err := s.Close(); err != nil {
-				t.Fatalf("close: %v", err)
-			}
-			if at != "serving" {
-				if err := <-errc; err == nil || !errors.Is(err, context.Canceled) {
-					t.Fatalf("Start after Close: want context.Canceled, got %v", err)
-				}
-			}
-			if _, err := os.Stat(dir); !os.IsNotExist(err) {
-				t.Errorf("work dir %s still exists (%v)", dir, err)
-			}
-			if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-				c.Close()
-				t.Errorf("port %s still accepts connections", addr)
-			}
-			if n := settledGoroutines(base); n > base {
-				var buf strings.Builder
-				pprof.Lookup("goroutine").WriteTo(&buf, 1)
-				t.Errorf("goroutines: %d after close, %d before:\n%s", n, base, buf.String())
+				return len(stores) == 0, nil
+			})
+			if len(stores) > 0 {
+				t.Fatalf("%d store goroutines still run after the storage phase failed:\n%s", len(stores), strings.Join(stores, "\n\n"))
 			}
 		})
 	}
@@ -468,8 +572,15 @@ func TestNothingListensBeforeServe(t *testing.T) {
 	s := newServer(t, func(o *server.Options) { o.Hook = hook })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go s.Start(ctx)
-	<-hook.arrived
+	errc := make(chan error, 1)
+	go func() { errc <- s.Start(ctx) }()
+	select {
+	case <-hook.arrived:
+	case err := <-errc:
+		t.Fatalf("Start ended before install/post-start-hooks: %v", err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("never reached install/post-start-hooks")
+	}
 	addr := strings.TrimPrefix(s.Address(), "https://")
 	_, err := net.DialTimeout("tcp", addr, 2*time.Second)
 	if err == nil || !strings.Contains(err.Error(), "refused") {
@@ -479,9 +590,19 @@ func TestNothingListensBeforeServe(t *testing.T) {
 		t.Fatalf("state says listening = %v", got)
 	}
 	close(hook.release)
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("Start after the pause: %v", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("Start did not finish after the pause")
+	}
 }
 
-// TestBadInput checks each bad setting fails with an error naming its flag.
+// TestBadInput checks each bad setting fails with one error naming its flag: the settings that
+// can be checked up front fail in New (before any phase, so before a walkthrough starts),
+// the others in the phase that meets them.
 func TestBadInput(t *testing.T) {
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -489,24 +610,13 @@ func TestBadInput(t *testing.T) {
 	}
 	defer busy.Close()
 	busyPort := busy.Addr().(*net.TCPAddr).Port
-	readOnly := t.TempDir()
-	if err := os.Chmod(readOnly, 0o500); err != nil {
-		t.Fatal(err)
-	}
 	tests := []struct {
 		name string
 		opts func(*server.Options)
 		want string
 	}{
 		{"busy port", func(o *server.Options) { o.SecurePort = busyPort }, fmt.Sprintf("--secure-port %d", busyPort)},
-		{"unwritable data dir", func(o *server.Options) { o.DataDir = readOnly + "/etcd" }, "--data-dir"},
 		{"unreachable etcd", func(o *server.Options) { o.EtcdServers = []string{"http://127.0.0.1:1"} }, "--etcd-servers"},
-	}
-	if os.Geteuid() == 0 {
-		// root writes anywhere; use a path below a regular file instead.
-		f := readOnly + "-file"
-		os.WriteFile(f, nil, 0o600)
-		tests[1].opts = func(o *server.Options) { o.DataDir = f + "/etcd" }
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -519,17 +629,207 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
+
+	// Below a regular file nothing can be created, not even by root.
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
+		name string
 		opts server.Options
 		want string
 	}{
-		{server.Options{SecurePort: 70000}, "--secure-port"},
-		{server.Options{BindAddress: "localhost:1"}, "--bind-address"},
-		{server.Options{EtcdServers: []string{"ftp://x"}}, "--etcd-servers"},
-		{server.Options{EtcdServers: []string{"http://x:1"}, DataDir: "/tmp/x"}, "--data-dir"},
+		{"port out of range", server.Options{SecurePort: 70000}, "--secure-port"},
+		{"bind address with a port", server.Options{BindAddress: "localhost:1"}, "--bind-address"},
+		{"etcd URL scheme", server.Options{EtcdServers: []string{"ftp://x"}}, "--etcd-servers"},
+		{"data dir with external etcd", server.Options{EtcdServers: []string{"http://x:1"}, DataDir: "/tmp/x"}, "--data-dir"},
+		{"data dir in /proc", server.Options{DataDir: "/proc/x"}, "--data-dir /proc/x: cannot create it"},
+		{"data dir below a file", server.Options{DataDir: file + "/etcd"}, "--data-dir " + file + "/etcd: cannot create it"},
+		{"kubeconfig below a file", server.Options{Kubeconfig: file + "/dir/kubeconfig"}, "--kubeconfig " + file + "/dir/kubeconfig: directory"},
 	} {
-		if _, err := server.New(tt.opts); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("New(%+v): want error naming %s, got %v", tt.opts, tt.want, err)
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.opts.Validate()
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("Validate: want one line naming %s, got %v", tt.want, err)
+			}
+			if _, err := server.New(tt.opts); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("New: want error naming %s, got %v", tt.want, err)
+			}
+		})
+	}
+	if _, err := os.Stat("/proc/x"); !os.IsNotExist(err) {
+		t.Errorf("validation left /proc/x behind: %v", err)
+	}
+}
+
+// TestValidateLeavesNothing: checking that --data-dir and --kubeconfig's directory can be
+// written creates nothing that stays.
+func TestValidateLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	opts := server.Options{DataDir: filepath.Join(dir, "a", "b", "etcd"), Kubeconfig: filepath.Join(dir, "c", "kubeconfig")}
+	if err := opts.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 0 {
+		t.Fatalf("Validate left %v behind (%v)", entries, err)
+	}
+}
+
+// ownKubeconfig is a kubeconfig as a kubewalk run that has ended would have left it.
+const ownKubeconfig = `apiVersion: v1
+kind: Config
+clusters:
+- cluster:
+    server: https://127.0.0.1:1
+  name: kubewalk
+contexts: []
+preferences:
+  extensions:
+  - name: kubewalk.io/run
+    extension:
+      pid: 1
+      run: 0123456789abcdef
+`
+
+// TestKubeconfigNotOurs: kubewalk refuses a --kubeconfig that holds a file it did not write,
+// before any phase runs, says how to proceed, and leaves the file as it was.
+func TestKubeconfigNotOurs(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct{ name, content string }{
+		{"a real kubeconfig", "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: https://prod.example.com\n  name: prod\ncurrent-context: prod\n"},
+		{"not a kubeconfig", "important notes\n"},
+		{"empty", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-"))
+			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			opts := server.Options{Kubeconfig: path}
+			for what, err := range map[string]error{"Validate": opts.Validate(), "New": newErr(opts)} {
+				if err == nil || !strings.Contains(err.Error(), "--kubeconfig "+path+": the file exists and kubewalk did not write it") ||
+					!strings.Contains(err.Error(), "pass another path") {
+					t.Errorf("%s: want a refusal naming --kubeconfig and how to proceed, got %v", what, err)
+				}
+			}
+			if b, err := os.ReadFile(path); err != nil || string(b) != tt.content {
+				t.Errorf("the file changed: %q (%v)", b, err)
+			}
+		})
+	}
+}
+
+func newErr(opts server.Options) error {
+	s, err := server.New(opts)
+	if err == nil {
+		s.Close()
+	}
+	return err
+}
+
+// TestKubeconfigLifecycle: a file an ended run left is replaced; the kubeconfig works with
+// client-go's loader; kubectl-style edits keep it ours; Close removes it and its lock.
+func TestKubeconfigLifecycle(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kube", "config")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(ownKubeconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, func(o *server.Options) { o.Kubeconfig = path })
+	if s.Kubeconfig() != path || s.KubeconfigNote() != "" {
+		t.Fatalf("kubeconfig %s (note %q), want %s", s.Kubeconfig(), s.KubeconfigNote(), path)
+	}
+	cfg, err := clientcmd.LoadFromFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Clusters["kubewalk"].Server; got != s.Address() {
+		t.Fatalf("kubeconfig server %s, want %s: the stale file was not replaced", got, s.Address())
+	}
+	// What kubectl config use-context does: load, change, write back.
+	cfg.CurrentContext = "alice"
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kubernetes.NewForConfigOrDie(rc).CoreV1().ConfigMaps("default").List(context.Background(), metav1.ListOptions{}); err != nil {
+		t.Fatalf("alice through the kubeconfig: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil || len(entries) != 0 {
+		t.Fatalf("after Close the kubeconfig dir holds %v (%v)", entries, err)
+	}
+}
+
+// TestConcurrentRuns: two runs at once both work. The second finds the default kubeconfig
+// path held by the first, uses its work dir and says so; an explicit path held by a live run
+// is an error naming the flag.
+func TestConcurrentRuns(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	def := server.DefaultKubeconfigPath()
+	first := startServer(t, func(o *server.Options) { o.Kubeconfig = def })
+	second := startServer(t, func(o *server.Options) { o.Kubeconfig = def })
+	if first.Kubeconfig() != def {
+		t.Fatalf("first run's kubeconfig %s, want %s", first.Kubeconfig(), def)
+	}
+	if second.Kubeconfig() == def || !strings.HasPrefix(second.Kubeconfig(), second.WorkDir()) {
+		t.Fatalf("second run's kubeconfig %s, want one in its work dir %s", second.Kubeconfig(), second.WorkDir())
+	}
+	if note := second.KubeconfigNote(); !strings.Contains(note, def) || !strings.Contains(note, fmt.Sprintf("pid %d", os.Getpid())) {
+		t.Fatalf("second run's note %q does not say why", note)
+	}
+	if n := second.State().Find("note"); n == nil || n.Value != second.KubeconfigNote() {
+		t.Fatalf("state does not show the note: %v", n)
+	}
+	for _, s := range []*server.Server{first, second} {
+		rc, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := rc.Host, s.Address(); got != want {
+			t.Fatalf("kubeconfig %s points at %s, want %s", s.Kubeconfig(), got, want)
+		}
+		if _, err := kubernetes.NewForConfigOrDie(rc).CoreV1().Namespaces().List(context.Background(), metav1.ListOptions{}); err != nil {
+			t.Fatalf("through %s: %v", s.Kubeconfig(), err)
+		}
+	}
+	explicit := filepath.Join(t.TempDir(), "kubeconfig")
+	newServer(t, func(o *server.Options) { o.Kubeconfig = explicit }) // holds explicit
+	_, err := server.New(server.Options{Kubeconfig: explicit})
+	if err == nil || !strings.Contains(err.Error(), "--kubeconfig "+explicit+": another kubewalk run (pid") {
+		t.Fatalf("explicit path held by a live run: want an error naming the flag, got %v", err)
+	}
+	// A default path that cannot be used at all falls back too, instead of failing.
+	unusable := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(unusable, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", unusable)
+	s, err := server.New(server.Options{Kubeconfig: server.DefaultKubeconfigPath()})
+	if err != nil {
+		t.Fatalf("unusable default path: %v", err)
+	}
+	if note := s.KubeconfigNote(); !strings.Contains(note, "cannot be used") {
+		t.Errorf("unusable default path: note %q", note)
+	}
+	s.Close()
+
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{def, def + ".kubewalk-lock"} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s still exists after Close (%v)", p, err)
 		}
 	}
 }

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
+	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 var serveCheckpoints = []Checkpoint{
@@ -25,26 +23,15 @@ var serveCheckpoints = []Checkpoint{
 // readyTimeout bounds how long the serve phase waits for /readyz.
 const readyTimeout = time.Minute
 
-// serveState is what the serve phase builds.
-type serveState struct {
-	prepared   interface{ RunWithContext(context.Context) error } // genericapiserver.preparedGenericAPIServer (unexported: "PrepareRun before Run" is enforced by the type)
-	listener   net.Listener
-	cancel     context.CancelFunc
-	exited     chan struct{} // closed when RunWithContext returns
-	runErr     error         // RunWithContext's result, set before exited closes
-	kubeconfig string
-	readyAt    time.Time
-}
-
 // Serve runs the serve phase: PrepareRun, open the listener, RunWithContext in the background,
 // wait for /readyz, write the kubeconfig. It returns once the server is ready; the server runs
 // until Close.
 func (s *Server) Serve(ctx context.Context) error {
-	return s.runPhase(ctx, PhaseServe, func(ctx context.Context, t *phaseTimer) error {
+	return s.inPhase(ctx, PhaseServe, func(ctx context.Context, run *phaseRun) error {
 		sv := &serveState{}
 		s.sv = sv
 		sv.prepared = s.in.generic.PrepareRun()
-		if err := t.reach(ctx, PhaseServe, "prepare-run"); err != nil {
+		if err := run.reach(ctx, "prepare-run"); err != nil {
 			return err
 		}
 
@@ -52,8 +39,8 @@ func (s *Server) Serve(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("--secure-port %d: listen on %s: %w", s.c.port, s.c.address(), err)
 		}
-		sv.listener = l
-		s.c.generic.SecureServing.Listener = l
+		sv.listener = &trackingListener{Listener: l, conns: map[net.Conn]struct{}{}}
+		s.c.generic.SecureServing.Listener = sv.listener
 		runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		sv.cancel = cancel
 		sv.exited = make(chan struct{})
@@ -61,7 +48,7 @@ func (s *Server) Serve(ctx context.Context) error {
 			sv.runErr = sv.prepared.RunWithContext(runCtx)
 			close(sv.exited)
 		}()
-		if err := t.reach(ctx, PhaseServe, "serving"); err != nil {
+		if err := run.reach(ctx, "serving"); err != nil {
 			return err
 		}
 
@@ -69,7 +56,7 @@ func (s *Server) Serve(ctx context.Context) error {
 			return err
 		}
 		sv.readyAt = time.Now()
-		if err := t.reach(ctx, PhaseServe, "ready"); err != nil {
+		if err := run.reach(ctx, "ready"); err != nil {
 			return err
 		}
 
@@ -77,11 +64,12 @@ func (s *Server) Serve(ctx context.Context) error {
 		if err := s.writeKubeconfig(sv.kubeconfig); err != nil {
 			return fmt.Errorf("--kubeconfig %s: %w", sv.kubeconfig, err)
 		}
-		return t.reach(ctx, PhaseServe, "kubeconfig")
+		return run.reach(ctx, "kubeconfig")
 	})
 }
 
-// waitReady polls /readyz through the loopback client until it answers 200.
+// waitReady polls /readyz through the loopback client until it answers 200. It gives up early,
+// with RunWithContext's error, if the server exits, and after readyTimeout with the last answer.
 func (s *Server) waitReady(ctx context.Context) error {
 	client, err := rest.HTTPClientFor(s.c.loopback)
 	if err != nil {
@@ -89,40 +77,43 @@ func (s *Server) waitReady(ctx context.Context) error {
 	}
 	defer client.CloseIdleConnections()
 	url := s.c.loopback.Host + "/readyz"
-	deadline := time.NewTimer(readyTimeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
 	var last string
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Authorization", "Bearer "+s.c.loopback.BearerToken)
-		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			last = resp.Status
-		} else {
-			last = err.Error()
-		}
+	err = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, readyTimeout, true, func(ctx context.Context) (bool, error) {
 		select {
 		case <-s.sv.exited:
 			err := s.sv.runErr
 			if err == nil {
 				err = errors.New("server stopped")
 			}
-			return fmt.Errorf("server exited before /readyz: %w", err)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-deadline.C:
-			return fmt.Errorf("/readyz not ok after %s (last: %s)", readyTimeout, last)
-		case <-tick.C:
+			return false, fmt.Errorf("server exited before /readyz: %w", err)
+		default:
 		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return false, err
+		}
+		req.Header.Set("Authorization", "Bearer "+s.c.loopback.BearerToken)
+		resp, err := client.Do(req)
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return true, nil
+		}
+		last = resp.Status
+		return false, nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return context.Cause(ctx)
+	case wait.Interrupted(err):
+		return fmt.Errorf("/readyz not ok after %s (last: %s)", readyTimeout, last)
 	}
+	return err
 }
 
 // Kubeconfig returns the path of the kubeconfig written by the serve phase, "" before that.
@@ -166,6 +157,7 @@ func (sv *serveState) stop() error {
 	sv.cancel()
 	select {
 	case <-sv.exited:
+		sv.listener.closeConns()
 		if err := sv.runErr; err != nil && !errors.Is(err, context.Canceled) {
 			return fmt.Errorf("serve: %w", err)
 		}
@@ -175,59 +167,50 @@ func (sv *serveState) stop() error {
 	}
 }
 
-// clusterName is the kubeconfig cluster entry's name.
-const clusterName = "kubewalk"
-
-// kubeconfig builds the client configuration for every identity, one context each.
-func (s *Server) kubeconfig() *clientcmdapi.Config {
-	cfg := clientcmdapi.NewConfig()
-	cluster := clientcmdapi.NewCluster()
-	cluster.Server = s.c.loopback.Host
-	cluster.CertificateAuthorityData = s.c.ca.CertPEM
-	cfg.Clusters[clusterName] = cluster
-	for _, id := range s.an.identities {
-		auth := clientcmdapi.NewAuthInfo()
-		auth.Token = id.Token
-		auth.ClientCertificateData = id.ClientCertPEM
-		auth.ClientKeyData = id.ClientKeyPEM
-		cfg.AuthInfos[id.Context] = auth
-		kctx := clientcmdapi.NewContext()
-		kctx.Cluster = clusterName
-		kctx.AuthInfo = id.Context
-		kctx.Namespace = "default"
-		cfg.Contexts[id.Context] = kctx
-	}
-	cfg.CurrentContext = "admin"
-	return cfg
+// trackingListener remembers the connections it accepted until they close, so that stop can
+// close those the graceful shutdown left open. http.Server.Shutdown gives up after
+// shutdownTimeout without closing a connection that was busy then: an HTTP/2 connection whose
+// last request ends later stays open on both ends, with its goroutines, for good.
+type trackingListener struct {
+	net.Listener
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
 }
 
-// writeKubeconfig writes the kubeconfig with mode 0600 in a directory of mode 0700 (when it
-// creates the directory), replacing the file atomically.
-func (s *Server) writeKubeconfig(path string) error {
-	data, err := clientcmd.Write(*s.kubeconfig())
+// Accept implements net.Listener.
+func (l *trackingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.conns[c] = struct{}{}
+	return &trackedConn{Conn: c, l: l}, nil
+}
+
+// closeConns closes every accepted connection still open.
+func (l *trackingListener) closeConns() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for c := range l.conns {
+		c.Close()
+		delete(l.conns, c)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".kubeconfig-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+}
+
+// trackedConn forgets itself in its listener when it closes.
+type trackedConn struct {
+	net.Conn
+	l *trackingListener
+}
+
+// Close implements net.Conn.
+func (c *trackedConn) Close() error {
+	c.l.mu.Lock()
+	delete(c.l.conns, c.Conn)
+	c.l.mu.Unlock()
+	return c.Conn.Close()
 }
 
 // RESTConfig returns a client configuration for one kubeconfig context ("admin", "alice",
@@ -254,10 +237,11 @@ func (s *Server) RESTConfig(contextName string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// Address returns the https URL the server serves (or will serve) on; "" before config.
+// Address returns the https URL the server serves (or will serve) on; "" until the config
+// phase has chosen the port.
 func (s *Server) Address() string {
-	if s.c == nil {
+	if s.c == nil || s.c.port == 0 {
 		return ""
 	}
-	return s.c.loopback.Host
+	return "https://" + s.c.address()
 }

@@ -19,6 +19,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -117,14 +118,16 @@ type Options struct {
 	// DataDir holds embedded etcd's data (--data-dir); empty uses a temp dir removed on Close.
 	DataDir string
 	// Kubeconfig is where the serve phase writes the kubeconfig (--kubeconfig); empty writes
-	// kubeconfig into the run's work directory.
+	// it into the run's work directory. kubewalk never overwrites a file it did not write, and
+	// Close removes the one it wrote. DefaultKubeconfigPath, the CLI's default, is special: if
+	// a running kubewalk holds it, this run uses its work directory (KubeconfigNote says so).
 	Kubeconfig string
 	// EtcdPrefix is the key prefix for all objects. Default "/registry", as kube-apiserver.
 	EtcdPrefix string
-	// LogOutput receives klog, etcd and apiserver logs. Nil discards them.
+	// LogOutput receives embedded etcd's log (JSON lines, warnings and above). Nil discards it.
+	// klog, which the apiserver library logs through, is process-wide: its caller configures
+	// it (kubewalk's runtime/logs sends it to the same file).
 	LogOutput io.Writer
-	// Verbosity is klog's -v level.
-	Verbosity int
 	// Hook is called at every checkpoint. Nil never pauses.
 	Hook Hook
 }
@@ -148,7 +151,50 @@ func (o *Options) Validate() error {
 	if o.DataDir != "" && len(o.EtcdServers) > 0 {
 		errs = append(errs, errors.New("--data-dir and --etcd-servers: choose one; --data-dir is for the embedded etcd"))
 	}
+	if o.DataDir != "" {
+		if err := checkWritableDir(o.DataDir); err != nil {
+			errs = append(errs, fmt.Errorf("--data-dir %s: %w", o.DataDir, err))
+		}
+	}
+	// The default kubeconfig path is not checked: if it cannot be used, the run falls back to
+	// its work dir (see claimKubeconfig).
+	if o.Kubeconfig != "" && o.Kubeconfig != DefaultKubeconfigPath() {
+		if err := checkWritableDir(filepath.Dir(o.Kubeconfig)); err != nil {
+			errs = append(errs, fmt.Errorf("--kubeconfig %s: directory %s: %w", o.Kubeconfig, filepath.Dir(o.Kubeconfig), err))
+		} else if _, err := checkOverwrite(o.Kubeconfig); err != nil {
+			errs = append(errs, foreignKubeconfigError(o.Kubeconfig, err))
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// checkWritableDir checks that dir exists, or can be created, and that a file can be written
+// in it. It leaves nothing behind: the probe file and any directory it created are removed.
+func checkWritableDir(dir string) error {
+	dir = filepath.Clean(dir)
+	// Find the directories MkdirAll will create, to remove them again.
+	var created []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		created = append(created, d)
+	}
+	defer func() {
+		for _, d := range created {
+			os.Remove(d)
+		}
+	}()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("cannot create it: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".kubewalk-write-check-")
+	if err != nil {
+		return fmt.Errorf("not writable: %w", err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }
 
 // Complete fills defaults. It is safe to call more than once.
@@ -182,9 +228,14 @@ type Server struct {
 	timings   []PhaseTiming
 	phaseWork time.Duration // time spent in the running phase outside the hook
 	closed    bool
+	running   Phase // the phase whose body runs (or is paused in the hook); "" between phases
 
-	workDir    string // per-run directory: certs, kubeconfig, temp etcd data
+	workDir    string // per-run directory: the kubeconfig and etcd data unless flags say otherwise
 	ownWorkDir bool
+
+	runID          string   // marks the kubeconfig this run writes (see kubeconfig.go)
+	kubeconfigLock *os.File // held while the server lives, for a --kubeconfig outside the work dir
+	kubeconfigNote string   // why the kubeconfig is in the work dir after all, or ""
 
 	c  *configState
 	an *authnState
@@ -198,7 +249,9 @@ type Server struct {
 	// phase that is running (or paused in the hook) in another goroutine.
 	base       context.Context
 	cancelBase context.CancelFunc
-	// phaseMu is held while a phase runs; Close takes it to wait for the phase to return.
+	// phaseMu is held while a phase's own code runs, and let go while the hook runs. Close
+	// takes it to wait for a running phase; State and LiveObjects take it so that they read
+	// the phases' objects only while the phase goroutine is paused or done.
 	phaseMu sync.Mutex
 
 	closeOnce sync.Once
@@ -212,7 +265,12 @@ func New(opts Options) (*Server, error) {
 	}
 	opts.Complete()
 	base, cancel := context.WithCancel(context.Background())
-	return &Server{opts: opts, base: base, cancelBase: cancel}, nil
+	s := &Server{opts: opts, base: base, cancelBase: cancel, runID: randomToken()[:16]}
+	if err := s.claimKubeconfig(); err != nil {
+		cancel()
+		return nil, err
+	}
+	return s, nil
 }
 
 // Options returns the completed options.
@@ -280,19 +338,29 @@ func (s *Server) Start(ctx context.Context) error {
 	return nil
 }
 
-// runPhase enforces the phase order, times the phase and wraps its error with the phase name.
-func (s *Server) runPhase(ctx context.Context, p Phase, body func(ctx context.Context, t *phaseTimer) error) error {
+// ErrClosed is returned (wrapped with the phase) by a phase that Close stopped, or that was
+// asked to run after Close.
+var ErrClosed = errors.New("server is closed")
+
+// inPhase is the body of every exported phase method: it enforces the phase order, holds
+// phaseMu while body runs (not while the hook runs: see phaseRun.reach), times the phase,
+// and wraps body's error with the phase name — and with ErrClosed when Close stopped it.
+func (s *Server) inPhase(ctx context.Context, p Phase, body func(ctx context.Context, run *phaseRun) error) error {
 	s.phaseMu.Lock()
 	defer s.phaseMu.Unlock()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer context.AfterFunc(s.base, cancel)()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(s.base, func() { cancel(ErrClosed) })()
 	s.mu.Lock()
-	if s.closed {
+	switch {
+	case s.closed:
 		s.mu.Unlock()
-		return fmt.Errorf("phase %s: server is closed", p)
-	}
-	if s.next >= len(Phases()) || Phases()[s.next] != p {
+		return fmt.Errorf("phase %s: %w", p, ErrClosed)
+	case s.running != "":
+		running := s.running
+		s.mu.Unlock()
+		return fmt.Errorf("phase %s: phase %s is running", p, running)
+	case s.next >= len(Phases()) || Phases()[s.next] != p:
 		want := Phase("none (serve has run)")
 		if s.next < len(Phases()) {
 			want = Phases()[s.next]
@@ -300,55 +368,88 @@ func (s *Server) runPhase(ctx context.Context, p Phase, body func(ctx context.Co
 		s.mu.Unlock()
 		return fmt.Errorf("phase %s: out of order, the next phase is %s", p, want)
 	}
+	s.running = p
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.running = ""
+		s.mu.Unlock()
+	}()
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("phase %s: %w", p, err)
+		return fmt.Errorf("phase %s: %w", p, context.Cause(ctx))
 	}
-	t := &phaseTimer{s: s, start: time.Now()}
-	if err := body(ctx, t); err != nil {
+	run := &phaseRun{s: s, phase: p, start: time.Now()}
+	if err := body(ctx, run); err != nil {
+		if s.isClosed() && !errors.Is(err, ErrClosed) {
+			err = fmt.Errorf("%w: %w", ErrClosed, err)
+		}
 		return fmt.Errorf("phase %s: %w", p, err)
 	}
 	s.mu.Lock()
 	s.next++
-	s.timings = append(s.timings, PhaseTiming{Phase: p, Duration: t.work()})
+	s.timings = append(s.timings, PhaseTiming{Phase: p, Duration: run.work()})
 	s.mu.Unlock()
 	return nil
 }
 
-// phaseTimer measures a phase's own work, leaving out the time the hook held it.
-type phaseTimer struct {
+// isClosed reports whether Close has begun.
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// phaseRun is one run of a phase: it knows where the phase is, calls the hook at each
+// checkpoint, and measures the phase's own work, leaving out the time the hook held it.
+type phaseRun struct {
 	s      *Server
+	phase  Phase
 	start  time.Time
 	paused time.Duration
 }
 
-func (t *phaseTimer) work() time.Duration { return time.Since(t.start) - t.paused }
+func (run *phaseRun) work() time.Duration { return time.Since(run.start) - run.paused }
 
-// reach records checkpoint name of phase p and calls the hook.
-func (t *phaseTimer) reach(ctx context.Context, p Phase, name string) error {
-	cp := checkpoint(p, name)
-	s := t.s
+// reach records checkpoint name of the phase and calls the hook. The phase goroutine lets go of
+// phaseMu for the length of the call: the hook may call Close (which takes phaseMu) itself,
+// and while the phase goroutine waits in the hook it touches nothing Close tears down. Once
+// the hook returns, a closed server ends the phase with ErrClosed.
+func (run *phaseRun) reach(ctx context.Context, name string) error {
+	cp := checkpoint(run.phase, name)
+	s := run.s
 	s.mu.Lock()
 	s.current = cp
 	s.reached = append(s.reached, cp)
-	s.phaseWork = t.work()
+	s.phaseWork = run.work()
 	s.mu.Unlock()
 	if s.opts.Hook == nil {
-		return ctx.Err()
+		return context.Cause(ctx)
 	}
 	began := time.Now()
-	err := s.opts.Hook.Checkpoint(ctx, cp, s)
-	t.paused += time.Since(began)
+	var err error
+	func() {
+		s.phaseMu.Unlock()
+		defer s.phaseMu.Lock() // also when the hook panics: inPhase unlocks it on the way out
+		err = s.opts.Hook.Checkpoint(ctx, cp, s)
+	}()
+	run.paused += time.Since(began)
+	if s.isClosed() {
+		return fmt.Errorf("checkpoint %s: %w", cp.Name, ErrClosed)
+	}
 	if err != nil {
 		return fmt.Errorf("checkpoint %s: %w", cp.Name, err)
 	}
-	return ctx.Err()
+	return context.Cause(ctx)
 }
 
 // Close shuts down whatever the phases have started, in reverse order: the HTTP server and its
 // watches, the REST stores and their watch caches, informers, admission, embedded etcd, then
-// the work directory. A phase running in another goroutine (or paused in the hook) is cancelled
-// first and waited for. Close is safe to call from any goroutine, at any point, more than once.
+// the kubeconfig it wrote (and its lock) and the work directory. A phase running in another
+// goroutine is cancelled first and waited for; a phase paused in the hook is not waited for
+// (its goroutine touches nothing until the hook returns, and then ends with ErrClosed). Close
+// is safe from any goroutine, at any point, more than once and concurrently: from inside the
+// hook, from another goroutine while the hook pauses the server, between phases, after serve.
+// Every call returns the result of the one shutdown.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.cancelBase()
@@ -360,6 +461,9 @@ func (s *Server) Close() error {
 		var errs []error
 		if s.sv != nil {
 			errs = append(errs, s.sv.stop())
+		}
+		if s.in != nil {
+			s.in.waitHooks()
 		}
 		if s.st != nil {
 			// Idempotent: after serve, RunWithContext has destroyed the installed stores already.
@@ -374,6 +478,7 @@ func (s *Server) Close() error {
 		if s.st != nil {
 			errs = append(errs, s.st.closeEtcd())
 		}
+		errs = append(errs, s.releaseKubeconfig())
 		if s.ownWorkDir && s.workDir != "" {
 			if err := os.RemoveAll(s.workDir); err != nil {
 				errs = append(errs, fmt.Errorf("remove work dir: %w", err))
@@ -384,8 +489,8 @@ func (s *Server) Close() error {
 	return s.closeErr
 }
 
-// WorkDir returns the per-run directory holding certificates and, by default, the kubeconfig
-// and etcd data. It is empty before the config phase.
+// WorkDir returns the per-run directory holding, by default, the kubeconfig and the embedded
+// etcd's data (certificates and keys stay in memory). It is empty before the config phase.
 func (s *Server) WorkDir() string { return s.workDir }
 
 // validateEtcdURL accepts http(s) URLs with a host, as the etcd client does.

@@ -54,55 +54,36 @@ const storageMediaType = runtime.ContentTypeProtobuf
 // etcdReadyTimeout bounds how long the storage phase waits for etcd.
 const etcdReadyTimeout = 30 * time.Second
 
-// restStore is one REST storage in install order.
-type restStore struct {
-	GroupVersion schema.GroupVersion
-	Resource     string // "pods" or "pods/status"
-	Storage      rest.Storage
-}
-
-// storageState is what the storage phase builds.
-type storageState struct {
-	embedded  *embed.Etcd
-	closeEtcd func() error
-	endpoints []string
-	dataDir   string
-	external  bool
-	client    *clientv3.Client // for the state tree: members and status
-
-	factory *serverstorage.DefaultStorageFactory
-	etcd    *options.EtcdOptions
-	getter  *recordingGetter
-
-	stores []restStore
-}
-
 // Storage runs the storage phase: etcd, then the storage factory kube-apiserver builds in
 // BuildGenericConfig (storageFactoryConfig.Complete(...).New() and
 // EtcdOptions.ApplyWithStorageFactoryTo, which installs the RESTOptionsGetter that wraps each
 // resource's etcd3 store in a watch cache), then one REST store per resource.
 func (s *Server) Storage(ctx context.Context) error {
-	return s.runPhase(ctx, PhaseStorage, func(ctx context.Context, t *phaseTimer) error {
+	return s.inPhase(ctx, PhaseStorage, func(ctx context.Context, run *phaseRun) error {
 		st := &storageState{closeEtcd: func() error { return nil }}
 		s.st = st
 		if err := st.startEtcd(ctx, s.opts, s.workDir); err != nil {
 			return err
 		}
-		if err := t.reach(ctx, PhaseStorage, "etcd"); err != nil {
+		if err := run.reach(ctx, "etcd"); err != nil {
 			return err
 		}
 
 		if err := st.applyStorageFactory(s.opts.EtcdPrefix, s.c); err != nil {
 			return err
 		}
-		if err := t.reach(ctx, PhaseStorage, "storage-factory"); err != nil {
+		if err := run.reach(ctx, "storage-factory"); err != nil {
 			return err
 		}
 
 		if err := st.newStores(s.c.scheme, s.az); err != nil {
+			// Each store built so far runs a watch cache and an etcd client: stop them now.
+			st.destroyStores()
+			st.stores = nil
 			return err
 		}
-		return t.reach(ctx, PhaseStorage, "rest-stores")
+		st.views = storeViews(st.stores)
+		return run.reach(ctx, "rest-stores")
 	})
 }
 
@@ -129,6 +110,7 @@ func (st *storageState) startEtcd(ctx context.Context, o Options, workDir string
 		return err
 	}
 	st.embedded = e
+	st.etcdConfig = e.Config()
 	var once sync.Once
 	st.closeEtcd = func() error {
 		// embed.Etcd.Close is not idempotent: it closes channels.
@@ -332,21 +314,33 @@ func (st *storageState) newStores(scheme *apis.Scheme, az *authzState) error {
 	add(apis.CoreV1, "pods", pods)
 	add(apis.CoreV1, "pods/status", podStatus)
 
+	// The RBAC stores are wrapped once all four exist; until then a failure destroys the ones
+	// built (the caller destroys those already added).
+	var built []rest.Storage
+	fail := func(resource string, err error) error {
+		for _, b := range built {
+			b.Destroy()
+		}
+		return fmt.Errorf("REST store %s: %w", resource, err)
+	}
 	roles, err := role.NewREST(scheme, g)
 	if err != nil {
-		return fmt.Errorf("REST store roles: %w", err)
+		return fail("roles", err)
 	}
+	built = append(built, roles)
 	roleBindings, err := rolebinding.NewREST(scheme, g)
 	if err != nil {
-		return fmt.Errorf("REST store rolebindings: %w", err)
+		return fail("rolebindings", err)
 	}
+	built = append(built, roleBindings)
 	clusterRoles, err := clusterrole.NewREST(scheme, g)
 	if err != nil {
-		return fmt.Errorf("REST store clusterroles: %w", err)
+		return fail("clusterroles", err)
 	}
+	built = append(built, clusterRoles)
 	clusterRoleBindings, err := clusterrolebinding.NewREST(scheme, g)
 	if err != nil {
-		return fmt.Errorf("REST store clusterrolebindings: %w", err)
+		return fail("clusterrolebindings", err)
 	}
 	add(apis.RBACV1, "roles", rbac.NewRoleEscalationStorage(roles, az.final, az.rbac.Resolver(), apis.RBACV1.WithResource("roles").GroupResource()))
 	add(apis.RBACV1, "rolebindings", rbac.NewBindingEscalationStorage(roleBindings, az.final, az.rbac.Resolver(), apis.RBACV1.WithResource("rolebindings").GroupResource()))

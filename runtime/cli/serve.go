@@ -31,7 +31,7 @@ func (o *serveOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.BindAddress, "bind-address", "127.0.0.1", "IP address to listen on")
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", nil, "external etcd client URLs (comma separated); empty starts embedded etcd")
 	fs.StringVar(&o.DataDir, "data-dir", "", "keep embedded etcd's data in this directory (default: a temp dir removed on exit)")
-	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "where to write the kubeconfig (default: in the run's temp dir)")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", server.DefaultKubeconfigPath(), "where to write the kubeconfig; kubewalk never overwrites a file it did not write and removes its own on exit (if another run holds the default, this run uses its temp dir)")
 	fs.IntVarP(&o.Verbosity, "v", "v", 0, "log verbosity; above 0 also shows logs on stderr")
 	fs.StringVar(&o.LogFile, "log-file", logs.DefaultPath(), "file that receives klog, etcd and apiserver logs")
 }
@@ -44,7 +44,6 @@ func (o *serveOptions) serverOptions(logOut io.Writer) server.Options {
 		DataDir:     o.DataDir,
 		Kubeconfig:  o.Kubeconfig,
 		LogOutput:   logOut,
-		Verbosity:   o.Verbosity,
 	}
 }
 

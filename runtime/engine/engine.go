@@ -8,9 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
+	"github.com/kubewalk/kubewalk/runtime/inspect"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -22,13 +24,48 @@ type Stop struct {
 	Checkpoint server.Checkpoint
 	// State is the state tree at this checkpoint (a snapshot: later phases do not change it).
 	State *server.Node
-	// Live are the live objects at this checkpoint, for raw inspection. They are the server's
-	// own objects: read them only while paused here, or after serve.
+	// Live are the live objects the raw view may read, as server.LiveObjects offers them. They
+	// are the server's own objects, not copies: read them only while the server is paused
+	// (at this stop or a later one) or serving. At each later checkpoint the engine drops
+	// from every earlier stop the objects the server no longer offers, so reviewing an
+	// earlier stop never reads an object that other goroutines write by then.
 	Live []server.LiveObject
 	// Timings are the phases finished before this checkpoint.
 	Timings []server.PhaseTiming
 	// At is when the checkpoint was reached.
 	At time.Time
+
+	secrets *secretSet // the run's credentials, shared by all stops of one engine
+}
+
+// InspectOptions returns the options to walk Live with: the default limits, and the run's
+// credentials as known now (an object walked at an earlier stop may hold one created since),
+// so that the walk redacts them.
+func (s Stop) InspectOptions() inspect.Options {
+	o := inspect.DefaultOptions()
+	if s.secrets != nil {
+		o.Secrets = s.secrets.get()
+	}
+	return o
+}
+
+// secretSet holds the run's credentials; the server goroutine adds to it at each checkpoint
+// while the walkthrough reads it.
+type secretSet struct {
+	mu     sync.Mutex
+	values []string
+}
+
+func (s *secretSet) set(values []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.values = values
+}
+
+func (s *secretSet) get() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.values
 }
 
 // Target says how far the server runs before the next pause.
@@ -71,7 +108,7 @@ type Event struct {
 	Paused *Stop
 	// Served: every phase has run; the server is serving.
 	Served bool
-	// Failed: a phase returned an error (not a cancellation).
+	// Failed: a phase returned an error (not a cancellation, not server.ErrClosed).
 	Failed error
 }
 
@@ -81,6 +118,8 @@ type Engine struct {
 
 	events chan Event
 	resume chan Target
+
+	secrets *secretSet
 
 	mu      sync.Mutex
 	stops   []Stop
@@ -93,6 +132,7 @@ type Engine struct {
 // New creates the server with opts (its Hook is replaced by the engine) without running it.
 func New(opts server.Options) (*Engine, error) {
 	e := &Engine{
+		secrets: &secretSet{},
 		events:  make(chan Event, 1),
 		resume:  make(chan Target),
 		runDone: make(chan struct{}),
@@ -132,11 +172,19 @@ func (e *Engine) Start(ctx context.Context, t Target) error {
 		switch {
 		case err == nil:
 			e.send(ctx, Event{Served: true})
-		case ctx.Err() == nil && !errors.Is(err, context.Canceled):
+		case canceled(ctx, err):
+			// Ctrl-C or Close: not a failure; the walkthrough is ending anyway.
+		default:
 			e.send(ctx, Event{Failed: err})
 		}
 	}()
 	return nil
+}
+
+// canceled reports whether err ended the startup because the walkthrough asked it to: ctx
+// ended, or the server was closed (server.ErrClosed, from Close at any point).
+func canceled(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, server.ErrClosed)
 }
 
 // send delivers ev unless ctx ends first.
@@ -182,20 +230,18 @@ func (e *Engine) Close() error {
 // checkpoint is the server.Hook: it records the stop, decides whether the target is reached,
 // and if so reports the pause and blocks for the next target.
 func (e *Engine) checkpoint(ctx context.Context, cp server.Checkpoint, s *server.Server) error {
+	e.secrets.set(s.Secrets())
 	stop := Stop{
 		Checkpoint: cp,
 		State:      s.State(),
 		Live:       s.LiveObjects(),
 		Timings:    s.Timings(),
 		At:         time.Now(),
+		secrets:    e.secrets,
 	}
 	e.mu.Lock()
-	if cp.Phase == server.PhaseServe && cp.Name != "prepare-run" {
-		// The server runs now: earlier stops' live objects are changing on other goroutines.
-		// Replace them with what the server says is safe to read (see server.LiveObjects).
-		for i := range e.stops {
-			e.stops[i].Live = stop.Live
-		}
+	for i := range e.stops {
+		e.stops[i].Live = stillOffered(e.stops[i].Live, stop.Live)
 	}
 	stop.Index = len(e.stops)
 	e.stops = append(e.stops, stop)
@@ -223,6 +269,35 @@ func (e *Engine) checkpoint(ctx context.Context, cp server.Checkpoint, s *server
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// stillOffered returns the objects of an earlier stop that the server still offers now (same
+// name, same object): the others are written by goroutines that have started since.
+func stillOffered(earlier, now []server.LiveObject) []server.LiveObject {
+	out := make([]server.LiveObject, 0, len(earlier))
+	for _, lo := range earlier {
+		for _, cur := range now {
+			if cur.Name == lo.Name && sameObject(cur.Value, lo.Value) {
+				out = append(out, lo)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// sameObject reports whether a and b are the same object: the same pointer (or map, slice,
+// func, chan), or equal values of another kind.
+func sameObject(a, b any) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if !va.IsValid() || !vb.IsValid() || va.Type() != vb.Type() {
+		return false
+	}
+	switch va.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return va.Pointer() == vb.Pointer()
+	}
+	return va.Comparable() && va.Equal(vb)
 }
 
 // reached reports whether the server should pause at cp given the target set at the previous

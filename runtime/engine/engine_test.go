@@ -63,6 +63,47 @@ func TestTargets(t *testing.T) {
 	}
 }
 
+// TestCloseIsNotAFailure: closing the server ends the startup wherever it is — before the
+// first phase, between phases, while paused — and that is not reported as a failure.
+func TestCloseIsNotAFailure(t *testing.T) {
+	for _, when := range []string{"before the first phase", "while paused"} {
+		t.Run(when, func(t *testing.T) {
+			eng, err := engine.New(server.Options{LogOutput: io.Discard})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer eng.Close()
+			if when == "before the first phase" {
+				if err := eng.Server().Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := eng.Start(context.Background(), engine.NextCheckpoint()); err != nil {
+				t.Fatal(err)
+			}
+			if when == "while paused" {
+				select {
+				case ev := <-eng.Events():
+					if ev.Paused == nil {
+						t.Fatalf("first event = %+v", ev)
+					}
+				case <-time.After(time.Minute):
+					t.Fatal("no pause")
+				}
+			}
+			// Engine.Close returns once the startup goroutine has sent its last event.
+			if err := eng.Close(); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case ev := <-eng.Events():
+				t.Fatalf("after Close: event %+v (Failed: %v)", ev, ev.Failed)
+			default:
+			}
+		})
+	}
+}
+
 // BenchmarkFirstCheckpoint measures launch → the first checkpoint's state ready to show.
 func BenchmarkFirstCheckpoint(b *testing.B) {
 	for i := 0; i < b.N; i++ {

@@ -8,6 +8,13 @@
 // long collections and strings, sorts map entries by key, and stops at cycles by tracking the
 // pointers on the path from the root.
 //
+// The walk never shows a credential: a string or byte slice reached through a field named
+// like one (BearerToken, KeyData, Password, tokens, …), the keys of a map in such a field, a
+// private key of any crypto package, PEM text holding a private key, and any of the run's
+// known secret values (Options.Secrets) wherever it occurs — in a value, a map key or a
+// summary — all read "‹redacted›". The state tree's masking is no help here: the raw view
+// reads the objects themselves.
+//
 // Reading a map that another goroutine writes at the same time is a data race the Go runtime
 // may abort on: walk a live object only while its owner is paused or no longer writes it.
 package inspect
@@ -32,7 +39,21 @@ type Options struct {
 	MaxItems int
 	// MaxString is how many bytes of a string are shown before "…". Default 120.
 	MaxString int
+	// Secrets are credential values to redact wherever they occur in a formatted string, byte
+	// slice or map key. Values shorter than minSecret bytes are ignored: they would redact
+	// ordinary text.
+	Secrets []string
+
+	// sensitive is set in the options of nodes below a credential-named field: their strings,
+	// byte slices and map keys are redacted whole.
+	sensitive bool
 }
+
+// redacted replaces a credential in the walk's output.
+const redacted = "‹redacted›"
+
+// minSecret is the shortest Options.Secrets value that is redacted.
+const minSecret = 8
 
 // DefaultOptions returns the limits the TUI uses.
 func DefaultOptions() Options {
@@ -118,17 +139,38 @@ func (n *Node) String() string {
 	return fmt.Sprintf("%s %s = %s", n.Name, n.Type, n.Value)
 }
 
-// child makes a node below n for value v.
+// child makes a node below n for value v: an element, a map value or a pointer's target,
+// which are as sensitive as n.
 func (n *Node) child(name string, v reflect.Value) *Node {
 	c := &Node{Name: name, depth: n.depth + 1, parent: n, opts: n.opts}
 	c.init(v)
 	return c
 }
 
+// field makes a node for a struct field: it is sensitive if its name says it holds a
+// credential, whatever its struct is.
+func (n *Node) field(name string, v reflect.Value) *Node {
+	opts := n.opts
+	opts.sensitive = credentialName(name)
+	c := &Node{Name: name, depth: n.depth + 1, parent: n, opts: opts}
+	c.init(v)
+	return c
+}
+
 // init fills Type and Value and decides whether the node can be expanded.
 func (n *Node) init(v reflect.Value) {
+	if !v.IsValid() {
+		// A map entry deleted between MapKeys and MapIndex: only a map that another
+		// goroutine writes does that, but the walk must not panic on it.
+		n.Type, n.Value, n.leaf = "nil", "nil (gone)", true
+		return
+	}
 	n.v = v
 	n.Type = typeName(v.Type())
+	if privateKey(v.Type()) {
+		n.Value, n.leaf = redacted+" private key", true
+		return
+	}
 	switch v.Kind() {
 	case reflect.Interface:
 		if v.IsNil() {
@@ -253,12 +295,22 @@ func (n *Node) expand() []*Node {
 		return n.withMore(out, total-shown)
 	case reflect.Map:
 		keys := v.MapKeys()
-		sortKeys(keys, n.opts)
+		// Sort by the keys as they are, so the order is stable when they are shown redacted.
+		raw := n.opts
+		raw.sensitive, raw.Secrets = false, nil
+		sortKeys(keys, raw)
 		total := len(keys)
 		shown := min(total, n.opts.MaxItems)
 		out := make([]*Node, 0, shown+1)
 		for _, k := range keys[:shown] {
 			out = append(out, n.child("["+keyString(k, n.opts)+"]", v.MapIndex(k)))
+		}
+		if n.opts.sensitive {
+			// The keys are the credentials (tokenfile's map from token to user); the
+			// values are walked as usual.
+			for _, c := range out[:shown] {
+				c.Name = "[" + redacted + "]"
+			}
 		}
 		return n.withMore(out, total-shown)
 	}
@@ -270,7 +322,7 @@ func (n *Node) fields(s reflect.Value) []*Node {
 	t := s.Type()
 	out := make([]*Node, 0, t.NumField())
 	for i := range t.NumField() {
-		out = append(out, n.child(t.Field(i).Name, s.Field(i)))
+		out = append(out, n.field(t.Field(i).Name, s.Field(i)))
 	}
 	return out
 }
@@ -298,6 +350,9 @@ func summary(v reflect.Value, opts Options) string { return summaryN(v, opts, 0)
 // through an interface, back at itself).
 func summaryN(v reflect.Value, opts Options, hops int) string {
 	const maxHops = 4
+	if privateKey(v.Type()) {
+		return redacted + " private key"
+	}
 	switch v.Kind() {
 	case reflect.Map:
 		if v.IsNil() {
@@ -364,7 +419,10 @@ func basic(v reflect.Value, opts Options) (string, bool) {
 	case reflect.Complex128:
 		return strconv.FormatComplex(v.Complex(), 'g', -1, 128), true
 	case reflect.String:
-		return quote(v.String(), opts.MaxString), true
+		if opts.sensitive {
+			return redacted, true
+		}
+		return quote(v.String(), opts), true
 	case reflect.Func:
 		if v.IsNil() {
 			return "nil", true
@@ -419,32 +477,69 @@ func readable(v reflect.Value) (reflect.Value, bool) {
 	return reflect.Value{}, false
 }
 
-// quote quotes s, cutting it after max bytes (on a rune boundary).
-func quote(s string, max int) string {
-	if len(s) <= max {
+// quote quotes s, cutting it after opts.MaxString bytes (on a rune boundary), with every
+// credential in it redacted first.
+func quote(s string, opts Options) string {
+	n := len(s)
+	s, whole := redact(s, opts)
+	if whole && len(s) <= opts.MaxString {
 		return strconv.Quote(s)
 	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
+	cut := min(len(s), opts.MaxString)
+	for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", n)
+}
+
+// redact returns the part of s that can be shown — MaxString bytes and then some, so that a
+// credential starting there is seen whole — with the credentials in it replaced, or just a
+// marker if it holds a PEM private key. whole reports whether that part is all of s.
+func redact(s string, opts Options) (_ string, whole bool) {
+	longest := 0
+	for _, sec := range opts.Secrets {
+		longest = max(longest, len(sec))
+	}
+	whole = true
+	if limit := opts.MaxString + longest; len(s) > limit {
+		s, whole = s[:limit], false
+	}
+	if strings.Contains(s, "PRIVATE KEY") {
+		return redacted + " PEM private key", false
+	}
+	for _, sec := range opts.Secrets {
+		if len(sec) >= minSecret {
+			s = strings.ReplaceAll(s, sec, redacted)
+		}
+	}
+	return s, whole
 }
 
 func isBytes(t reflect.Type) bool { return t.Elem().Kind() == reflect.Uint8 }
 
-// bytesString shows a byte slice as text when it is printable UTF-8, else as hex.
+// bytesString shows a byte slice as text when it is printable UTF-8, else as hex; a sensitive
+// one is redacted whole, and credentials in one are replaced.
 func bytesString(v reflect.Value, opts Options) string {
 	n := v.Len()
-	shown := min(n, opts.MaxString)
-	b := make([]byte, shown)
-	for i := range shown {
+	if opts.sensitive {
+		return fmt.Sprintf("%d bytes %s", n, redacted)
+	}
+	longest := 0
+	for _, sec := range opts.Secrets {
+		longest = max(longest, len(sec))
+	}
+	read := min(n, opts.MaxString+longest)
+	b := make([]byte, read)
+	for i := range read {
 		b[i] = byte(v.Index(i).Uint())
 	}
+	text, whole := redact(string(b), opts)
+	b = []byte(text)
 	more := ""
-	if shown < n {
+	if !whole || read < n || len(b) > opts.MaxString {
 		more = "…"
 	}
+	b = b[:min(len(b), opts.MaxString)]
 	if utf8.Valid(b) && printable(b) {
 		return fmt.Sprintf("%d bytes %q%s", n, b, more)
 	}
@@ -492,6 +587,37 @@ func keyString(k reflect.Value, opts Options) string {
 		return fmt.Sprintf("%s(%#x)", typeName(k.Type()), k.Pointer())
 	}
 	return typeName(k.Type())
+}
+
+// credentialName reports whether a struct field's name says it holds a credential:
+// BearerToken, tokens, Password, KeyData, ClientKeyData, KeyPEM, PrivateKey, Secret, bearer
+// (client-go's bearerAuthRoundTripper), … but not a file or path naming where one is kept
+// (BearerTokenFile, KeyFile).
+func credentialName(name string) bool {
+	l := strings.ToLower(name)
+	for _, suffix := range []string{"file", "files", "path", "paths"} {
+		if strings.HasSuffix(l, suffix) {
+			return false
+		}
+	}
+	for _, word := range []string{"token", "password", "passwd", "passphrase", "secret", "bearer", "credential",
+		"privatekey", "keydata", "keypem", "apikey"} {
+		if strings.Contains(l, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// privateKey reports whether t (or what it points to) is a private key type of any package:
+// crypto/ecdsa, crypto/rsa, crypto/ed25519 and crypto/ecdh name theirs PrivateKey, and so do
+// their crypto/internal implementations, which a walk reaches through the public ones' fields.
+func privateKey(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	name := t.Name()
+	return strings.HasPrefix(name, "PrivateKey") || strings.HasPrefix(name, "DecapsulationKey")
 }
 
 // sortKeys orders map keys: numerically for numbers, by formatted text otherwise.

@@ -1,6 +1,13 @@
 package inspect
 
 import (
+	"crypto/ecdh"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"strings"
@@ -417,5 +424,132 @@ func TestChildrenAreLazyAndCached(t *testing.T) {
 	}
 	if next := find(t, root, "Next"); next.done {
 		t.Error("grandchildren computed eagerly")
+	}
+}
+
+// walkAll renders every node below n (to the depth limit), one a line.
+func walkAll(n *Node) string {
+	var b strings.Builder
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		fmt.Fprintf(&b, "%s %s = %s\n", n.Name, n.Type, n.Value)
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+type restConfigLike struct {
+	Host            string
+	BearerToken     string
+	BearerTokenFile string
+	Password        string
+	TLSClientConfig struct {
+		CertData []byte
+		KeyData  []byte
+		KeyFile  string
+	}
+}
+
+type userInfo struct{ Name string }
+
+type tokenAuthenticator struct {
+	tokens map[string]*userInfo
+}
+
+type roundTripper struct {
+	bearer string
+	next   any
+}
+
+type holder struct {
+	Note  string
+	Raw   []byte
+	Ptr   *string
+	Any   any
+	ByKey map[string]int
+	Keys  map[[2]string]bool
+}
+
+// TestRedaction: the walk shows no credential, however it is reached, and still shows what
+// is not one.
+func TestRedaction(t *testing.T) {
+	const secret = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	ecKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, edKey, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ecdhKey, err := ecdh.X25519().GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalECPrivateKey(ecKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der})
+	cfg := restConfigLike{Host: "https://127.0.0.1:6443", BearerToken: secret, BearerTokenFile: "/var/run/token", Password: "hunter22"}
+	cfg.TLSClientConfig.CertData = []byte("-----BEGIN CERTIFICATE-----\nMIIB")
+	cfg.TLSClientConfig.KeyData = keyPEM
+	cfg.TLSClientConfig.KeyFile = "/etc/key.pem"
+	inSecret := secret
+	long := strings.Repeat("x", 100) + secret + strings.Repeat("y", 100)
+	var anyKey any = edKey
+
+	tests := []struct {
+		name      string
+		v         any
+		opts      Options
+		path      []string
+		want      string   // the node's line at path
+		forbidden []string // must not occur anywhere in the full walk
+	}{
+		{"bearer token by field name", cfg, Options{}, []string{"BearerToken"}, `BearerToken string = ‹redacted›`, []string{secret[:16]}},
+		{"token file path is not a secret", cfg, Options{}, []string{"BearerTokenFile"}, `BearerTokenFile string = "/var/run/token"`, nil},
+		{"password", cfg, Options{}, []string{"Password"}, `Password string = ‹redacted›`, []string{"hunter22"}},
+		{"client key data", cfg, Options{}, []string{"TLSClientConfig", "KeyData"}, `KeyData []uint8 = ` + fmt.Sprint(len(keyPEM)) + ` bytes ‹redacted›`, []string{"PRIVATE KEY"}},
+		{"certificate data is not a secret", cfg, Options{}, []string{"TLSClientConfig", "CertData"}, `CertData []uint8 = 32 bytes "-----BEGIN CERTIFICATE-----\nMIIB"`, nil},
+		{"token map keys", &tokenAuthenticator{tokens: map[string]*userInfo{secret: {Name: "alice"}}}, Options{},
+			[]string{"tokens", "[‹redacted›]", "Name"}, `Name string = "alice"`, []string{secret[:16]}},
+		{"bearer round tripper", roundTripper{bearer: secret}, Options{}, []string{"bearer"}, `bearer string = ‹redacted›`, []string{secret[:16]}},
+		{"ecdsa private key", ecKey, Options{}, nil, `x *ecdsa.PrivateKey = ‹redacted› private key`, []string{fmt.Sprintf("%x", ecKey.D.Bytes()[:8])}},
+		{"private key in an interface field", holder{Any: ecKey}, Options{}, []string{"Any"}, `Any *ecdsa.PrivateKey = ‹redacted› private key`, nil},
+		{"ed25519 key behind a pointer", &anyKey, Options{}, nil, `x *interface {} = &‹redacted› private key`, []string{fmt.Sprintf("%x", []byte(edKey[:8]))}},
+		{"ecdh key", ecdhKey, Options{}, nil, `x *ecdh.PrivateKey = ‹redacted› private key`, nil},
+		{"PEM key in a neutral field", holder{Raw: keyPEM}, Options{}, []string{"Raw"}, `Raw []uint8 = ` + fmt.Sprint(len(keyPEM)) + ` bytes "‹redacted› PEM private key"…`, []string{"PRIVATE KEY"}},
+		{"PEM key in a string", holder{Note: string(keyPEM)}, Options{}, []string{"Note"}, `Note string = "‹redacted› PEM private key"… (` + fmt.Sprint(len(keyPEM)) + ` bytes)`, []string{"PRIVATE KEY"}},
+		{"known secret in text", holder{Note: "Authorization: Bearer " + secret}, Options{Secrets: []string{secret}},
+			[]string{"Note"}, `Note string = "Authorization: Bearer ‹redacted›"`, []string{secret[:16]}},
+		{"known secret across the cut", holder{Note: long}, Options{Secrets: []string{secret}},
+			[]string{"Note"}, `Note string = "` + strings.Repeat("x", 100) + `‹redacted›` + strings.Repeat("y", 6) + `"… (264 bytes)`, []string{secret[:16], secret[:8]}},
+		{"known secret in bytes", holder{Raw: []byte("token=" + secret)}, Options{Secrets: []string{secret}},
+			[]string{"Raw"}, `Raw []uint8 = 70 bytes "token=‹redacted›"`, []string{secret[:16]}},
+		{"known secret behind a pointer", holder{Ptr: &inSecret}, Options{Secrets: []string{secret}},
+			[]string{"Ptr"}, `Ptr *string = &"‹redacted›"`, []string{secret[:16]}},
+		{"known secret as a map key", holder{ByKey: map[string]int{secret: 1}}, Options{Secrets: []string{secret}},
+			[]string{"ByKey", `["‹redacted›"]`}, `["‹redacted›"] int = 1`, []string{secret[:16]}},
+		{"known secret in a struct map key", holder{Keys: map[[2]string]bool{{"user", secret}: true}}, Options{Secrets: []string{secret}},
+			[]string{"Keys", `[["user" "‹redacted›"]]`}, `[["user" "‹redacted›"]] bool = true`, []string{secret[:16]}},
+		{"short secrets are ignored", holder{Note: "abc"}, Options{Secrets: []string{"abc"}}, []string{"Note"}, `Note string = "abc"`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := Root("x", tt.v, tt.opts)
+			if got := find(t, root, tt.path...).String(); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+			all := walkAll(root)
+			for _, f := range tt.forbidden {
+				if strings.Contains(all, f) {
+					t.Errorf("the walk shows %q:\n%s", f, all)
+				}
+			}
+		})
 	}
 }

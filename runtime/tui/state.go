@@ -257,7 +257,7 @@ func (p *statePane) rawRows() {
 	roots, ok := p.rawRoots[p.stop.Index]
 	if !ok {
 		for _, lo := range p.stop.Live {
-			roots = append(roots, inspect.Root(lo.Name, lo.Value, inspect.DefaultOptions()))
+			roots = append(roots, inspect.Root(lo.Name, lo.Value, p.stop.InspectOptions()))
 		}
 		p.rawRoots = map[int][]*inspect.Node{p.stop.Index: roots}
 	}

@@ -1,0 +1,91 @@
+package server
+
+// This file holds what the authn phase builds (authnState), what it shows in the state tree, and which of its objects the raw view may read.
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authentication/request/x509"
+	"k8s.io/apiserver/pkg/authentication/token/tokenfile"
+)
+
+// authnState is what the authn phase builds.
+type authnState struct {
+	x509       *x509.Authenticator
+	tokens     *tokenfile.TokenAuthenticator
+	bearer     authenticator.Request
+	union      authenticator.Request
+	anonymous  authenticator.Request
+	final      authenticator.Request
+	identities []Identity
+}
+
+// liveObjects lists the authn phase's objects the raw view may read now: all of them, always.
+// Once built, an authenticator is only read: on each request it looks a token up in its map
+// or verifies a certificate against the run's static CA bundle.
+func (a *authnState) liveObjects() []LiveObject {
+	const quiet = "built by the authn phase and never written again; requests only read it"
+	var out []LiveObject
+	for _, o := range []struct {
+		name string
+		v    any
+		set  bool
+	}{
+		{"authn.x509", a.x509, a.x509 != nil},
+		{"authn.tokens", a.tokens, a.tokens != nil},
+		{"authn.union", a.union, a.union != nil},
+		{"authn.authenticator", a.final, a.final != nil},
+	} {
+		if o.set {
+			out = append(out, LiveObject{o.name, o.v, quiet})
+		}
+	}
+	return out
+}
+
+// secrets lists the authn phase's credentials: the users' tokens and client keys.
+func (a *authnState) secrets() []string {
+	var out []string
+	for _, id := range a.identities {
+		if id.Token != "" {
+			out = append(out, id.Token)
+		}
+		if len(id.ClientKeyPEM) > 0 {
+			out = append(out, string(id.ClientKeyPEM))
+		}
+	}
+	return out
+}
+
+func (a *authnState) describe(n *Node) {
+	chain := n.Add("authenticator", "union.NewFailOnError (a failing credential is a 401)")
+	inner := chain.Add("group.NewAuthenticatedGroupAdder", "adds system:authenticated")
+	u := inner.Add("union.New", "first yes wins")
+	if a.x509 != nil {
+		u.Add("x509.Authenticator", "client certs signed by the run's CA; CN → user, O → groups")
+	}
+	if a.bearer != nil {
+		var users []string
+		for _, id := range a.identities {
+			if id.Token != "" {
+				users = append(users, id.User)
+			}
+		}
+		u.Add("bearertoken → tokenfile.TokenAuthenticator", fmt.Sprintf("%d tokens: %s", len(users), strings.Join(users, ", ")))
+	}
+	if a.anonymous != nil {
+		chain.Add("anonymous.Authenticator", "system:anonymous on "+strings.Join(anonymousPaths, ", "))
+	}
+	ids := n.Add("identities", "")
+	for _, id := range a.identities {
+		how := "bearer token " + maskToken(id.Token)
+		if id.Token == "" {
+			how = "client certificate"
+		}
+		groups := append([]string{}, id.Groups...)
+		groups = append(groups, "system:authenticated")
+		ids.Addf(id.Context, "user %s, groups [%s], %s", id.User, strings.Join(groups, " "), how)
+	}
+}

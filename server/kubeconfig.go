@@ -1,0 +1,289 @@
+package server
+
+// This file holds where the kubeconfig goes and how kubewalk keeps from destroying one it did
+// not write.
+//
+// kubewalk writes a kubeconfig of its own and never merges into someone else's: a file at the
+// --kubeconfig path is replaced only if it carries kubewalk's marker (the preferences
+// extension kubewalk.io/run), that is, if an earlier run left it there. Any other file makes
+// New fail, saying why and how to proceed. A lock file beside it (<path>.kubewalk-lock, held
+// with flock for the life of the server; not <path>.lock, which kubectl creates and removes
+// around each change it makes to a kubeconfig) tells a live run's file from a stale one: a second run
+// refuses an explicit --kubeconfig that a live run holds, and for the default path it falls
+// back to its work dir and says so (KubeconfigNote). Close removes the file if it still
+// carries this run's marker, and the lock file.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// kubeconfigLockSuffix names the lock file beside the kubeconfig.
+const kubeconfigLockSuffix = ".kubewalk-lock"
+
+// kubeconfigMarker names the preferences extension that marks a kubeconfig kubewalk wrote.
+const kubeconfigMarker = "kubewalk.io/run"
+
+// runMarker is the marker's content: which process and run wrote the file.
+type runMarker struct {
+	PID int    `json:"pid"`
+	Run string `json:"run"`
+}
+
+// DefaultKubeconfigPath is the default for --kubeconfig: a path that stays the same from run
+// to run, so that `export KUBECONFIG=...` survives a restart. It is
+// $XDG_RUNTIME_DIR/kubewalk/kubeconfig (a per-user directory of mode 0700 that the system
+// empties at logout), else $XDG_STATE_HOME/kubewalk/kubeconfig, else
+// ~/.local/state/kubewalk/kubeconfig; "" if there is no home directory either.
+func DefaultKubeconfigPath() string {
+	if dir := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "kubewalk", "kubeconfig")
+	}
+	if dir := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "kubewalk", "kubeconfig")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".local", "state", "kubewalk", "kubeconfig")
+}
+
+// errForeignKubeconfig says a file exists at the kubeconfig path that kubewalk did not write.
+var errForeignKubeconfig = errors.New("the file exists and kubewalk did not write it")
+
+// checkOverwrite reports whether kubewalk may replace the file at path: it may if there is
+// none, or if it carries kubewalk's marker. It returns the marker it found.
+func checkOverwrite(path string) (runMarker, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return runMarker{}, nil
+	}
+	if err != nil {
+		return runMarker{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return runMarker{}, fmt.Errorf("%w (it is not a regular file)", errForeignKubeconfig)
+	}
+	m, ok := readMarker(path)
+	if !ok {
+		return runMarker{}, errForeignKubeconfig
+	}
+	return m, nil
+}
+
+// readMarker reads kubewalk's marker from the kubeconfig at path.
+func readMarker(path string) (runMarker, bool) {
+	cfg, err := clientcmd.LoadFromFile(path)
+	if err != nil || cfg.Preferences.Extensions == nil {
+		return runMarker{}, false
+	}
+	ext, ok := cfg.Preferences.Extensions[kubeconfigMarker]
+	if !ok {
+		return runMarker{}, false
+	}
+	u, ok := ext.(*runtime.Unknown)
+	if !ok {
+		return runMarker{}, false
+	}
+	var m runMarker
+	if err := json.Unmarshal(u.Raw, &m); err != nil || m.Run == "" {
+		return runMarker{}, false
+	}
+	return m, true
+}
+
+// foreignKubeconfigError is the error for a file kubewalk will not overwrite.
+func foreignKubeconfigError(path string, err error) error {
+	return fmt.Errorf("--kubeconfig %s: %w; kubewalk does not overwrite it: pass another path, or delete the file if you no longer need it", path, err)
+}
+
+// errLocked says another process holds the lock.
+var errLocked = errors.New("locked")
+
+// lockFile takes an exclusive flock on path (creating it, mode 0600) without waiting, and
+// writes this process's ID into it. If another process holds it, it returns errLocked and
+// that process's ID. The lock goes with the process, so a crashed run leaves none behind.
+func lockFile(path string) (*os.File, int, error) {
+	for {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			b := make([]byte, 32)
+			n, _ := f.ReadAt(b, 0)
+			f.Close()
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				pid, _ := strconv.Atoi(strings.TrimSpace(string(b[:n])))
+				return nil, pid, errLocked
+			}
+			return nil, 0, err
+		}
+		// The holder may have removed the file between our open and our lock: the lock
+		// counts only on the file that is at path now.
+		held, err1 := f.Stat()
+		now, err2 := os.Lstat(path)
+		if err1 != nil || err2 != nil || !os.SameFile(held, now) {
+			f.Close()
+			continue
+		}
+		if err := f.Truncate(0); err != nil {
+			f.Close()
+			return nil, 0, err
+		}
+		if _, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0); err != nil {
+			f.Close()
+			return nil, 0, err
+		}
+		return f, 0, nil
+	}
+}
+
+// claimKubeconfig takes the --kubeconfig path for this run: it locks it and checks that the
+// file there, if any, is one kubewalk may replace. For the default path, a live run holding it
+// or a file kubewalk did not write makes this run use its work dir instead, and
+// KubeconfigNote says so; for an explicit path they are errors naming the flag.
+func (s *Server) claimKubeconfig() error {
+	path := s.opts.Kubeconfig
+	if path == "" {
+		return nil
+	}
+	isDefault := path == DefaultKubeconfigPath()
+	fallBack := func(why string) {
+		s.kubeconfigNote = fmt.Sprintf("the default kubeconfig %s %s, so this run writes its kubeconfig in its work dir", path, why)
+		s.opts.Kubeconfig = ""
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		if isDefault {
+			fallBack(fmt.Sprintf("cannot be used (%v)", err))
+			return nil
+		}
+		return fmt.Errorf("--kubeconfig %s: %w", path, err)
+	}
+	lock, pid, err := lockFile(path + kubeconfigLockSuffix)
+	switch {
+	case errors.Is(err, errLocked) && isDefault:
+		fallBack(fmt.Sprintf("is in use by another kubewalk run (pid %d)", pid))
+		return nil
+	case errors.Is(err, errLocked):
+		return fmt.Errorf("--kubeconfig %s: another kubewalk run (pid %d) is using it; stop that run, or pass another path", path, pid)
+	case err != nil && isDefault:
+		fallBack(fmt.Sprintf("cannot be locked (%v)", err))
+		return nil
+	case err != nil:
+		return fmt.Errorf("--kubeconfig %s: lock: %w", path, err)
+	}
+	if _, err := checkOverwrite(path); err != nil {
+		unlockFile(lock)
+		if isDefault && errors.Is(err, errForeignKubeconfig) {
+			fallBack("holds a file kubewalk did not write")
+			return nil
+		}
+		return foreignKubeconfigError(path, err)
+	}
+	s.kubeconfigLock = lock
+	return nil
+}
+
+// unlockFile removes a lock file this process holds and releases it.
+func unlockFile(f *os.File) {
+	os.Remove(f.Name())
+	f.Close()
+}
+
+// releaseKubeconfig removes the kubeconfig this run wrote, if the file still carries its
+// marker (a file someone put there since is left alone), then the lock.
+func (s *Server) releaseKubeconfig() error {
+	var err error
+	if s.sv != nil && s.sv.kubeconfig != "" {
+		if m, ok := readMarker(s.sv.kubeconfig); ok && m.Run == s.runID {
+			if rmErr := os.Remove(s.sv.kubeconfig); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
+				err = fmt.Errorf("remove kubeconfig: %w", rmErr)
+			}
+		}
+	}
+	if s.kubeconfigLock != nil {
+		unlockFile(s.kubeconfigLock)
+		s.kubeconfigLock = nil
+	}
+	return err
+}
+
+// KubeconfigNote explains why the kubeconfig is not at the path asked for (the default path
+// was taken), or is "".
+func (s *Server) KubeconfigNote() string { return s.kubeconfigNote }
+
+// clusterName is the kubeconfig cluster entry's name.
+const clusterName = "kubewalk"
+
+// kubeconfig builds the client configuration for every identity, one context each.
+func (s *Server) kubeconfig() *clientcmdapi.Config {
+	cfg := clientcmdapi.NewConfig()
+	cluster := clientcmdapi.NewCluster()
+	cluster.Server = s.c.loopback.Host
+	cluster.CertificateAuthorityData = s.c.ca.CertPEM
+	cfg.Clusters[clusterName] = cluster
+	for _, id := range s.an.identities {
+		auth := clientcmdapi.NewAuthInfo()
+		auth.Token = id.Token
+		auth.ClientCertificateData = id.ClientCertPEM
+		auth.ClientKeyData = id.ClientKeyPEM
+		cfg.AuthInfos[id.Context] = auth
+		kctx := clientcmdapi.NewContext()
+		kctx.Cluster = clusterName
+		kctx.AuthInfo = id.Context
+		kctx.Namespace = "default"
+		cfg.Contexts[id.Context] = kctx
+	}
+	cfg.CurrentContext = "admin"
+	marker, _ := json.Marshal(runMarker{PID: os.Getpid(), Run: s.runID})
+	cfg.Preferences.Extensions = map[string]runtime.Object{
+		kubeconfigMarker: &runtime.Unknown{Raw: marker, ContentType: runtime.ContentTypeJSON},
+	}
+	return cfg
+}
+
+// writeKubeconfig writes the kubeconfig with mode 0600 in a directory of mode 0700 (when it
+// creates the directory), replacing the file atomically — unless a file kubewalk did not
+// write has appeared there since New checked.
+func (s *Server) writeKubeconfig(path string) error {
+	data, err := clientcmd.Write(*s.kubeconfig())
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".kubeconfig-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if _, err := checkOverwrite(path); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,88 @@
+package server
+
+// This file holds what the serve phase builds (serveState), what it shows in the state tree, and which of its objects the raw view may read.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	restclient "k8s.io/client-go/rest"
+)
+
+// serveState is what the serve phase builds.
+type serveState struct {
+	prepared   interface{ RunWithContext(context.Context) error } // genericapiserver.preparedGenericAPIServer (unexported: "PrepareRun before Run" is enforced by the type)
+	listener   *trackingListener
+	cancel     context.CancelFunc
+	exited     chan struct{} // closed when RunWithContext returns
+	runErr     error         // RunWithContext's result, set before exited closes
+	kubeconfig string
+	readyAt    time.Time
+}
+
+// liveObjects lists the serve phase's objects the raw view may read now: the prepared server
+// at serve/prepare-run. RunWithContext runs it from serve/serving on.
+func (sv *serveState) liveObjects(r running) []LiveObject {
+	if sv.prepared == nil || r.serving {
+		return nil
+	}
+	return []LiveObject{{"serve.prepared", sv.prepared, "PrepareRun has returned and RunWithContext has not started"}}
+}
+
+func (s *Server) describeServe(n *Node) {
+	sv := s.sv
+	n.Add("address", s.c.loopback.Host)
+	n.Add("listening", listeningState(sv.listener != nil))
+	if !sv.readyAt.IsZero() {
+		n.Add("readyAt", sv.readyAt.Format(time.RFC3339Nano))
+		n.Add("readyz", s.readyzVerbose())
+	}
+	if sv.kubeconfig != "" {
+		k := n.Add("kubeconfig", sv.kubeconfig)
+		if s.kubeconfigNote != "" {
+			k.Add("note", s.kubeconfigNote)
+		}
+		for _, id := range s.an.identities {
+			k.Add("context "+id.Context, "kubectl --kubeconfig "+sv.kubeconfig+" --context "+id.Context+" get ns")
+		}
+	}
+}
+
+// readyzVerbose fetches /readyz?verbose and returns its checks as one line.
+func (s *Server) readyzVerbose() string {
+	cfg, err := s.RESTConfig("admin")
+	if err != nil {
+		return err.Error()
+	}
+	client, err := restclient.HTTPClientFor(cfg)
+	if err != nil {
+		return err.Error()
+	}
+	defer client.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, cfg.Host+"/readyz?verbose", nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return err.Error()
+	}
+	ok, failed := 0, 0
+	for _, l := range strings.Split(string(body), "\n") {
+		switch {
+		case strings.HasPrefix(l, "[+]"):
+			ok++
+		case strings.HasPrefix(l, "[-]"):
+			failed++
+		}
+	}
+	return fmt.Sprintf("%s, %d checks ok, %d failing", resp.Status, ok, failed)
+}
