@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -89,9 +88,12 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) erro
 	prog := newProgressRecorder(ls, o.Restart, sink.Stderr)
 	defer prog.save()
 	interactive := !o.Auto && term.IsTerminal(int(os.Stdin.Fd()))
+	lines := plain.NewLines(os.Stdin)
 	start := engine.NextCheckpoint()
 	if interactive && !o.Restart {
-		start = offerResume(prog, os.Stdin, stdout)
+		if start, err = offerResume(ctx, prog, lines, stdout); err != nil {
+			return errInterrupted // nothing started yet; the deferred Close has nothing to stop
+		}
 	}
 
 	if usePlain {
@@ -103,7 +105,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) erro
 			},
 			Progress: prog.record,
 		}
-		err := plain.Run(ctx, eng, w, plain.Options{Out: stdout, In: os.Stdin, Interactive: interactive, Start: start})
+		err := plain.Run(ctx, eng, w, plain.Options{Out: stdout, In: lines, Interactive: interactive, Start: start})
 		if plain.IsQuit(err) {
 			return nil
 		}
@@ -189,19 +191,24 @@ func (r *progressRecorder) save() {
 }
 
 // offerResume asks whether to run straight to the furthest step saved last time; the server
-// always starts from scratch, the earlier checkpoints just do not pause.
-func offerResume(r *progressRecorder, in io.Reader, out io.Writer) engine.Target {
+// always starts from scratch, the earlier checkpoints just do not pause. It returns ctx's error
+// as soon as ctx ends (Ctrl-C), without waiting for Enter.
+func offerResume(ctx context.Context, r *progressRecorder, in *plain.Lines, out io.Writer) (engine.Target, error) {
 	cp, where := r.resumePoint()
 	if cp == "" {
-		return engine.NextCheckpoint()
+		return engine.NextCheckpoint(), nil
 	}
 	fmt.Fprintf(out, "Last time you reached %s. Run there without pausing? [Y/n] ", where)
-	line, _ := bufio.NewReader(in).ReadString('\n')
+	line, _ := in.ReadLine(ctx)
+	if err := ctx.Err(); err != nil {
+		fmt.Fprintln(out)
+		return engine.Target{}, err
+	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "n", "no":
-		return engine.NextCheckpoint()
+		return engine.NextCheckpoint(), nil
 	}
-	return engine.ToCheckpoint(cp)
+	return engine.ToCheckpoint(cp), nil
 }
 
 // resumePoint returns the checkpoint of the furthest step reached, in phase order, and a
