@@ -30,14 +30,14 @@ type tourOptions struct {
 	Restart bool
 }
 
-func newTourCommand(stdout, stderr io.Writer) *cobra.Command {
+func newTourCommand(stdout, stderr io.Writer, sess *session) *cobra.Command {
 	o := &tourOptions{}
 	cmd := &cobra.Command{
 		Use:   "tour",
 		Short: "Walk through the live server's startup, pausing at every checkpoint (the default)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTour(cmd.Context(), o, stdout, stderr)
+			return runTour(cmd.Context(), o, stdout, stderr, sess)
 		},
 	}
 	o.addFlags(cmd)
@@ -53,8 +53,10 @@ func (o *tourOptions) addFlags(cmd *cobra.Command) {
 	fs.BoolVar(&o.Restart, "restart", false, "ignore saved progress")
 }
 
-// runTour starts the walkthrough: the full-screen UI on a terminal, plain mode otherwise.
-func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) error {
+// runTour starts the walkthrough: the full-screen UI on a terminal, plain mode otherwise. The
+// flags, the language and the log file are checked before anything is printed or the terminal
+// is touched.
+func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess *session) error {
 	opts := o.serverOptions(nil)
 	if err := opts.Validate(); err != nil {
 		return err
@@ -79,11 +81,23 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer sink.Close()
+	sess.logFile(sink.Path)
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
 	eng, err := engine.New(o.serverOptions(sink.File))
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
+	// shutdown closes the engine; after an interrupt it says so first, on the terminal.
+	shutdown := func(interrupted bool) error {
+		if interrupted {
+			fmt.Fprintln(sink.Stderr, "kubewalk: shutting down (server, etcd, temp files)… Ctrl-C again exits at once")
+			e2eHooks.shutdown()
+		}
+		return eng.Close()
+	}
 
 	prog := newProgressRecorder(ls, o.Restart, sink.Stderr)
 	defer prog.save()
@@ -106,22 +120,36 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) erro
 			Progress: prog.record,
 		}
 		err := plain.Run(ctx, eng, w, plain.Options{Out: stdout, In: lines, Interactive: interactive, Start: start})
-		if plain.IsQuit(err) {
-			return nil
-		}
-		if err != nil && ctx.Err() != nil {
+		interrupted := ctx.Err() != nil
+		closeErr := shutdown(interrupted)
+		switch {
+		case interrupted:
 			return errInterrupted
+		case plain.IsQuit(err):
+			err = nil
+		}
+		if closeErr != nil && err == nil {
+			err = fmt.Errorf("shutdown: %w", closeErr)
 		}
 		return err
 	}
 
 	c := tui.NewLessonContent(ls, server.SourceFS)
+	sess.terminalTaken(true)
 	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start})
-	if closeErr := eng.Close(); closeErr != nil && err == nil {
-		err = fmt.Errorf("shutdown: %w", closeErr)
+	sess.terminalTaken(false)
+	interrupted := ctx.Err() != nil || errors.Is(err, tui.ErrInterrupted)
+	if errors.Is(err, tui.ErrInterrupted) {
+		// Ctrl-C was a key press in raw mode, not a signal: count it as the first interrupt, so
+		// that one more Ctrl-C ends a shutdown that hangs.
+		sess.interruptedInUI()
 	}
-	if errors.Is(err, context.Canceled) {
-		return nil
+	closeErr := shutdown(interrupted)
+	if interrupted {
+		return errInterrupted
+	}
+	if closeErr != nil && err == nil {
+		err = fmt.Errorf("shutdown: %w", closeErr)
 	}
 	return err
 }
