@@ -43,7 +43,15 @@ func newSandbox(t *testing.T) *sandbox {
 			t.Fatal(err)
 		}
 	}
+	t.Cleanup(sb.kill) // whatever a failed test left running
 	return sb
+}
+
+// kill sends SIGKILL to every process of the sandbox's runs that is still alive.
+func (sb *sandbox) kill() {
+	for _, pid := range sb.processes() {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
 }
 
 // vars are the variables that put a kubewalk run in the sandbox.
@@ -148,6 +156,7 @@ func assertPortClosed(t *testing.T, port string) {
 
 // run is a kubewalk process started by the test.
 type run struct {
+	sb   *sandbox
 	cmd  *exec.Cmd
 	out  *syncBuffer // stdout and stderr
 	done chan struct{}
@@ -158,7 +167,7 @@ type run struct {
 // running.
 func startRun(t *testing.T, sb *sandbox, extraEnv []string, args ...string) *run {
 	t.Helper()
-	r := &run{cmd: exec.Command(binary, args...), out: &syncBuffer{}, done: make(chan struct{})}
+	r := &run{sb: sb, cmd: exec.Command(binary, args...), out: &syncBuffer{}, done: make(chan struct{})}
 	r.cmd.Env = sb.env(extraEnv...)
 	r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
 	if err := r.cmd.Start(); err != nil {
@@ -169,12 +178,14 @@ func startRun(t *testing.T, sb *sandbox, extraEnv []string, args ...string) *run
 	return r
 }
 
-// kill ends the run's processes (the supervisor and its child) if they are still running.
+// kill ends the run's processes (the supervisor and its child) if they are still running. Wait
+// returns only once every process holding the output pipe is gone.
 func (r *run) kill() {
 	select {
 	case <-r.done:
 	default:
 		r.cmd.Process.Kill()
+		r.sb.kill()
 		<-r.done
 	}
 }

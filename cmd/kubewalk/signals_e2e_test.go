@@ -103,12 +103,7 @@ func TestServeSignalInheritedIgnored(t *testing.T) {
 			}
 			done := make(chan struct{})
 			go func() { sh.Wait(); close(done) }()
-			t.Cleanup(func() {
-				for _, pid := range sb.processes() {
-					syscall.Kill(pid, syscall.SIGKILL)
-				}
-				<-done
-			})
+			t.Cleanup(func() { sb.kill(); <-done })
 			pid := 0
 			deadline := time.Now().Add(time.Minute)
 			for {
@@ -320,4 +315,29 @@ func kubeconfigPath(t *testing.T, out string) string {
 		t.Fatalf("no kubeconfig path in:\n%s", out)
 	}
 	return m[1]
+}
+
+// TestSupervisorKilled kills kubewalk's supervising process with SIGKILL (which nothing can
+// catch): the child running the server sees its supervisor's socket close and shuts down as on
+// SIGHUP, leaving nothing behind.
+func TestSupervisorKilled(t *testing.T) {
+	sb := newSandbox(t)
+	port := freePort(t)
+	r := startRun(t, sb, nil, "serve", "--secure-port", port, "--log-file", sb.log)
+	r.waitOutput(t, "Press Ctrl-C to stop", 2*time.Minute)
+	kubeconfig := kubeconfigPath(t, r.out.String())
+	if pids := sb.processes(); len(pids) != 2 {
+		t.Fatalf("want a supervisor and its child, got processes %v", pids)
+	}
+	if err := r.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if _, sig := r.wait(t, time.Minute); sig != syscall.SIGKILL {
+		t.Fatalf("supervisor ended by %v, want SIGKILL", sig)
+	}
+	sb.assertNothingLeft(t) // waits, within a bound, for the child to finish its shutdown
+	if _, err := os.Stat(kubeconfig); err == nil {
+		t.Errorf("kubeconfig %s still there", kubeconfig)
+	}
+	assertPortClosed(t, port)
 }
