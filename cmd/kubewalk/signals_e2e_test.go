@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,13 +108,15 @@ func TestServeSignalInheritedIgnored(t *testing.T) {
 			pid := 0
 			deadline := time.Now().Add(time.Minute)
 			for {
-				// Read the pid, then poll until SIGINT is caught rather than ignored.
+				// Read the pid, then poll until kubewalk catches SIGINT rather than ignoring it.
 				if pid == 0 {
 					if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
 						pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 					}
 				}
-				if pid != 0 {
+				// Until it execs kubewalk, the pid is sh's forked child, which has a SIGINT
+				// handler of its own for a moment.
+				if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); pid != 0 && exe == binary {
 					if cgt, err := sigMask(pid, "SigCgt"); err == nil && hasSignal(cgt, syscall.SIGINT) {
 						break
 					}
