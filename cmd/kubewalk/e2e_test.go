@@ -18,7 +18,9 @@ import (
 	"time"
 )
 
-// binary is the kubewalk binary built once for all end-to-end tests.
+// binary is the kubewalk binary built once for all end-to-end tests, with the kubewalk_e2e tag:
+// that adds runtime/cli's test-only triggers (a panic, a hung shutdown), inert unless their
+// environment variables are set.
 var binary string
 
 func TestMain(m *testing.M) {
@@ -28,7 +30,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "kubewalk")
-	build := exec.Command("go", "build", "-o", binary, ".")
+	build := exec.Command("go", "build", "-tags", "kubewalk_e2e", "-o", binary, ".")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build kubewalk:", err)
@@ -287,7 +289,9 @@ func (s *served) kubectlEnv(t *testing.T, stdin string, withEditor bool, editor 
 	return string(out), err
 }
 
-// TestBadInvocations: every bad input gets one clear line and a non-zero exit.
+// TestBadInvocations: every bad input gets one clear line and a non-zero exit, before anything
+// else is printed, the terminal is touched or a server starts; a refused --log-file is left as
+// it was.
 func TestBadInvocations(t *testing.T) {
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -295,38 +299,78 @@ func TestBadInvocations(t *testing.T) {
 	}
 	defer busy.Close()
 	port := fmt.Sprint(busy.Addr().(*net.TCPAddr).Port)
-	file := filepath.Join(t.TempDir(), "plain-file")
+	files := t.TempDir()
+	file := filepath.Join(files, "plain-file")
 	os.WriteFile(file, nil, 0o600)
+	precious := filepath.Join(files, "precious")
+	os.WriteFile(precious, []byte("keep me"), 0o644)
+	link := filepath.Join(files, "link.log")
+	os.Symlink(precious, link)
+	fifo := filepath.Join(files, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
-		name string
-		args []string
-		want string
+		name    string
+		args    []string
+		want    string
+		logFile string   // --log-file; "" gives one in the test's dir, "-" none
+		env     []string // replaces HOME and XDG_STATE_HOME
 	}{
-		{"unknown flag", []string{"serve", "--no-such-flag"}, "unknown flag: --no-such-flag"},
-		{"busy port", []string{"serve", "--secure-port", port}, "--secure-port " + port + ": address 127.0.0.1:" + port + " is already in use"},
-		{"unwritable data dir", []string{"serve", "--data-dir", file + "/etcd"}, "--data-dir"},
-		{"unreachable etcd", []string{"serve", "--etcd-servers", "http://127.0.0.1:1"}, "--etcd-servers"},
-		{"bad bind address", []string{"serve", "--bind-address", "nowhere"}, "--bind-address"},
-		{"extra argument", []string{"serve", "extra"}, "unknown command"},
+		{"unknown flag", []string{"serve", "--no-such-flag"}, "unknown flag: --no-such-flag", "", nil},
+		{"busy port", []string{"serve", "--secure-port", port}, "--secure-port " + port + ": address 127.0.0.1:" + port + " is already in use", "", nil},
+		{"unwritable data dir", []string{"serve", "--data-dir", file + "/etcd"}, "--data-dir", "", nil},
+		{"unreachable etcd", []string{"serve", "--etcd-servers", "http://127.0.0.1:1"}, "--etcd-servers", "", nil},
+		{"bad bind address", []string{"serve", "--bind-address", "nowhere"}, "--bind-address", "", nil},
+		{"two problems, one line", []string{"serve", "--bind-address", "nowhere", "--secure-port", "70000"}, `--bind-address "nowhere": not an IP address; --secure-port 70000`, "", nil},
+		{"extra argument", []string{"serve", "extra"}, "unknown command", "", nil},
+		{"tour: bad bind address", []string{"tour", "--bind-address", "nowhere"}, "--bind-address", "", nil},
+		{"default command: bad port", []string{"--secure-port", "-1"}, "--secure-port -1", "", nil},
+		{"tour: bad language", []string{"tour", "--lang", "xx"}, "--lang", "", nil},
+		{"log file is a directory", []string{"serve"}, "--log-file " + files + ": is a directory", files, nil},
+		{"log file is a symlink", []string{"serve"}, "is a symbolic link", link, nil},
+		{"tour: log file is a symlink", []string{"tour"}, "is a symbolic link", link, nil},
+		{"log file is a fifo", []string{"serve"}, "not a regular file", fifo, nil},
+		{"log file is a device", []string{"tour"}, "not a regular file", os.DevNull, nil},
+		{"log file in a file", []string{"serve"}, "--log-file " + file + "/log", file + "/log", nil},
+		{"no home for the default log file", []string{"serve"}, "--log-file: no default location", "-", []string{"HOME=", "XDG_STATE_HOME="}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			args := append(tt.args, "--log-file", filepath.Join(dir, "log"))
+			sb := newSandbox(t)
+			args := tt.args
+			switch tt.logFile {
+			case "":
+				args = append(args, "--log-file", sb.log)
+			case "-":
+			default:
+				args = append(args, "--log-file", tt.logFile)
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, binary, args...)
+			cmd.Env = sb.env(tt.env...)
 			out, err := cmd.CombinedOutput()
+			if ctx.Err() != nil {
+				t.Fatalf("still running after a minute:\n%s", out)
+			}
 			if err == nil {
 				t.Fatalf("want non-zero exit, got success:\n%s", out)
 			}
 			if !strings.Contains(string(out), tt.want) {
 				t.Fatalf("output lacks %q:\n%s", tt.want, out)
 			}
-			if lines := strings.Count(strings.TrimSpace(string(out)), "\n"); lines > 1 {
-				t.Errorf("want a short error, got %d lines:\n%s", lines+1, out)
+			if lines := strings.Count(strings.TrimSpace(string(out)), "\n"); lines > 0 {
+				t.Errorf("want one line, got %d:\n%s", lines+1, out)
 			}
+			sb.assertNothingLeft(t)
 		})
+	}
+	if b, err := os.ReadFile(precious); err != nil || string(b) != "keep me" {
+		t.Errorf("the symlinked --log-file's target changed: %q, %v", b, err)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO changed: %v, %v", fi, err)
 	}
 }
 

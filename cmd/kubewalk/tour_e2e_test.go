@@ -16,13 +16,14 @@ import (
 )
 
 // TestPlainTranscript runs the default command without a terminal: it must walk every
-// checkpoint, exercise the served server and exit 0 without waiting for input.
+// checkpoint, exercise the served server and exit 0 without waiting for input — and, since
+// nothing can keep that server running, print no kubectl instructions for it.
 func TestPlainTranscript(t *testing.T) {
-	dir := t.TempDir()
+	sb := newSandbox(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "--log-file", filepath.Join(dir, "log"))
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+dir)
+	cmd := exec.CommandContext(ctx, binary, "--log-file", sb.log)
+	cmd.Env = sb.env()
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
 		t.Fatal(err)
@@ -42,14 +43,20 @@ func TestPlainTranscript(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"▶", "source: server/", "state (storage):", "GET /healthz", "→ 200 OK",
-		`User "bob" cannot list resource "configmaps"`, "kubewalk.io/PinnedImages"} {
+		`User "bob" cannot list resource "configmaps"`, "kubewalk.io/PinnedImages", "it stops now"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("transcript lacks %q", want)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "kubewalk", "progress.json")); err != nil {
+	for _, unwanted := range []string{"export KUBECONFIG", "Press Enter"} {
+		if strings.Contains(text, unwanted) {
+			t.Errorf("transcript has %q, for a server that stops as it exits", unwanted)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sb.state, "kubewalk", "progress.json")); err != nil {
 		t.Errorf("progress not saved: %v", err)
 	}
+	sb.assertNothingLeft(t)
 }
 
 // tmux drives the real binary in a private tmux server.
@@ -68,6 +75,52 @@ func (m tmux) run(args ...string) string {
 }
 
 func (m tmux) screen() string { return m.run("capture-pane", "-p", "-t", "kw") }
+
+// history is the screen with the scrollback above it.
+func (m tmux) history() string { return m.run("capture-pane", "-p", "-S", "-", "-t", "kw") }
+
+// format expands a tmux format (#{alternate_on}, ...) for the pane.
+func (m tmux) format(f string) string {
+	return strings.TrimSpace(m.run("display-message", "-p", "-t", "kw", f))
+}
+
+// startTmux runs kubewalk with args in sb, in a w×h tmux window with TERM=xterm-256color. When
+// kubewalk exits, the shell writes its exit code to rc and the terminal's settings (stty -a) to
+// stty. The shell traps SIGINT (a Ctrl-C in cooked mode reaches its whole process group) so that
+// it survives to do that; kubewalk still starts with SIGINT's default action. The tmux server is
+// killed at the end of the test.
+func startTmux(t *testing.T, sb *sandbox, w, h int, env []string, args ...string) (m tmux, rc, stty string) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatalf("tmux is required for this end-to-end test: %v", err)
+	}
+	m = tmux{t: t, socket: fmt.Sprintf("kubewalk-e2e-%d-%s", os.Getpid(), sb.marker)}
+	rc, stty = filepath.Join(sb.root, "rc"), filepath.Join(sb.root, "stty")
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = shellQuote(a)
+	}
+	script := fmt.Sprintf("trap : INT; cd %s; %sTERM=xterm-256color %s %s; echo $? > %s; stty -a > %s; sleep 600",
+		shellQuote(sb.root), sb.shellEnv(env...), shellQuote(binary), strings.Join(quoted, " "), shellQuote(rc), shellQuote(stty))
+	m.run("new-session", "-d", "-s", "kw", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "sh", "-c", script)
+	t.Cleanup(func() { exec.Command("tmux", "-L", m.socket, "kill-server").Run() })
+	return m, rc, stty
+}
+
+// waitFile waits, within a bound, until path holds a complete line and returns it trimmed.
+func (m tmux) waitFile(path string, within time.Duration) string {
+	m.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		if b, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(b), "\n") {
+			return strings.TrimSpace(string(b))
+		}
+		if time.Now().After(deadline) {
+			m.t.Fatalf("%s not written within %s; screen:\n%s", path, within, m.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
 
 // waitFor polls the screen until re matches, bounded in time.
 func (m tmux) waitFor(re string, within time.Duration) string {
@@ -94,15 +147,10 @@ func TestTUIInTmux(t *testing.T) {
 		t.Fatalf("tmux is required for this end-to-end test: %v", err)
 	}
 	requireKubectl(t)
-	dir := t.TempDir()
-	kc := filepath.Join(dir, "kubeconfig")
-	rc := filepath.Join(dir, "rc")
-	m := tmux{t: t, socket: fmt.Sprintf("kubewalk-e2e-%d", os.Getpid())}
-	script := fmt.Sprintf("XDG_STATE_HOME=%s TERM=xterm-256color %s tour --restart --kubeconfig %s --log-file %s; echo $? > %s; sleep 30",
-		dir, binary, kc, filepath.Join(dir, "log"), rc)
-	m.run("new-session", "-d", "-s", "kw", "-x", "120", "-y", "40", "sh", "-c", script)
-	t.Cleanup(func() { exec.Command("tmux", "-L", m.socket, "kill-server").Run() })
-
+	// A sandbox of its own: server tests running in parallel have their own kubewalk-* dirs.
+	sb := newSandbox(t)
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	m, rc, _ := startTmux(t, sb, 120, 40, nil, "tour", "--restart", "--kubeconfig", kc, "--log-file", sb.log)
 	m.waitFor(`config/scheme`, time.Minute)
 	// A first run opens on the welcome; any key dismisses it without stepping.
 	m.waitFor(`Welcome to kubewalk`, 10*time.Second)
@@ -142,34 +190,18 @@ func TestTUIInTmux(t *testing.T) {
 	m.waitFor(`SERVING`, 10*time.Second)
 	addr := serverAddr(t, kc)
 	m.run("send-keys", "-t", "kw", "q")
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if b, err := os.ReadFile(rc); err == nil {
-			if code := strings.TrimSpace(string(b)); code != "0" {
-				t.Fatalf("exit code %s; log:\n%s", code, readFile(filepath.Join(dir, "log")))
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("kubewalk did not exit after q; screen:\n%s", m.screen())
-		}
-		time.Sleep(100 * time.Millisecond)
+	if code := m.waitFile(rc, 30*time.Second); code != "0" {
+		t.Fatalf("exit code %s; log:\n%s", code, readFile(sb.log))
 	}
 	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 		c.Close()
 		t.Errorf("port %s still open after quit", addr)
 	}
 	// The welcome is remembered: the next run does not show it.
-	if b, err := os.ReadFile(filepath.Join(dir, "kubewalk", "progress.json")); err != nil || !strings.Contains(string(b), `"welcomeSeen": true`) {
+	if b, err := os.ReadFile(filepath.Join(sb.state, "kubewalk", "progress.json")); err != nil || !strings.Contains(string(b), `"welcomeSeen": true`) {
 		t.Errorf("progress file does not record the welcome as seen (%v):\n%s", err, b)
 	}
-	if matches, _ := filepath.Glob(filepath.Join(os.TempDir(), "kubewalk-*", "etcd")); len(matches) > 0 {
-		for _, mt := range matches {
-			if fi, err := os.Stat(mt); err == nil && time.Since(fi.ModTime()) < time.Minute {
-				t.Errorf("temp etcd dir left behind: %s", mt)
-			}
-		}
-	}
+	sb.assertNothingLeft(t)
 }
 
 // serverAddr reads host:port from the kubeconfig the server wrote.

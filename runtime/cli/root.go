@@ -6,17 +6,25 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
 
-// errInterrupted marks a run stopped by SIGINT/SIGTERM: not a failure, but not a success either.
+// errInterrupted marks a run stopped by SIGINT, SIGTERM, SIGHUP or Ctrl-C in the walkthrough: not
+// a failure, but not a success either.
 var errInterrupted = errors.New("interrupted")
 
-// Execute runs the kubewalk command line and returns the process exit code: 0 on success or a
-// clean shutdown after the server was ready, 130 when interrupted during startup, 1 on error.
+// Execute runs the kubewalk command line in this process and returns the exit code: 0 on
+// success, on q in the walkthrough, or on a clean shutdown of `serve` after the server was
+// ready; 130 when interrupted (ctx ended, or Ctrl-C in the walkthrough); 1 on error, reported
+// on one line. Main adds the signal handling and crash supervision around it.
 func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := NewRootCommand(stdout, stderr)
+	return execute(ctx, args, stdout, stderr, nil)
+}
+
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer, sess *session) int {
+	root := newRootCommand(stdout, stderr, sess)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	switch {
@@ -26,13 +34,28 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kubewalk: interrupted; everything was shut down")
 		return 130
 	default:
-		fmt.Fprintf(stderr, "kubewalk: %v\n", err)
+		fmt.Fprintf(stderr, "kubewalk: %s\n", oneLine(err))
 		return 1
 	}
 }
 
+// oneLine joins the lines of a multi-line error (errors.Join of several flag problems) with "; ".
+func oneLine(err error) string {
+	var parts []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 // NewRootCommand builds the command tree. Without a subcommand it runs the tour.
 func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	return newRootCommand(stdout, stderr, nil)
+}
+
+func newRootCommand(stdout, stderr io.Writer, sess *session) *cobra.Command {
 	rootTour := &tourOptions{}
 	root := &cobra.Command{
 		Use:   "kubewalk",
@@ -44,13 +67,13 @@ real kubectl at it.`,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTour(cmd.Context(), rootTour, stdout, stderr)
+			return runTour(cmd.Context(), rootTour, stdout, stderr, sess)
 		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	rootTour.addFlags(root)
-	root.AddCommand(newTourCommand(stdout, stderr), newServeCommand(stdout, stderr),
+	root.AddCommand(newTourCommand(stdout, stderr, sess), newServeCommand(stdout, stderr, sess),
 		newLessonsCommand(stdout, stderr), newVersionCommand(stdout))
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())

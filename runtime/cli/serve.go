@@ -47,7 +47,7 @@ func (o *serveOptions) serverOptions(logOut io.Writer) server.Options {
 	}
 }
 
-func newServeCommand(stdout, stderr io.Writer) *cobra.Command {
+func newServeCommand(stdout, stderr io.Writer, sess *session) *cobra.Command {
 	o := &serveOptions{}
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -57,7 +57,7 @@ func newServeCommand(stdout, stderr io.Writer) *cobra.Command {
   kubewalk serve --etcd-servers http://127.0.0.1:2379`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd.Context(), o, stdout, stderr)
+			return runServe(cmd.Context(), o, stdout, stderr, sess)
 		},
 	}
 	o.addFlags(cmd.Flags())
@@ -65,8 +65,9 @@ func newServeCommand(stdout, stderr io.Writer) *cobra.Command {
 }
 
 // runServe starts the server through all phases, prints how to reach it and serves until the
-// context ends (Ctrl-C) or the server stops on its own.
-func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer) error {
+// context ends (Ctrl-C, SIGTERM, SIGHUP) or the server stops on its own. The flags and the log
+// file are checked before anything is printed or started.
+func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer, sess *session) error {
 	opts := o.serverOptions(nil)
 	if err := opts.Validate(); err != nil {
 		return err
@@ -76,6 +77,10 @@ func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer) er
 		return err
 	}
 	defer sink.Close()
+	sess.logFile(sink.Path)
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
 	var logOut io.Writer = sink.File
 	if o.Verbosity > 0 {
 		logOut = io.MultiWriter(sink.File, stderr)
@@ -101,7 +106,10 @@ func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer) er
 
 	select {
 	case <-ctx.Done():
-		fmt.Fprintln(stdout, "\nkubewalk: shutting down (server, etcd, temp files)…")
+		// Writes to a closed stdout (kubewalk serve | head) fail with EPIPE and are ignored: see
+		// runtime/cli/earlysignal.
+		fmt.Fprintln(stdout, "\nkubewalk: shutting down (server, etcd, temp files)… Ctrl-C again exits at once")
+		e2eHooks.shutdown()
 	case <-s.Exited():
 		fmt.Fprintln(stdout, "kubewalk: the server stopped on its own")
 	}

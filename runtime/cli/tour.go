@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -31,14 +30,14 @@ type tourOptions struct {
 	Restart bool
 }
 
-func newTourCommand(stdout, stderr io.Writer) *cobra.Command {
+func newTourCommand(stdout, stderr io.Writer, sess *session) *cobra.Command {
 	o := &tourOptions{}
 	cmd := &cobra.Command{
 		Use:   "tour",
 		Short: "Walk through the live server's startup, pausing at every checkpoint (the default)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTour(cmd.Context(), o, stdout, stderr)
+			return runTour(cmd.Context(), o, stdout, stderr, sess)
 		},
 	}
 	o.addFlags(cmd)
@@ -54,8 +53,10 @@ func (o *tourOptions) addFlags(cmd *cobra.Command) {
 	fs.BoolVar(&o.Restart, "restart", false, "ignore saved progress")
 }
 
-// runTour starts the walkthrough: the full-screen UI on a terminal, plain mode otherwise.
-func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) error {
+// runTour starts the walkthrough: the full-screen UI on a terminal, plain mode otherwise. The
+// flags, the language and the log file are checked before anything is printed or the terminal
+// is touched.
+func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess *session) error {
 	opts := o.serverOptions(nil)
 	if err := opts.Validate(); err != nil {
 		return err
@@ -80,18 +81,33 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer sink.Close()
+	sess.logFile(sink.Path)
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
 	eng, err := engine.New(o.serverOptions(sink.File))
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
+	// shutdown closes the engine; after an interrupt it says so first, on the terminal.
+	shutdown := func(interrupted bool) error {
+		if interrupted {
+			fmt.Fprintln(sink.Stderr, "kubewalk: shutting down (server, etcd, temp files)… Ctrl-C again exits at once")
+			e2eHooks.shutdown()
+		}
+		return eng.Close()
+	}
 
 	prog := newProgressRecorder(ls, o.Restart, sink.Stderr)
 	defer prog.save()
 	interactive := !o.Auto && term.IsTerminal(int(os.Stdin.Fd()))
+	lines := plain.NewLines(os.Stdin)
 	start := engine.NextCheckpoint()
 	if interactive && !o.Restart {
-		start = offerResume(prog, os.Stdin, stdout)
+		if start, err = offerResume(ctx, prog, lines, stdout); err != nil {
+			return errInterrupted // nothing started yet; the deferred Close has nothing to stop
+		}
 	}
 
 	if usePlain {
@@ -103,24 +119,38 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) erro
 			},
 			Progress: prog.record,
 		}
-		err := plain.Run(ctx, eng, w, plain.Options{Out: stdout, In: os.Stdin, Interactive: interactive, Start: start})
-		if plain.IsQuit(err) {
-			return nil
-		}
-		if err != nil && ctx.Err() != nil {
+		err := plain.Run(ctx, eng, w, plain.Options{Out: stdout, In: lines, Interactive: interactive, Start: start})
+		interrupted := ctx.Err() != nil
+		closeErr := shutdown(interrupted)
+		switch {
+		case interrupted:
 			return errInterrupted
+		case plain.IsQuit(err):
+			err = nil
+		}
+		if closeErr != nil && err == nil {
+			err = fmt.Errorf("shutdown: %w", closeErr)
 		}
 		return err
 	}
 
 	c := tui.NewLessonContent(ls, server.SourceFS)
+	sess.terminalTaken(true)
 	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start,
 		ShowWelcome: !prog.p.WelcomeSeen, OnWelcomeDismissed: func() { prog.p.WelcomeSeen, prog.dirty = true, true }})
-	if closeErr := eng.Close(); closeErr != nil && err == nil {
-		err = fmt.Errorf("shutdown: %w", closeErr)
+	sess.terminalTaken(false)
+	interrupted := ctx.Err() != nil || errors.Is(err, tui.ErrInterrupted)
+	if errors.Is(err, tui.ErrInterrupted) {
+		// Ctrl-C was a key press in raw mode, not a signal: count it as the first interrupt, so
+		// that one more Ctrl-C ends a shutdown that hangs.
+		sess.interruptedInUI()
 	}
-	if errors.Is(err, context.Canceled) {
-		return nil
+	closeErr := shutdown(interrupted)
+	if interrupted {
+		return errInterrupted
+	}
+	if closeErr != nil && err == nil {
+		err = fmt.Errorf("shutdown: %w", closeErr)
 	}
 	return err
 }
@@ -191,19 +221,24 @@ func (r *progressRecorder) save() {
 }
 
 // offerResume asks whether to run straight to the furthest step saved last time; the server
-// always starts from scratch, the earlier checkpoints just do not pause.
-func offerResume(r *progressRecorder, in io.Reader, out io.Writer) engine.Target {
+// always starts from scratch, the earlier checkpoints just do not pause. It returns ctx's error
+// as soon as ctx ends (Ctrl-C), without waiting for Enter.
+func offerResume(ctx context.Context, r *progressRecorder, in *plain.Lines, out io.Writer) (engine.Target, error) {
 	cp, where := r.resumePoint()
 	if cp == "" {
-		return engine.NextCheckpoint()
+		return engine.NextCheckpoint(), nil
 	}
 	fmt.Fprintf(out, "Last time you reached %s. Run there without pausing? [Y/n] ", where)
-	line, _ := bufio.NewReader(in).ReadString('\n')
+	line, _ := in.ReadLine(ctx)
+	if err := ctx.Err(); err != nil {
+		fmt.Fprintln(out)
+		return engine.Target{}, err
+	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "n", "no":
-		return engine.NextCheckpoint()
+		return engine.NextCheckpoint(), nil
 	}
-	return engine.ToCheckpoint(cp)
+	return engine.ToCheckpoint(cp), nil
 }
 
 // resumePoint returns the checkpoint of the furthest step reached, in phase order, and a

@@ -1,11 +1,11 @@
 // Package plain is the line-mode walkthrough: the same steps as the TUI — step title, lesson
 // text, a source excerpt with line numbers and markers, a state summary — written as a
 // transcript. It is used without a TTY, with TERM=dumb, or with --plain. Interactive stdin waits
-// for Enter between steps; anything else runs straight through and never waits for input.
+// for Enter between steps and keeps the finished server running until Enter or Ctrl-C; anything
+// else runs straight through, never waits for input, and stops the server at the end.
 package plain
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -28,9 +28,10 @@ import (
 type Options struct {
 	// Out receives the transcript.
 	Out io.Writer
-	// In is read for Enter between steps when Interactive is set.
-	In io.Reader
-	// Interactive waits for Enter between steps (stdin is a terminal and --auto is off).
+	// In is read for the answers to the prompts when Interactive is set; nil is an empty input.
+	In *Lines
+	// Interactive waits for Enter between steps and, at the end, keeps the server running until
+	// Enter (stdin is a terminal and --auto is off). Answering "a" stops the pauses only.
 	Interactive bool
 	// Width wraps lesson text; 0 means 100.
 	Width int
@@ -65,8 +66,8 @@ func (w Walkthrough) stepFor(id string) (lessons.Lesson, lessons.Step, bool) {
 var errQuit = errors.New("quit")
 
 // Run walks eng through every checkpoint, printing each, then exercises the finished server.
-// It returns nil after a complete walk (or when the learner quits with q); it does not close
-// the engine.
+// It returns nil after a complete walk (or when the learner quits with q), ctx's error as soon
+// as ctx ends (also while a prompt waits); it does not close the engine.
 func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) error {
 	if o.Width <= 0 {
 		o.Width = 100
@@ -74,10 +75,10 @@ func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) erro
 	if o.Context <= 0 {
 		o.Context = 4
 	}
-	in := bufio.NewReader(strings.NewReader(""))
-	if o.In != nil {
-		in = bufio.NewReader(o.In)
+	if o.In == nil {
+		o.In = NewLines(nil)
 	}
+	pause := o.Interactive
 	total := len(server.Checkpoints())
 	target := engine.NextCheckpoint()
 	if err := eng.Start(ctx, o.Start); err != nil {
@@ -94,16 +95,20 @@ func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) erro
 		case ev.Failed != nil:
 			return ev.Failed
 		case ev.Served:
-			return finish(ctx, eng.Server(), o, in)
+			return finish(ctx, eng.Server(), o)
 		}
 		stop := ev.Paused
 		printStop(o, w, stop, total)
-		if o.Interactive {
+		if pause {
 			fmt.Fprint(o.Out, "\n[Enter] next step · [p]+Enter next phase · [a]+Enter run to the end · [q]+Enter quit › ")
-			line, err := in.ReadString('\n')
+			line, err := o.In.ReadLine(ctx)
+			if ctx.Err() != nil {
+				fmt.Fprintln(o.Out)
+				return ctx.Err()
+			}
 			if err != nil && line == "" {
 				// stdin closed: keep going without waiting, never hang.
-				o.Interactive = false
+				pause, o.Interactive = false, false
 			}
 			switch strings.TrimSpace(line) {
 			case "q":
@@ -111,7 +116,7 @@ func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) erro
 			case "p":
 				target = engine.NextPhase()
 			case "a":
-				target, o.Interactive = engine.ToEnd(), false
+				target, pause = engine.ToEnd(), false
 			default:
 				target = engine.NextCheckpoint()
 			}
@@ -209,35 +214,41 @@ func summarise(n *server.Node, depth int) string {
 	return b.String()
 }
 
-// finish prints how to reach the served server and sends a few real requests through it, as
-// admin, alice and bob, printing each outcome. Interactive runs then wait for Enter.
-func finish(ctx context.Context, s *server.Server, o Options, in *bufio.Reader) error {
+// finish sends a few real requests through the served server, as admin, alice and bob, printing
+// each outcome. Interactive runs print how to reach the server with kubectl and keep it running
+// until Enter (nil) or ctx ends (ctx's error); other runs say that the server stops now and
+// print no instructions that could not be followed.
+func finish(ctx context.Context, s *server.Server, o Options) error {
 	fmt.Fprintf(o.Out, "\n%s\nThe server is serving at %s\n", strings.Repeat("═", min(o.Width, 100)), s.Address())
-	fmt.Fprintf(o.Out, "kubeconfig: %s (contexts: admin, alice, bob)\n", s.Kubeconfig())
-	fmt.Fprintf(o.Out, "  export KUBECONFIG=%s; kubectl get ns\n\n", s.Kubeconfig())
-	fmt.Fprintln(o.Out, "Requests through the chain you just built:")
+	if o.Interactive {
+		fmt.Fprintf(o.Out, "kubeconfig: %s (contexts: admin, alice, bob)\n", s.Kubeconfig())
+		fmt.Fprintf(o.Out, "  export KUBECONFIG=%s; kubectl get ns\n", s.Kubeconfig())
+	}
+	fmt.Fprintln(o.Out, "\nRequests through the chain you just built:")
 	for _, r := range demoRequests() {
 		fmt.Fprintf(o.Out, "  %-7s %-52s → %s\n", r.who, r.what, outcome(ctx, s, r))
 	}
-	if o.Interactive {
-		fmt.Fprint(o.Out, "\nThe server keeps running for kubectl. Press Enter to stop it › ")
+	if !o.Interactive {
+		fmt.Fprintln(o.Out, "\nstdin is not a terminal, so nothing can keep this server running: it stops now, with its")
+		fmt.Fprintln(o.Out, "kubeconfig. To use kubectl with a server, run `kubewalk serve` (or `kubewalk --plain` in a terminal).")
+		return nil
+	}
+	fmt.Fprint(o.Out, "\nThe server keeps running for kubectl. Press Enter (or Ctrl-C) to stop it › ")
+	wait, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
 		select {
-		case <-readLine(in):
-		case <-ctx.Done():
 		case <-s.Exited():
+			cancel()
+		case <-wait.Done():
 		}
+	}()
+	_, _ = o.In.ReadLine(wait)
+	if ctx.Err() != nil {
+		fmt.Fprintln(o.Out)
+		return ctx.Err()
 	}
 	return nil
-}
-
-// readLine reads one line in the background and closes the channel when done.
-func readLine(in *bufio.Reader) <-chan struct{} {
-	done := make(chan struct{})
-	go func() {
-		_, _ = in.ReadString('\n')
-		close(done)
-	}()
-	return done
 }
 
 type demoRequest struct {

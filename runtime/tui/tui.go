@@ -104,6 +104,9 @@ type Options struct {
 	Start engine.Target
 }
 
+// ErrInterrupted is returned by Run when the user pressed Ctrl-C (q quits and returns nil).
+var ErrInterrupted = errors.New("tui: interrupted")
+
 // ErrNoTerminal is returned by Usable and Run when stdin or stdout is not a terminal or TERM
 // is "dumb": the caller should fall back to plain line output.
 var ErrNoTerminal = errors.New("tui: not an interactive terminal")
@@ -127,9 +130,10 @@ func Usable() error {
 // the alternate screen and mouse reporting, until the user quits or ctx ends. It does not Close
 // eng: the caller does, after Run returns. Do not Start eng before calling Run.
 //
-// Run returns nil when the user quits, the startup error when the server failed (and the user
-// then quit), ctx's error when ctx ended, and an error wrapping tea.ErrProgramPanic after a
-// panic inside the program (the terminal is restored and the stack printed first).
+// Run returns nil when the user quits, ErrInterrupted on Ctrl-C, the startup error when the
+// server failed (and the user then quit), ctx's error when ctx ended, and an error wrapping
+// tea.ErrProgramPanic after a panic inside the program (the terminal is restored and the stack
+// printed first). Signals are the caller's: Run ends when ctx does.
 func Run(ctx context.Context, eng *engine.Engine, content Content, opts Options) error {
 	if err := Usable(); err != nil {
 		return err
@@ -156,11 +160,15 @@ func Run(ctx context.Context, eng *engine.Engine, content Content, opts Options)
 		tea.WithContext(ctx),
 		tea.WithAltScreen(),
 		tea.WithMouseCellMotion(),
+		tea.WithoutSignalHandler(),
+		tea.WithFilter(interruptOnCtrlC),
 	)
 	final, err := p.Run()
 	switch {
 	case errors.Is(err, tea.ErrProgramPanic):
 		return fmt.Errorf("tui: internal error, the stack trace is printed above: %w", err)
+	case errors.Is(err, tea.ErrInterrupted):
+		return ErrInterrupted
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case err != nil:
@@ -170,6 +178,15 @@ func Run(ctx context.Context, eng *engine.Engine, content Content, opts Options)
 		return fmt.Errorf("startup failed: %w", fm.m.failed)
 	}
 	return nil
+}
+
+// interruptOnCtrlC turns Ctrl-C (a key in raw mode, not a signal) into bubbletea's interrupt, so
+// that Run reports it apart from q.
+func interruptOnCtrlC(_ tea.Model, msg tea.Msg) tea.Msg {
+	if k, ok := msg.(tea.KeyMsg); ok && k.Type == tea.KeyCtrlC {
+		return tea.InterruptMsg{}
+	}
+	return msg
 }
 
 // pickGlamourStyle chooses the lesson style, once, before the program runs.

@@ -1,0 +1,202 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/kubewalk/kubewalk/runtime/cli/earlysignal"
+)
+
+// Main runs kubewalk as a process and returns its exit code.
+//
+// tour and serve start a server and may take the terminal over: they run in a child process
+// watched by a supervisor (see supervise.go), which puts the terminal back and says where the
+// log is if the child crashes, and they shut down cleanly on SIGINT, SIGTERM or SIGHUP; a second
+// SIGINT or SIGTERM during the shutdown exits at once. The other commands hold nothing to clean
+// up and keep the default signal behaviour.
+func Main(args []string) int {
+	if !startsServer(args) {
+		if s := earlysignal.Release(); s != nil {
+			return signalExitCode(s)
+		}
+		return Execute(context.Background(), args, os.Stdout, os.Stderr)
+	}
+	link, isChild := attachSupervisor()
+	if !isChild {
+		if code, ok := supervise(args); ok {
+			return code
+		}
+		// The supervisor could not start a child: run here, without crash recovery.
+	}
+	return runServerCommand(args, link)
+}
+
+// startsServer reports whether args run tour or serve (the root command runs the tour). Bad
+// flags or arguments do not: Execute reports them.
+func startsServer(args []string) bool {
+	root := NewRootCommand(io.Discard, io.Discard)
+	// Execute adds these on the fly; without them "help" and "completion" look like arguments.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	cmd, rest, err := root.Find(args)
+	if err != nil {
+		return false
+	}
+	switch cmd.Name() {
+	case "kubewalk", "tour", "serve":
+	default:
+		return false
+	}
+	if err := cmd.ParseFlags(rest); err != nil {
+		return false
+	}
+	return len(cmd.Flags().Args()) == 0
+}
+
+// runServerCommand runs tour or serve with the signal handling described at Main.
+func runServerCommand(args []string, link *supervisorLink) int {
+	sess := &session{link: link, term: saveTerminal(), stderr: terminalStderr(), uiInterrupt: make(chan struct{}, 1)}
+	e2eHooks.start()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go watchSignals(cancel, earlysignal.Stops(), link.forwarded(), sess.uiInterrupt, sess.hardExit)
+	code := execute(ctx, args, os.Stdout, os.Stderr, sess)
+	link.exit(code)
+	return code
+}
+
+// watchSignals cancels the run on the first ending signal and calls hardExit on a second SIGINT
+// or SIGTERM. SIGHUP never forces: the terminal is gone, nobody is waiting, the cleanup matters
+// more. Signals the supervisor forwards are counted apart from those the process got itself: a
+// Ctrl-C reaches both processes (the terminal signals its whole foreground process group), and
+// the supervisor forwards it too, so one Ctrl-C must not count twice. The supervisor's end
+// closing (it died) counts as SIGHUP. A Ctrl-C pressed in the full-screen UI (a key in raw mode,
+// not a signal) counts as a first SIGINT in both tallies.
+func watchSignals(cancel func(), own, forwarded <-chan os.Signal, pressed <-chan struct{}, hardExit func(os.Signal)) {
+	cancelled := false
+	var count [2]int // own, forwarded
+	for {
+		var s os.Signal
+		from := 0
+		select {
+		case s = <-own:
+		case sig, ok := <-forwarded:
+			from = 1
+			if s = sig; !ok {
+				forwarded, s = nil, syscall.SIGHUP
+			}
+		case <-pressed:
+			pressed = nil
+			count[0]++
+			count[1]++
+			continue
+		}
+		switch s {
+		case syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP:
+		default:
+			continue // not an ending signal (a supervisor speaking a newer protocol)
+		}
+		if !cancelled {
+			cancelled = true
+			cancel()
+		}
+		if s == syscall.SIGHUP {
+			continue
+		}
+		if count[from]++; count[from] >= 2 {
+			hardExit(s)
+			return
+		}
+	}
+}
+
+// signalExitCode is the shell's code for a process ended by s: 128 + its number.
+func signalExitCode(s os.Signal) int {
+	if n, ok := s.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return 1
+}
+
+// session is what tour and serve need from the process around them: a supervisor to tell where
+// the log is and when the terminal is taken over, and a way out on a second Ctrl-C. A nil
+// *session (Execute) does none of it.
+type session struct {
+	link   *supervisorLink
+	term   *terminalState
+	stderr *os.File // the terminal's stderr, even after fd 2 is sent to the log file
+	tuiOn  atomic.Bool
+	// uiInterrupt receives one value when Ctrl-C is pressed in the full-screen UI.
+	uiInterrupt chan struct{}
+}
+
+// interruptedInUI notes a Ctrl-C pressed in the full-screen UI (see watchSignals).
+func (s *session) interruptedInUI() {
+	if s == nil {
+		return
+	}
+	select {
+	case s.uiInterrupt <- struct{}{}:
+	default:
+	}
+}
+
+// logFile reports the log file's path to the supervisor.
+func (s *session) logFile(path string) {
+	if s != nil {
+		s.link.report("log", path)
+	}
+}
+
+// terminalTaken tells the supervisor whether the full-screen UI holds the terminal (raw mode,
+// alternate screen, mouse reporting), so it can put it back if the process dies meanwhile.
+func (s *session) terminalTaken(on bool) {
+	if s == nil {
+		return
+	}
+	s.tuiOn.Store(on)
+	v := "0"
+	if on {
+		v = "1"
+	}
+	s.link.report("tui", v)
+}
+
+// hardExit ends the process at once, on a second SIGINT or SIGTERM while the first one's
+// shutdown runs: it skips the rest of the cleanup and says so. The supervisor, if any, puts the
+// terminal back and prints the message once this process is gone (so no frame of the UI can be
+// drawn after it); without one, this process does both.
+func (s *session) hardExit(sig os.Signal) {
+	what := "interrupted"
+	if sig == syscall.SIGTERM {
+		what = "terminated"
+	}
+	msg := fmt.Sprintf("kubewalk: %s again: exiting now without finishing the shutdown; temp files may remain in %s/kubewalk-*", what, os.TempDir())
+	if s.link != nil {
+		s.link.report("note", msg)
+	} else {
+		if s.tuiOn.Load() {
+			s.term.restore(true)
+		}
+		fmt.Fprintln(s.stderr, msg)
+	}
+	s.link.exit(130)
+	os.Exit(130)
+}
+
+// terminalStderr returns a handle on the current fd 2 that stays on the terminal after
+// runtime/logs points fd 2 at the log file.
+func terminalStderr() *os.File {
+	fd, err := unix.Dup(int(os.Stderr.Fd()))
+	if err != nil {
+		return os.Stderr
+	}
+	unix.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), "/dev/stderr")
+}
