@@ -885,3 +885,29 @@ func TestStateAtEveryCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestKubeconfigDirRemoved: a directory the run made for its kubeconfig (the default
+// $XDG_RUNTIME_DIR/kubewalk on a first run) goes with it; one that was there before stays.
+func TestKubeconfigDirRemoved(t *testing.T) {
+	for _, existed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("existed=%t", existed), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "kubewalk")
+			if existed {
+				if err := os.Mkdir(dir, 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := startServer(t, func(o *server.Options) { o.Kubeconfig = filepath.Join(dir, "kubeconfig") })
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			_, err := os.Stat(dir)
+			if existed && err != nil {
+				t.Errorf("the directory that was there before is gone: %v", err)
+			}
+			if !existed && !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the directory the run made is still there (%v)", err)
+			}
+		})
+	}
+}

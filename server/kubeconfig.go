@@ -165,7 +165,9 @@ func (s *Server) claimKubeconfig() error {
 		s.kubeconfigNote = fmt.Sprintf("the default kubeconfig %s %s, so this run writes its kubeconfig in its work dir", path, why)
 		s.opts.Kubeconfig = ""
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	dir := filepath.Dir(path)
+	_, statErr := os.Stat(dir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		if isDefault {
 			fallBack(fmt.Sprintf("cannot be used (%v)", err))
 			return nil
@@ -194,6 +196,9 @@ func (s *Server) claimKubeconfig() error {
 		return foreignKubeconfigError(path, err)
 	}
 	s.kubeconfigLock = lock
+	if errors.Is(statErr, os.ErrNotExist) {
+		s.kubeconfigDir = dir // made by this run: removed on Close if it is empty then
+	}
 	return nil
 }
 
@@ -217,6 +222,10 @@ func (s *Server) releaseKubeconfig() error {
 	if s.kubeconfigLock != nil {
 		unlockFile(s.kubeconfigLock)
 		s.kubeconfigLock = nil
+	}
+	if s.kubeconfigDir != "" {
+		_ = os.Remove(s.kubeconfigDir) // only succeeds when empty: another run's files stay
+		s.kubeconfigDir = ""
 	}
 	return err
 }

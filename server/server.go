@@ -235,6 +235,7 @@ type Server struct {
 
 	runID          string   // marks the kubeconfig this run writes (see kubeconfig.go)
 	kubeconfigLock *os.File // held while the server lives, for a --kubeconfig outside the work dir
+	kubeconfigDir  string   // the kubeconfig's directory when this run created it: removed on Close if empty
 	kubeconfigNote string   // why the kubeconfig is in the work dir after all, or ""
 
 	c  *configState
