@@ -88,6 +88,7 @@ func (s *Server) prepareWorkDir() error {
 		return fmt.Errorf("create work dir: %w", err)
 	}
 	s.workDir, s.ownWorkDir = dir, true
+	s.track(dir, true)
 	return nil
 }
 

@@ -167,6 +167,10 @@ func (s *Server) claimKubeconfig() error {
 	}
 	dir := filepath.Dir(path)
 	_, statErr := os.Stat(dir)
+	if errors.Is(statErr, os.ErrNotExist) {
+		s.track(dir, false)
+	}
+	s.track(path+kubeconfigLockSuffix, false)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		if isDefault {
 			fallBack(fmt.Sprintf("cannot be used (%v)", err))

@@ -61,6 +61,7 @@ func (s *Server) Serve(ctx context.Context) error {
 		}
 
 		sv.kubeconfig = s.kubeconfigPath()
+		s.track(sv.kubeconfig, false)
 		if err := s.writeKubeconfig(sv.kubeconfig); err != nil {
 			return fmt.Errorf("--kubeconfig %s: %w", sv.kubeconfig, err)
 		}

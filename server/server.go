@@ -130,6 +130,12 @@ type Options struct {
 	LogOutput io.Writer
 	// Hook is called at every checkpoint. Nil never pauses.
 	Hook Hook
+	// Track, when set, is told every path the run creates and would remove on Close: its work
+	// dir (dir true: remove with its contents), the kubeconfig, its lock file, and a directory
+	// made for them (dir false: remove the file, or the directory only if it is empty). A
+	// supervising process uses it to clean up after a process that died before Close. Track is
+	// called on the phase goroutine before the path exists; it must not block.
+	Track func(path string, dir bool)
 }
 
 // Validate reports every problem with the options at once; each error names its flag.
@@ -257,6 +263,13 @@ type Server struct {
 
 	closeOnce sync.Once
 	closeErr  error
+}
+
+// track tells Options.Track about a path the run owns.
+func (s *Server) track(path string, dir bool) {
+	if s.opts.Track != nil {
+		s.opts.Track(path, dir)
+	}
 }
 
 // New validates and completes opts and returns a server that has run no phase yet.

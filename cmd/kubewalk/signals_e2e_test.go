@@ -308,6 +308,9 @@ func TestCrashInServe(t *testing.T) {
 	if log := readFile(sb.log); !strings.Contains(log, "goroutine") || !strings.Contains(log, "deliberate panic") {
 		t.Errorf("the log lacks the stack trace:\n%s", log)
 	}
+	// The supervisor removes what the dead server had created: temp dir (etcd's data), the
+	// kubeconfig, its lock and the directory made for it.
+	sb.assertNothingLeft(t)
 }
 
 // kubeconfigPath finds the kubeconfig path serve printed.

@@ -60,6 +60,7 @@ func TestCrashRestoresTerminal(t *testing.T) {
 	if log := readFile(sb.log); !strings.Contains(log, "goroutine") || !strings.Contains(log, "deliberate panic") {
 		t.Errorf("the log lacks the stack trace:\n%s", log)
 	}
+	sb.assertNothingLeft(t)
 }
 
 // TestTUIInterrupt: Ctrl-C in the full-screen UI ends the walkthrough with exit code 130 (q

@@ -154,6 +154,19 @@ func (s *session) logFile(path string) {
 	}
 }
 
+// owns tells the supervisor about a path the server created (see server.Options.Track), so it
+// can remove it if this process dies before the server's Close does.
+func (s *session) owns(path string, dir bool) {
+	if s == nil {
+		return
+	}
+	kind := "owns"
+	if dir {
+		kind = "ownsdir"
+	}
+	s.link.report(kind, path)
+}
+
 // terminalTaken tells the supervisor whether the full-screen UI holds the terminal (raw mode,
 // alternate screen, mouse reporting), so it can put it back if the process dies meanwhile.
 func (s *session) terminalTaken(on bool) {

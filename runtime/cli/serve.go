@@ -85,7 +85,9 @@ func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer, se
 	if o.Verbosity > 0 {
 		logOut = io.MultiWriter(sink.File, stderr)
 	}
-	s, err := server.New(o.serverOptions(logOut))
+	sopts := o.serverOptions(logOut)
+	sopts.Track = sess.owns
+	s, err := server.New(sopts)
 	if err != nil {
 		return err
 	}

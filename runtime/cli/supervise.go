@@ -3,11 +3,13 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,8 +40,9 @@ import (
 //   - if the supervisor dies, the child sees its socket close and shuts down as on SIGHUP.
 //
 // The protocol is one line per message. Child to supervisor: `log "path"`, `tui "1"|"0"`,
-// `note "text"` (print after the terminal is back), `exit "code"`. Supervisor to child:
-// `signal "n"`.
+// `note "text"` (print after the terminal is back), `owns "path"` and `ownsdir "path"` (what the
+// server created and would remove on Close: removed by the supervisor after a crash), `exit
+// "code"`. Supervisor to child: `signal "n"`.
 
 // supervisorEnv names the child's end of the socket (a file descriptor number). It is read and
 // removed from the environment as the child starts.
@@ -118,7 +121,14 @@ type childReport struct {
 	logPath string
 	tui     bool
 	notes   []string
-	exited  bool // the child reported its exit code: it did not crash
+	owned   []ownedPath // what the child's server created, in order
+	exited  bool        // the child reported its exit code: it did not crash
+}
+
+// ownedPath is a path the child's server created and would have removed on Close.
+type ownedPath struct {
+	path string
+	dir  bool // remove with its contents (the work dir); otherwise a file, or an empty directory
 }
 
 // read records the child's reports until its end closes.
@@ -137,6 +147,10 @@ func (r *childReport) read(conn io.Reader) {
 			r.tui = arg == "1"
 		case "note":
 			r.notes = append(r.notes, arg)
+		case "owns", "ownsdir":
+			if filepath.IsAbs(arg) {
+				r.owned = append(r.owned, ownedPath{path: arg, dir: kind == "ownsdir"})
+			}
 		case "exit":
 			r.exited = true
 		}
@@ -169,12 +183,36 @@ func (r *childReport) conclude(ws syscall.WaitStatus, saved *terminalState, stde
 		fmt.Fprintln(stderr, "kubewalk: interrupted")
 		return code
 	}
-	fmt.Fprintln(stderr, crashMessage(ws, r.logPath))
+	left := r.removeOwned()
+	fmt.Fprintln(stderr, crashMessage(ws, r.logPath, left))
 	return code
 }
 
+// removeOwned removes, newest first, what the crashed child's server had created (its work
+// dir with etcd's data, the kubeconfig and its lock) and returns what could not be removed.
+func (r *childReport) removeOwned() []string {
+	var left []string
+	for i := len(r.owned) - 1; i >= 0; i-- {
+		o := r.owned[i]
+		var err error
+		if o.dir {
+			err = os.RemoveAll(o.path)
+		} else {
+			err = os.Remove(o.path)
+			var pe *os.PathError
+			if errors.As(err, &pe) && errors.Is(pe.Err, syscall.ENOTEMPTY) {
+				err = nil // a directory someone else uses now: not ours to empty
+			}
+		}
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			left = append(left, o.path)
+		}
+	}
+	return left
+}
+
 // crashMessage says that the child crashed and where its log (with the trace) is.
-func crashMessage(ws syscall.WaitStatus, logPath string) string {
+func crashMessage(ws syscall.WaitStatus, logPath string, left []string) string {
 	how := fmt.Sprintf("exit status %d", ws.ExitStatus())
 	if ws.Signaled() {
 		how = "signal: " + ws.Signal().String()
@@ -184,7 +222,10 @@ func crashMessage(ws syscall.WaitStatus, logPath string) string {
 	}
 	msg := fmt.Sprintf("kubewalk crashed (%s); the log is at %s", how, logPath)
 	if line := lastPanicLine(logPath); line != "" {
-		msg += fmt.Sprintf("\n  %s\n  (the stack trace is at the end of the log; temp files of the run may remain in %s/kubewalk-*)", line, os.TempDir())
+		msg += fmt.Sprintf("\n  %s\n  (the stack trace is at the end of the log)", line)
+	}
+	if len(left) > 0 {
+		msg += "\n  could not remove: " + strings.Join(left, ", ")
 	}
 	return msg
 }

@@ -85,7 +85,9 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	if ctx.Err() != nil {
 		return errInterrupted
 	}
-	eng, err := engine.New(o.serverOptions(sink.File))
+	sopts := o.serverOptions(sink.File)
+	sopts.Track = sess.owns
+	eng, err := engine.New(sopts)
 	if err != nil {
 		return err
 	}
