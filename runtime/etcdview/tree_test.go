@@ -235,3 +235,24 @@ func TestMailboxCoalesces(t *testing.T) {
 	<-done // deliver ends after sending the error
 	cancel()
 }
+
+// BenchmarkApply applies one coalesced change of 10,000 new keys in one namespace, then one
+// deleting them all: the worst a watch hands the TUI's update loop at once.
+func BenchmarkApply(b *testing.B) {
+	puts := Change{Revision: 2}
+	dels := Change{Revision: 3}
+	for i := range 10_000 {
+		k := fmt.Sprintf("/registry/configmaps/default/cm-%05d", i)
+		puts.Events = append(puts.Events, Event{Key: Key{Key: k, CreateRevision: 2, ModRevision: 2, Version: 1, Size: 100}})
+		dels.Events = append(dels.Events, Event{Deleted: true, Key: Key{Key: k, ModRevision: 3}})
+	}
+	for b.Loop() {
+		tree := newTree(testLayout())
+		tree.Revision = 1
+		tree.Apply(puts)
+		tree.Apply(dels)
+		if tree.Len() != 0 {
+			b.Fatalf("%d keys left", tree.Len())
+		}
+	}
+}
