@@ -84,6 +84,9 @@ func (s *Server) Etcd() (*EtcdAccess, error) {
 		// above, after it wrote s.st), nothing writes what is read below.
 		s.phaseMu.Lock()
 		defer s.phaseMu.Unlock()
+		if s.isClosed() { // Close ran while we waited
+			return nil, fmt.Errorf("etcd access: %w", ErrClosed)
+		}
 	}
 	st := s.st
 	if st == nil || st.client == nil || st.views == nil || st.getter == nil {

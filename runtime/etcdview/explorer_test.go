@@ -634,4 +634,20 @@ func TestExternalEtcd(t *testing.T) {
 	if _, ok := nextChange(t, changes); ok {
 		t.Error("the channel stays open after the error")
 	}
+
+	// The server closes under a watch: it ends with an error, and the explorer's calls fail.
+	changes, err = x.Watch(ctx, put.Header.Revision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, ok = nextChange(t, changes)
+	if !ok || !errors.Is(c.Err, server.ErrClosed) {
+		t.Fatalf("watch when the server closed: %+v, open %v", c, ok)
+	}
+	if _, err := x.List(ctx); !errors.Is(err, server.ErrClosed) {
+		t.Errorf("List after the server closed: %v", err)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -26,8 +27,9 @@ type Change struct {
 	// taken.
 	Revision int64
 	// Err is set on the last Change of a watch that ended on its own: etcd compacted the
-	// revisions it needed, or the server closed. Events may still hold the changes before
-	// the end. List again, and watch from the new tree's Revision.
+	// revisions it needed, or the server closed (then errors.Is(Err, server.ErrClosed)).
+	// Events may still hold the changes before the end. List again, and watch from the new
+	// tree's Revision.
 	Err error
 }
 
@@ -56,7 +58,14 @@ func (x *Explorer) Watch(ctx context.Context, afterRevision int64) (<-chan Chang
 	out := make(chan Change)
 	go func() {
 		defer x.wg.Done()
-		pump(ctx, m, afterRevision, objects, compaction, root)
+		// Why etcd closed a watch: Get says ErrClosed when the server is closed.
+		probe := func() error {
+			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			_, err := x.etcd.Get(pctx, compactRevKey, clientv3.WithCountOnly())
+			return err
+		}
+		pump(ctx, m, afterRevision, objects, compaction, root, probe)
 	}()
 	go func() {
 		defer x.wg.Done()
@@ -70,10 +79,11 @@ func (x *Explorer) Watch(ctx context.Context, afterRevision int64) (<-chan Chang
 
 // errWatchEnded is the cause of a watch that etcd closed without an error of its own; the
 // etcd client does so when it is closed, i.e. when the server is.
-var errWatchEnded = errors.New("etcd closed the watch (the server is closed?)")
+var errWatchEnded = errors.New("etcd closed the watch")
 
-// pump reads the two etcd watches into the mailbox until ctx is done or a watch fails.
-func pump(ctx context.Context, m *mailbox, after int64, objects, compaction clientv3.WatchChan, root string) {
+// pump reads the two etcd watches into the mailbox until ctx is done or a watch fails. probe
+// tells why etcd closed a watch.
+func pump(ctx context.Context, m *mailbox, after int64, objects, compaction clientv3.WatchChan, root string, probe func() error) {
 	for {
 		var resp clientv3.WatchResponse
 		var ok bool
@@ -91,6 +101,11 @@ func pump(ctx context.Context, m *mailbox, after int64, objects, compaction clie
 		err := resp.Err()
 		if !ok {
 			err = errWatchEnded
+		}
+		if err != nil && resp.CompactRevision == 0 {
+			if perr := probe(); perr != nil {
+				err = fmt.Errorf("%w: %w", err, perr)
+			}
 		}
 		if err != nil {
 			m.fail(fmt.Errorf("etcd watch %s from revision %d: %w", name, after+1, err))
