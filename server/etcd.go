@@ -171,9 +171,10 @@ func (a *EtcdAccess) Watch(ctx context.Context, key string, opts ...clientv3.OpO
 // Decode turns a stored value into an object with the server's own codecs: the serializer of
 // the server's CodecFactory that recognises the bytes (protobuf for the "k8s\x00" envelope,
 // which wraps a runtime.Unknown holding the apiVersion and kind; JSON for a JSON value) decodes
-// them, as the storage codec serverstorage.NewStorageCodec builds does (the storage media type
-// first, the universal deserializer as fallback). Unlike the store, Decode does not convert to
-// the server's in-memory version: the object keeps the version it was stored in.
+// them. The stores decode the same way: the storage codec built by
+// k8s.io/apiserver/pkg/server/storage.NewStorageCodec tries the storage media type's
+// serializer, then the factory's universal deserializer. Unlike the stores, Decode does not
+// convert to the in-memory version: the object keeps the version it was stored in.
 func (a *EtcdAccess) Decode(value []byte) (StoredObject, error) {
 	for _, info := range a.codecs.SupportedMediaTypes() {
 		r, ok := info.Serializer.(recognizer.RecognizingDecoder)

@@ -2,17 +2,21 @@
 // grouped as a tree by resource and namespace, each stored value decoded with the server's own
 // codecs, and live changes through an etcd watch.
 //
-// Everything here is plain Go — contexts and channels — and blocks on etcd: a TUI calls it
-// from its commands (tea.Cmd), never from its update loop. It reads only; it never writes etcd.
+// Everything here is plain Go — contexts and channels — and New, List, Decode and receiving
+// from Watch's channel block on etcd: a TUI calls them from its commands (tea.Cmd), never from
+// its update loop. Tree.Apply and Tree.Lookup do not block: the update loop, which owns its
+// Tree, calls them. The explorer reads only; it never writes etcd.
 //
 // A typical view:
 //
 //	x, err := etcdview.New(srv) // fails with server.ErrEtcdNotReady before the storage phase
-//	tree, err := x.List(ctx)    // keys only, paged: 10,000 keys list in milliseconds
+//	tree, err := x.List(ctx)    // keys only, paged: 10,000 keys in some tens of milliseconds
 //	changes, err := x.Watch(ctx, tree.Revision)
-//	for c := range changes { tree.Apply(c) } // c.Err set: the watch ended; List again
-//	v, err := x.Decode(ctx, key, etcdview.DecodeOptions{})
-//	x.Close()
+//	c, ok := <-changes          // in a tea.Cmd; then, in Update:
+//	tree.Apply(c)               // c.Err set: the watch has ended; List again
+//	trail, exact := tree.Lookup("/registry/configmaps/default/x") // from a trace's storage stage
+//	v, err := x.Decode(ctx, key, etcdview.DecodeOptions{})       // YAML, size, media type
+//	x.Close()                   // stops the watches; no goroutine is left
 package etcdview
 
 import (
