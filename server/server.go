@@ -406,8 +406,13 @@ func (s *Server) inPhase(ctx context.Context, p Phase, body func(ctx context.Con
 	return nil
 }
 
-// isClosed reports whether Close has begun.
+// isClosed reports whether Close has begun. Close cancels the base context first thing, before
+// it waits for phaseMu and sets closed: a phase that wakes from the cancellation must already
+// see the server as closed.
 func (s *Server) isClosed() bool {
+	if s.base.Err() != nil {
+		return true
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.closed
