@@ -181,6 +181,7 @@ func (v *etcdView) Page(msg etcdPageMsg) {
 	v.err = ""
 	v.started = true
 	v.rev = max(v.rev, msg.page.Revision)
+	v.cont = "" // the page's keys follow the last one listed: put must take them
 	for _, k := range msg.page.Keys {
 		v.put(k, false)
 	}
@@ -471,7 +472,7 @@ func (v *etcdView) treeView(focused bool, wired bool) []string {
 	v.tree.SetFocused(focused)
 	detail := fmt.Sprintf("%d keys", len(v.keys))
 	if v.more() && v.started {
-		detail += " listed so far"
+		detail += " so far"
 	}
 	figure := ""
 	if v.rev > 0 {

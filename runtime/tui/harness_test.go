@@ -167,13 +167,20 @@ func (hs *harness) until(what string, cond func() bool) {
 	}
 }
 
-// typeLine opens the command line, types line and presses enter.
+// typeLine opens the command line, types line, presses enter and settles.
 func (hs *harness) typeLine(line string) {
+	hs.t.Helper()
+	hs.startLine(line)
+	hs.settle()
+}
+
+// startLine is typeLine for a command that keeps running (kubectl get -w): it does not wait.
+func (hs *harness) startLine(line string) {
 	hs.t.Helper()
 	hs.keys(":")
 	hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(line)})
 	hs.settle()
-	hs.keys("enter")
+	hs.send(keyMsg("enter"))
 }
 
 // keys types keys (names as tea.KeyMsg.String prints them) and settles after each.

@@ -393,11 +393,12 @@ func (v *kubectlView) relayoutRequests() {
 			if q.Code != 0 {
 				code = fmt.Sprint(q.Code)
 			}
-			head := mark + " " + q.Method + " " + q.Path + " → " + code
-			if i == v.cursor {
-				head = st.List.Cursor.Render(fit(head, w))
+			for _, l := range wrapLines(mark+" "+q.Method+" "+q.Path+" → "+code, w) {
+				if i == v.cursor {
+					l = st.List.Cursor.Render(fit(l, w))
+				}
+				lines = append(lines, l)
 			}
-			lines = append(lines, head)
 			var sub string
 			switch {
 			case q.AuditID == "":

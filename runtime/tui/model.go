@@ -324,7 +324,7 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 			return nil // a page read twice
 		}
 		m.ev.Page(msg)
-		return tea.Batch(m.etcdSelect(), m.etcdNextPage(false))
+		return m.etcdSelect()
 	case etcdValueMsg:
 		m.ev.Value(msg)
 	case etcdWatchMsg:

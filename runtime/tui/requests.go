@@ -419,7 +419,7 @@ func requestLines(st *Styles, t tracing.Trace, held *HeldRequest, w int) []strin
 		for _, l := range wrapLines(fmt.Sprintf("⏸ HELD at %s since %s by breakpoint %s", held.Stage, held.Since.Format("15:04:05"), held.Spec), w) {
 			out = append(out, st.Lane.Held.Render(l))
 		}
-		for _, l := range wrapLines("space/n: on to the next stage · E: run to the end · x: fail it here", w) {
+		for _, l := range wrapLines("space/n next stage · E run to the end · x fail it here", w) {
 			out = append(out, st.Lane.Dim.Render(l))
 		}
 		out = append(out, "")
@@ -452,6 +452,19 @@ func requestLines(st *Styles, t tracing.Trace, held *HeldRequest, w int) []strin
 	row("resource", res)
 	row("namespace", t.Namespace)
 	row("name", t.Name)
+	if held != nil {
+		// What a held write would store comes right after who, what and where.
+		if held.Body == "" {
+			for _, l := range wrapLines("body: none decoded at this stage (reads have none; a write's is decoded after authorization)", w) {
+				out = append(out, st.Lane.Dim.Render(l))
+			}
+		} else {
+			out = append(out, st.Lane.Heading.Render("body (decoded):"))
+			for _, l := range strings.Split(strings.TrimRight(held.Body, "\n"), "\n") {
+				out = append(out, wrapLines("  "+expandTabs(l), w)...)
+			}
+		}
+	}
 	row("path", t.Path)
 	code := "in flight"
 	if t.Code != 0 {
@@ -469,17 +482,6 @@ func requestLines(st *Styles, t tracing.Trace, held *HeldRequest, w int) []strin
 	}
 	row("agent", t.UserAgent)
 	row("audit ID", t.ID)
-	if held != nil {
-		out = append(out, "")
-		if held.Body == "" {
-			out = append(out, st.Lane.Dim.Render("body: none decoded at this stage (reads have none; writes are decoded after authorization)"))
-		} else {
-			out = append(out, st.Lane.Heading.Render("body (decoded):"))
-			for _, l := range strings.Split(strings.TrimRight(held.Body, "\n"), "\n") {
-				out = append(out, wrapLines("  "+expandTabs(l), w)...)
-			}
-		}
-	}
 	return out
 }
 

@@ -43,7 +43,7 @@ func (m *model) layoutViews() {
 		leftW := b.w / 2
 		rightW := b.w - leftW
 		listH := b.h * 40 / 100
-		detH := b.h * 40 / 100
+		detH := b.h / 2
 		r.rqList = rect{0, b.y, leftW, listH}
 		r.rqLane = rect{0, b.y + listH, leftW, b.h - listH}
 		r.rqDetails = rect{leftW, b.y, rightW, detH}
