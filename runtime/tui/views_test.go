@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 )
@@ -580,5 +581,51 @@ func TestViewsFit(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestViewsGolden pins what each after-serve view looks like (ANSI stripped) at 80×24 and
+// 120×40; -update rewrites the files.
+func TestViewsGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		run  func(f *fixture)
+	}{
+		{"prompt", func(f *fixture) {
+			f.hs.keys(":")
+			f.hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("k get c")})
+			f.hs.settle()
+		}},
+		{"requests", func(f *fixture) {
+			f.hs.typeLine("req")
+			f.hs.keys("down", "down", "down", "tab")
+		}},
+		{"held", func(f *fixture) {
+			f.hs.typeLine("break admission:user=bob")
+			h := okCreate("bob-1", 9)
+			h.User = "bob"
+			f.bps.hold(h, tracing.StageMutatingAdmission, "admission:user=bob", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: demo\ndata:\n  a: b\n")
+			f.hs.until("the jump", func() bool { return f.hs.model.m.rq.sel == "bob-1" })
+			f.hs.settle()
+		}},
+		{"kubectl", func(f *fixture) {
+			f.store.add(okGet("g-1", 30))
+			f.hs.typeLine("k get cm")
+			f.hs.until("the lane", func() bool { return len(f.hs.model.m.kc.traces) == 1 })
+			f.hs.settle()
+		}},
+		{"etcd", func(f *fixture) {
+			f.hs.typeLine("etcd")
+			f.hs.keys("down", "enter", "down", "right", "down")
+		}},
+	}
+	for _, tt := range tests {
+		for _, sz := range viewSizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", tt.name, sz.w, sz.h), func(t *testing.T) {
+				f := newFixture(t, sz.w, sz.h, sampleTraces()...)
+				tt.run(f)
+				golden.RequireEqual(t, []byte(f.hs.view()))
+			})
+		}
 	}
 }
