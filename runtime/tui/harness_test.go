@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"flag"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -12,9 +14,18 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
+	"k8s.io/klog/v2"
 )
 
 func TestMain(m *testing.M) {
+	// The real server and kubectl log through klog: keep it off the test output, as kubewalk
+	// sends it to its log file.
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	_ = fs.Set("logtostderr", "false")
+	_ = fs.Set("alsologtostderr", "false")
+	_ = fs.Set("stderrthreshold", "FATAL")
+	klog.SetOutput(io.Discard)
 	// Deterministic output: no colour, a dark background for adaptive colours.
 	lipgloss.SetColorProfile(termenv.Ascii)
 	lipgloss.SetHasDarkBackground(true)
