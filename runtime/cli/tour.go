@@ -16,6 +16,7 @@ import (
 	"github.com/kubewalk/kubewalk/content"
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/logs"
 	"github.com/kubewalk/kubewalk/runtime/plain"
 	"github.com/kubewalk/kubewalk/runtime/tui"
@@ -115,7 +116,8 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) erro
 
 	c := tui.NewLessonContent(ls, server.SourceFS)
 	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start,
-		ShowWelcome: !prog.p.WelcomeSeen, OnWelcomeDismissed: func() { prog.p.WelcomeSeen, prog.dirty = true, true }})
+		ShowWelcome: !prog.p.WelcomeSeen, OnWelcomeDismissed: func() { prog.p.WelcomeSeen, prog.dirty = true, true },
+		NewKubectl: newKubectl})
 	if closeErr := eng.Close(); closeErr != nil && err == nil {
 		err = fmt.Errorf("shutdown: %w", closeErr)
 	}
@@ -123,6 +125,12 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) erro
 		return nil
 	}
 	return err
+}
+
+// newKubectl runs the TUI's :kubectl in-process against the run's kubeconfig; kubectl's
+// discovery cache goes to a private temporary directory that the TUI removes when it ends.
+func newKubectl(kubeconfig string) (tui.Kubectl, error) {
+	return kubectl.New(kubectl.Options{Kubeconfig: kubeconfig})
 }
 
 // recordingContent notes progress whenever the screen shows a step.
