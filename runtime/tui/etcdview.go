@@ -101,6 +101,17 @@ func splitKey(key string) (res, ns, name string) {
 	return segs[0], segs[1], strings.Join(segs[2:], "/")
 }
 
+// etcdEntry is a listed key with its place in the tree, split once.
+type etcdEntry struct {
+	EtcdKey
+	res, ns, name string
+}
+
+func newEntry(k EtcdKey) etcdEntry {
+	res, ns, name := splitKey(k.Key)
+	return etcdEntry{EtcdKey: k, res: res, ns: ns, name: name}
+}
+
 // etcdRowKind says what a tree row is.
 type etcdRowKind int
 
@@ -134,7 +145,7 @@ type etcdView struct {
 	cont    string // the next page's continue key; "" once everything is listed
 	err     string
 	rev     int64
-	keys    []EtcdKey
+	keys    []etcdEntry // in key order
 	open    map[string]bool
 	changed map[string]byte // '+' new, '~' changed since listed
 
@@ -193,7 +204,7 @@ func (v *etcdView) Page(msg etcdPageMsg) {
 func (v *etcdView) put(k EtcdKey, mark bool) {
 	i := sort.Search(len(v.keys), func(i int) bool { return v.keys[i].Key >= k.Key })
 	if i < len(v.keys) && v.keys[i].Key == k.Key {
-		v.keys[i] = k
+		v.keys[i].EtcdKey = k
 		if mark {
 			v.changed[k.Key] = '~'
 		}
@@ -203,9 +214,9 @@ func (v *etcdView) put(k EtcdKey, mark bool) {
 	if i == len(v.keys) && v.cont != "" {
 		return
 	}
-	v.keys = append(v.keys, EtcdKey{})
+	v.keys = append(v.keys, etcdEntry{})
 	copy(v.keys[i+1:], v.keys[i:])
-	v.keys[i] = k
+	v.keys[i] = newEntry(k)
 	if mark {
 		v.changed[k.Key] = '+'
 	}
@@ -253,39 +264,41 @@ func (v *etcdView) rebuild() {
 	if curKey >= 0 && curKey < len(v.keys) {
 		curName = v.keys[curKey].Key
 	}
-	counts := map[string]int{}
-	for _, k := range v.keys {
-		res, ns, _ := splitKey(k.Key)
-		counts["r\x00"+res]++
-		if ns != "" {
-			counts["n\x00"+res+"\x00"+ns]++
-		}
-	}
+	// The keys are in order, so each resource's keys, and each namespace's within it, are
+	// one run: counting a run is finding its end.
 	v.rows = v.rows[:0]
-	lastRes, lastNS := "\x00", "\x00"
-	for i, k := range v.keys {
-		res, ns, _ := splitKey(k.Key)
+	keys := v.keys
+	for i := 0; i < len(keys); {
+		res := keys[i].res
+		j := i
+		for j < len(keys) && keys[j].res == res {
+			j++
+		}
 		rnode := "r\x00" + res
-		if res != lastRes {
-			v.rows = append(v.rows, etcdRow{kind: rowResource, node: rnode, label: res, count: counts[rnode]})
-			lastRes, lastNS = res, "\x00"
-		}
-		if !v.open[rnode] {
-			continue
-		}
-		depth := 1
-		if ns != "" {
-			nnode := "n\x00" + res + "\x00" + ns
-			if ns != lastNS {
-				v.rows = append(v.rows, etcdRow{kind: rowNamespace, node: nnode, label: ns, count: counts[nnode], depth: 1})
-				lastNS = ns
+		v.rows = append(v.rows, etcdRow{kind: rowResource, node: rnode, label: res, count: j - i})
+		if v.open[rnode] {
+			for k := i; k < j; {
+				ns := keys[k].ns
+				if ns == "" {
+					v.rows = append(v.rows, etcdRow{kind: rowKey, key: k, depth: 1})
+					k++
+					continue
+				}
+				l := k
+				for l < j && keys[l].ns == ns {
+					l++
+				}
+				nnode := "n\x00" + res + "\x00" + ns
+				v.rows = append(v.rows, etcdRow{kind: rowNamespace, node: nnode, label: ns, count: l - k, depth: 1})
+				if v.open[nnode] {
+					for x := k; x < l; x++ {
+						v.rows = append(v.rows, etcdRow{kind: rowKey, key: x, depth: 2})
+					}
+				}
+				k = l
 			}
-			if !v.open[nnode] {
-				continue
-			}
-			depth = 2
 		}
-		v.rows = append(v.rows, etcdRow{kind: rowKey, key: i, depth: depth})
+		i = j
 	}
 	if v.more() {
 		v.rows = append(v.rows, etcdRow{kind: rowMore, node: "more"})
@@ -513,7 +526,7 @@ func (v *etcdView) treeBody(wired bool) []string {
 			line = mark + indent + arrow + " " + st.List.Group.Render(r.label) + st.List.Dim.Render(fmt.Sprintf(" (%d)", r.count))
 		case rowKey:
 			k := v.keys[r.key]
-			_, _, name := splitKey(k.Key)
+			name := k.name
 			ch := " "
 			if c, ok := v.changed[k.Key]; ok {
 				ch = string(c)

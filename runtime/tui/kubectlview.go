@@ -117,17 +117,19 @@ func (r *kcRun) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// snapshot copies the lines so far (the unfinished last one included).
-func (r *kcRun) snapshot() ([]string, int) {
+// since returns the complete lines from absolute line number from on (lines are numbered
+// from 0 since the command started; those dropped are gone, so from is raised to the first
+// kept), the unfinished last line, and the number of the first line returned.
+func (r *kcRun) since(from int) (lines []string, partial string, first int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	start := max(len(r.lines)-maxKubectlLines, 0)
-	out := make([]string, 0, len(r.lines)-start+1)
-	out = append(out, r.lines[start:]...)
+	first = max(from, r.dropped+start)
+	lines = append([]string(nil), r.lines[first-r.dropped:]...)
 	if len(r.partial) > 0 {
-		out = append(out, cleanLine(r.partial))
+		partial = cleanLine(r.partial)
 	}
-	return out, r.dropped + start
+	return lines, partial, first
 }
 
 // cleanLine makes a line of output safe to draw: no escape sequences or control characters
@@ -208,6 +210,14 @@ type kubectlView struct {
 	traces  map[string]tracing.Trace
 	cursor  int
 	wired   bool // a trace store is there to read lanes from
+
+	// The output wrapped to the pane so far, kept so that a line arriving costs only its own
+	// wrapping: wrapped holds the rows of the complete lines from line number wrapFirst on,
+	// rowsOf how many rows each took; wrapW is the width they were wrapped at.
+	wrapped   []string
+	rowsOf    []int
+	wrapFirst int
+	wrapW     int
 }
 
 func newKubectlView(st *Styles) *kubectlView {
@@ -228,6 +238,7 @@ func (v *kubectlView) SetSize(out, reqs rect) {
 // Start shows a command that is about to run.
 func (v *kubectlView) Start(run *kcRun) {
 	v.run, v.running, v.done, v.err, v.notice = run, true, false, nil, nil
+	v.wrapped, v.rowsOf, v.wrapFirst = nil, nil, 0
 	v.res = kubectl.Result{}
 	v.traces = map[string]tracing.Trace{}
 	v.cursor = 0
@@ -240,6 +251,7 @@ func (v *kubectlView) Start(run *kcRun) {
 func (v *kubectlView) Notice(line string, args []string, why ...string) {
 	v.run = newKcRun(line, args, func() {})
 	close(v.run.done)
+	v.wrapped, v.rowsOf, v.wrapFirst = nil, nil, 0
 	v.running, v.done, v.err = false, true, nil
 	v.res = kubectl.Result{}
 	v.notice = why
@@ -321,12 +333,33 @@ func (v *kubectlView) relayoutOutput() {
 	}
 	r := v.run
 	lines := wrapLines(st.Served.Command.Render("$ kubectl "+kubectl.Quote(r.args))+st.Served.Dim.Render("   (as "+r.ctx+")"), w)
-	out, dropped := r.snapshot()
-	if dropped > 0 {
-		lines = append(lines, st.Served.Dim.Render(fmt.Sprintf("… %d earlier lines dropped", dropped)))
+	if w != v.wrapW {
+		v.wrapped, v.rowsOf, v.wrapFirst, v.wrapW = nil, nil, 0, w
 	}
-	for _, l := range out {
-		lines = append(lines, wrapLines(l, w)...)
+	fresh, partial, first := r.since(v.wrapFirst + len(v.rowsOf))
+	if first > v.wrapFirst+len(v.rowsOf) {
+		// The run dropped lines this pane never wrapped: start again from what it kept.
+		v.wrapped, v.rowsOf, v.wrapFirst = nil, nil, first
+	}
+	for _, l := range fresh {
+		rows := wrapLines(l, w)
+		if len(rows) == 0 {
+			rows = []string{""}
+		}
+		v.wrapped = append(v.wrapped, rows...)
+		v.rowsOf = append(v.rowsOf, len(rows))
+	}
+	for len(v.rowsOf) > maxKubectlLines {
+		v.wrapped = v.wrapped[v.rowsOf[0]:]
+		v.rowsOf = v.rowsOf[1:]
+		v.wrapFirst++
+	}
+	if v.wrapFirst > 0 {
+		lines = append(lines, st.Served.Dim.Render(fmt.Sprintf("… %d earlier lines dropped", v.wrapFirst)))
+	}
+	lines = append(lines, v.wrapped...)
+	if partial != "" {
+		lines = append(lines, wrapLines(partial, w)...)
 	}
 	figure := ""
 	var tail []string
