@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
 )
@@ -487,11 +489,19 @@ func (p *prompt) overlayLines(st *Styles, w int) []string {
 // hint when there is room.
 func (p *prompt) line(st *Styles, w int) string {
 	before := string(p.input[:p.cur])
-	at, after := " ", ""
+	// The cursor is a block at the end of the line; inside it, the character under it in
+	// reverse video, or (without colour and attributes, NO_COLOR) a bar before it.
+	cursor, after := "█", ""
 	if p.cur < len(p.input) {
-		at, after = string(p.input[p.cur]), string(p.input[p.cur+1:])
+		at := string(p.input[p.cur])
+		after = string(p.input[p.cur+1:])
+		if lipgloss.ColorProfile() == termenv.Ascii {
+			cursor = "|" + at
+		} else {
+			cursor = st.Prompt.Cursor.Render(at)
+		}
 	}
-	text := st.Prompt.Colon.Render(":") + before + st.Prompt.Cursor.Render(at) + after
+	text := st.Prompt.Colon.Render(":") + before + cursor + after
 	// Keep the cursor in view on a long line: cut from the left.
 	if over := ansi.StringWidth(text) - (w - 1); over > 0 {
 		text = "…" + ansi.TruncateLeft(text, over+1, "")

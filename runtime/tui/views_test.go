@@ -79,6 +79,11 @@ func TestCommandLine(t *testing.T) {
 			hs.keys("r", "e")
 			hs.must("requests")
 			hs.mustNot("kubectl  ")
+			// The cursor shows without colour: a block at the end, a bar inside the line.
+			hs.must(":re█")
+			hs.keys("left")
+			hs.must(":r|e")
+			hs.keys("right")
 			hs.keys("tab")
 			if got := hs.model.m.prompt.Line(); got != "requests " {
 				t.Errorf("tab completed to %q, want %q", got, "requests ")
