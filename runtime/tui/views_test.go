@@ -557,6 +557,11 @@ func TestViewsWithoutBackends(t *testing.T) {
 	hs.typeLine("req")
 	hs.keys(" ")
 	hs.must("breakpoints are not wired into this run")
+	// K still means the kubectl panel: from a view it goes back to the walkthrough's panel.
+	hs.keys("K")
+	if hs.model.m.at != viewTour || hs.model.m.tab != paneServed {
+		t.Errorf("K from the Requests view: view %v, tab %v", hs.model.m.at, hs.model.m.tab)
+	}
 }
 
 // TestViewsFit: every view, at every size, through resizes, never draws outside the window
