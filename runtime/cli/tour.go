@@ -15,6 +15,7 @@ import (
 	"github.com/kubewalk/kubewalk/content"
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/logs"
 	"github.com/kubewalk/kubewalk/runtime/plain"
 	"github.com/kubewalk/kubewalk/runtime/tui"
@@ -139,7 +140,8 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	c := tui.NewLessonContent(ls, server.SourceFS)
 	sess.terminalTaken(true)
 	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start,
-		ShowWelcome: !prog.p.WelcomeSeen, OnWelcomeDismissed: func() { prog.p.WelcomeSeen, prog.dirty = true, true }})
+		ShowWelcome: !prog.p.WelcomeSeen, OnWelcomeDismissed: func() { prog.p.WelcomeSeen, prog.dirty = true, true },
+		NewKubectl: newKubectl})
 	sess.terminalTaken(false)
 	interrupted := ctx.Err() != nil || errors.Is(err, tui.ErrInterrupted)
 	if errors.Is(err, tui.ErrInterrupted) {
@@ -155,6 +157,12 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 		err = fmt.Errorf("shutdown: %w", closeErr)
 	}
 	return err
+}
+
+// newKubectl runs the TUI's :kubectl in-process against the run's kubeconfig; kubectl's
+// discovery cache goes to a private temporary directory that the TUI removes when it ends.
+func newKubectl(kubeconfig string) (tui.Kubectl, error) {
+	return kubectl.New(kubectl.Options{Kubeconfig: kubeconfig})
 }
 
 // recordingContent notes progress whenever the screen shows a step.

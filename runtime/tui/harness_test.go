@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"flag"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -12,9 +14,18 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
+	"k8s.io/klog/v2"
 )
 
 func TestMain(m *testing.M) {
+	// The real server and kubectl log through klog: keep it off the test output, as kubewalk
+	// sends it to its log file.
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	_ = fs.Set("logtostderr", "false")
+	_ = fs.Set("alsologtostderr", "false")
+	_ = fs.Set("stderrthreshold", "FATAL")
+	klog.SetOutput(io.Discard)
 	// Deterministic output: no colour, a dark background for adaptive colours.
 	lipgloss.SetColorProfile(termenv.Ascii)
 	lipgloss.SetHasDarkBackground(true)
@@ -127,16 +138,60 @@ func (hs *harness) settle() {
 			hs.t.Fatalf("model did not settle: %d commands still running", hs.inflight.Load())
 		case <-time.After(time.Millisecond):
 		}
-		m := hs.model.m
-		idle := int64(0)
-		if !m.served && m.failed == nil {
-			idle = 1
-		}
-		waiting := m.running || len(m.source.pending) > 0
-		if !waiting && hs.inflight.Load() <= idle && len(hs.msgs) == 0 && hs.handled == hs.eng.sent.Load() {
+		if hs.idle() {
 			return
 		}
 	}
+}
+
+// idle reports whether the model waits for nothing but events: the engine's, the trace
+// store's and the etcd watch's waiters may be running; nothing else.
+func (hs *harness) idle() bool {
+	m := hs.model.m
+	idle := int64(0)
+	if !m.served && m.failed == nil {
+		idle++
+	}
+	if m.subArmed {
+		idle++
+	}
+	if m.etcdArmed {
+		idle++
+	}
+	waiting := m.running || len(m.source.pending) > 0 || len(m.rq.source.pending) > 0 || m.kc.running || m.ev.loading
+	return !waiting && hs.inflight.Load() <= idle && len(hs.msgs) == 0 && hs.handled == hs.eng.sent.Load()
+}
+
+// until processes messages until cond holds (checked after each message and while idle),
+// failing after a bound.
+func (hs *harness) until(what string, cond func() bool) {
+	hs.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !cond() {
+		select {
+		case msg := <-hs.msgs:
+			hs.send(msg)
+		case <-deadline:
+			hs.t.Fatalf("timed out waiting for %s; frame:\n%s", what, hs.view())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// typeLine opens the command line, types line, presses enter and settles.
+func (hs *harness) typeLine(line string) {
+	hs.t.Helper()
+	hs.startLine(line)
+	hs.settle()
+}
+
+// startLine is typeLine for a command that keeps running (kubectl get -w): it does not wait.
+func (hs *harness) startLine(line string) {
+	hs.t.Helper()
+	hs.keys(":")
+	hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(line)})
+	hs.settle()
+	hs.send(keyMsg("enter"))
 }
 
 // keys types keys (names as tea.KeyMsg.String prints them) and settles after each.

@@ -11,6 +11,11 @@ import "github.com/charmbracelet/bubbles/key"
 // earlier stops; esc returns to the live stop. / searches kubewalk's server/ source; after a
 // search n and N move between matches, across files, until esc clears the search (space and →
 // still step); enter keeps the match's file open, esc then goes back to the step's code.
+//
+// ":" opens the command line in every view. The after-serve views it opens have keys of their
+// own, which act only there: in the Requests view / filters, L shows the server's loopback
+// requests, ←/→ select a stage of the lane, s opens the stage's code, S a storage stage's etcd
+// key, and space/n, E and x step, let go and fail a request a breakpoint holds.
 type KeyMap struct {
 	Next      key.Binding
 	NextPhase key.Binding
@@ -42,6 +47,16 @@ type KeyMap struct {
 	MatchNext   key.Binding
 	MatchPrev   key.Binding
 	OpenMatch   key.Binding
+
+	// The : command line and the after-serve views (Requests, kubectl, etcd).
+	Command     key.Binding
+	Filter      key.Binding
+	Loopback    key.Binding
+	StageSource key.Binding
+	StageEtcd   key.Binding
+	HeldStep    key.Binding
+	HeldRun     key.Binding
+	HeldAbort   key.Binding
 
 	Help key.Binding
 	Quit key.Binding
@@ -80,6 +95,15 @@ func DefaultKeyMap() KeyMap {
 		MatchNext:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n/N", "next/prev match")),
 		MatchPrev:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
 		OpenMatch:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open the match's file")),
+
+		Command:     key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command line")),
+		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter requests")),
+		Loopback:    key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "loopback requests")),
+		StageSource: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "the stage's source")),
+		StageEtcd:   key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "storage stage's etcd key")),
+		HeldStep:    key.NewBinding(key.WithKeys(" ", "n"), key.WithHelp("space/n", "held: next stage")),
+		HeldRun:     key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "held: run to the end")),
+		HeldAbort:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "held: fail it here")),
 
 		Help: key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -11,6 +13,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/kubectl"
+	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -84,6 +88,32 @@ type model struct {
 
 	readyClient *http.Client
 	polling     bool
+
+	// The after-serve views and what they read.
+	at     viewID // the view shown
+	vr     viewRects
+	reqs   Requests
+	bps    Breakpoints
+	etcd   EtcdBrowser
+	kube   *kubectlHolder // nil: kubectl inside the TUI is not wired
+	ctx    context.Context
+	cancel context.CancelFunc // ends the views' background work (shutdown)
+	query  *reqQuery
+
+	subCh       <-chan tracing.Event
+	unsubscribe func()
+	subArmed    bool // the store's subscription waiter is running
+	etcdArmed   bool // the etcd watch waiter is running
+	etcdCh      <-chan EtcdChange
+	lastLoad    time.Time
+	heldSeen    map[string]string // held request → the stage it is held at
+	breakpoints []string
+
+	prompt *prompt
+	info   *infoBox
+	rq     *requestsView
+	kc     *kubectlView
+	ev     *etcdView
 }
 
 // NewModel builds the screen for an engine that has been (or is about to be) started. srv
@@ -102,6 +132,7 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 	}
 	h := help.New()
 	h.Styles = st.Help
+	ctx, cancel := context.WithCancel(context.Background())
 	m := &model{
 		eng: eng, srv: srv, content: content, keys: keys, st: st, help: h,
 		now:    time.Now,
@@ -112,13 +143,47 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		state:  newStatePane(st),
 		lesson: newLessonPane(st, opts.GlamourStyle),
 		kubect: newServedPane(st),
+
+		reqs: opts.Requests, bps: opts.Breakpoints, etcd: opts.Etcd,
+		ctx: ctx, cancel: cancel, query: &reqQuery{}, heldSeen: map[string]string{},
+		prompt: newPrompt(),
+		rq:     newRequestsView(st, content),
+		kc:     newKubectlView(st),
+		ev:     newEtcdView(st),
 	}
+	if opts.NewKubectl != nil {
+		m.kube = &kubectlHolder{make: opts.NewKubectl}
+	}
+	m.kc.wired = m.reqs != nil
 	m.applyFocus()
 	return Model{m: m}
 }
 
-// Init starts listening for engine events.
-func (m Model) Init() tea.Cmd { return m.m.waitEvent() }
+// shutdown stops what the views run in the background: a kubectl command (waiting, bounded,
+// for it to return), the trace subscription and the etcd watch; then it closes the kubectl
+// runner. Run calls it once the program has ended.
+func (m *model) shutdown() error {
+	m.cancel()
+	if m.kc.run != nil {
+		m.kc.run.cancel()
+		select {
+		case <-m.kc.run.done:
+		case <-time.After(10 * time.Second):
+		}
+	}
+	if m.unsubscribe != nil {
+		m.unsubscribe()
+	}
+	if m.kube != nil {
+		if err := m.kube.Close(); err != nil {
+			return fmt.Errorf("closing kubectl: %w", err)
+		}
+	}
+	return nil
+}
+
+// Init starts listening for engine events and, when there is a trace store, for its events.
+func (m Model) Init() tea.Cmd { return tea.Batch(m.m.waitEvent(), m.m.subscribe()) }
 
 // Update handles one message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) { return m, m.m.update(msg) }
@@ -172,7 +237,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			m.note = "could not resume the server: " + msg.err.Error()
 		}
 	case locMsg:
-		m.source.Resolved(msg)
+		if msg.pane != nil {
+			msg.pane.Resolved(msg)
+		}
 	case readyzMsg:
 		m.readyClient = msg.client
 		m.kubect.SetHealth(msg)
@@ -182,7 +249,98 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case tea.KeyMsg:
 		return m.key(msg)
 	case tea.MouseMsg:
-		m.mouse(msg)
+		return m.mouse(msg)
+	default:
+		return m.viewMsg(msg)
+	}
+	return nil
+}
+
+// viewMsg handles the after-serve views' messages.
+func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case subscribedMsg:
+		m.subCh, m.unsubscribe, m.subArmed = msg.ch, msg.cancel, true
+		return tea.Batch(m.waitRequests(), m.loadNow())
+	case reqLoadedMsg:
+		return m.requestsLoaded(msg)
+	case heldActionMsg:
+		if msg.err != nil {
+			m.note = msg.action + " failed: " + oneLine(msg.err.Error())
+		} else {
+			m.note = map[string]string{"step": "stepped on to its next stage", "continue": "let go: it runs to the end",
+				"abort": "failed at this stage: the client gets the error"}[msg.action]
+		}
+		return m.loadNow()
+	case breakListMsg:
+		m.breakpoints = msg.specs
+		lines := []string{"Breakpoints hold matching requests at a stage until you step them on (space/n),", "let them run (E) or fail them (x). Held requests are let go after 10 minutes.", ""}
+		if len(msg.specs) == 0 {
+			lines = append(lines, "No breakpoint is set. :break STAGE[:user=NAME][,verb=V][,resource=R] sets one,", "STAGE one of authentication, authorization, admission, storage.")
+		}
+		for _, s := range msg.specs {
+			lines = append(lines, "  ⏸ "+s)
+		}
+		if n := len(m.rq.held); n > 0 {
+			lines = append(lines, "", fmt.Sprintf("%d request(s) held now: :req shows them.", n))
+		}
+		m.info = &infoBox{title: "Breakpoints · any key closes", lines: lines}
+	case breakSetMsg:
+		if msg.err != nil {
+			m.prompt.Reopen(msg.line, oneLine(msg.err.Error()), m.completer())
+			return nil
+		}
+		if msg.remove {
+			m.note = "breakpoint removed: " + msg.spec
+		} else {
+			m.note = "breakpoint set: " + msg.spec + " · matching requests will be held (:unbreak " + msg.spec + " removes it)"
+		}
+		return m.loadNow()
+	case kcOutputMsg:
+		if msg.run == m.kc.run {
+			m.kc.Output()
+		}
+		select {
+		case <-msg.run.done:
+			return nil
+		default:
+			return waitOutput(msg.run)
+		}
+	case kcDoneMsg:
+		msg.run.cancel()
+		if msg.run == m.kc.run {
+			m.kc.Done(msg)
+			if msg.res.Canceled {
+				m.note = ""
+			}
+			var ref *kubectl.RefusedError
+			if errors.As(msg.err, &ref) {
+				m.note = "not run: see the kubectl pane for why, and the command to run elsewhere"
+			}
+			return m.loadNow()
+		}
+	case etcdPageMsg:
+		if msg.after != m.ev.cont && m.ev.started {
+			return nil // a page read twice
+		}
+		m.ev.Page(msg)
+		return m.etcdSelect()
+	case etcdValueMsg:
+		m.ev.Value(msg)
+	case etcdWatchMsg:
+		m.etcdCh, m.etcdArmed = msg.ch, true
+		return waitEtcd(msg.ch, m.done, m.ctx.Done())
+	case etcdChangesMsg:
+		var cmds []tea.Cmd
+		if msg.closed {
+			m.etcdArmed, m.ev.watching = false, false
+		} else {
+			cmds = append(cmds, waitEtcd(m.etcdCh, m.done, m.ctx.Done()))
+		}
+		if m.ev.Changes(msg.changes) && m.ev.sel != "" && !m.ev.deleted {
+			cmds = append(cmds, decodeEtcd(m.ctx, m.etcd, m.ev.sel))
+		}
+		return tea.Batch(cmds...)
 	}
 	return nil
 }
@@ -361,8 +519,27 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		m.dismissWelcome()
 		return nil
 	}
-	if m.source.search.typing {
+	if m.prompt.open {
+		return m.promptKey(msg)
+	}
+	if m.info != nil {
+		if key.Matches(msg, k.Quit) {
+			return tea.Quit
+		}
+		m.info = nil
+		return nil
+	}
+	if m.at == viewTour && m.source.search.typing {
 		return m.source.SearchKey(msg)
+	}
+	if m.at == viewRequests && m.rq.typing {
+		if m.rq.FilterKey(msg) {
+			return m.loadNow()
+		}
+		return nil
+	}
+	if m.at == viewRequests && m.rq.focus == rqSource && m.rq.source.search.typing {
+		return m.rq.source.SearchKey(msg)
 	}
 	if m.showHelp {
 		switch {
@@ -381,6 +558,13 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.helpOffset = max(m.helpOffset, 0) // the view clamps the other end
 		return nil
+	}
+	if key.Matches(msg, k.Command) {
+		m.prompt.Open(m.completer())
+		return nil
+	}
+	if m.at != viewTour {
+		return m.viewKey(msg)
 	}
 	searching := m.source.search.active()
 	switch {
@@ -638,9 +822,16 @@ func (m *model) scrollFocused(n int) {
 }
 
 // mouse scrolls the focused pane with the wheel and focuses a pane on click.
-func (m *model) mouse(msg tea.MouseMsg) {
-	if m.lay.small || m.showHelp || m.welcome || msg.Action != tea.MouseActionPress {
-		return
+func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
+	if m.lay.small || m.showHelp || m.welcome || m.prompt.open || m.info != nil || msg.Action != tea.MouseActionPress {
+		return nil
+	}
+	if m.at != viewTour {
+		m.viewMouse(msg)
+		if m.at == viewEtcd {
+			return tea.Batch(m.etcdSelect(), m.etcdNextPage(false))
+		}
+		return nil
 	}
 	switch msg.Button {
 	case tea.MouseButtonWheelUp:
@@ -652,6 +843,7 @@ func (m *model) mouse(msg tea.MouseMsg) {
 			m.setFocus(p)
 		}
 	}
+	return nil
 }
 
 func (m *model) wheel(n int) {

@@ -178,6 +178,12 @@ func (p *servedPane) relayout() {
 			out = append(out, st.Command.Render(l))
 		}
 	}
+	out = append(out, "")
+	add(st.Heading.Render, "Or right here, on the : command line:")
+	add(st.Comment.Render, "# :k runs kubectl inside kubewalk; :req lists every request with its lane through the chain")
+	for _, c := range []string{":k get ns", ":k --context bob get cm", ":req"} {
+		out = append(out, st.Command.Render(c))
+	}
 	p.lines = out
 	p.offset = max(min(p.offset, len(p.lines)-p.visible()), 0)
 }

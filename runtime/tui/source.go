@@ -110,6 +110,7 @@ type locResult struct {
 
 // locMsg delivers a resolution made in a tea.Cmd, with the tokenised file when it was asked for.
 type locMsg struct {
+	pane *sourcePane // the pane that asked
 	key  string
 	res  locResult
 	file *srcFile
@@ -165,6 +166,9 @@ type sourcePane struct {
 	emph   map[int]string // emphasised renderings of focus lines, for the shown location
 	scroll int
 	search search
+	// empty is what the pane says before it is given a step ("" for the walkthrough's
+	// "Starting the server…").
+	empty string
 }
 
 func newSourcePane(st *Styles, content Content) *sourcePane {
@@ -262,7 +266,7 @@ func (p *sourcePane) load() tea.Cmd {
 		if res.err == nil {
 			f = tokenise(res.loc.Source, st)
 		}
-		return locMsg{key: key, res: res, file: f}
+		return locMsg{pane: p, key: key, res: res, file: f}
 	}
 }
 
@@ -729,6 +733,8 @@ func (p *sourcePane) message(w int) []string {
 	note := p.st.Source.Info
 	var text string
 	switch {
+	case !p.hasStep && p.empty != "":
+		text = p.empty
 	case !p.hasStep && p.cp.Name == "":
 		text = "Starting the server…"
 	case !p.hasStep:

@@ -40,6 +40,18 @@ type Styles struct {
 	Served struct {
 		Heading, Label, Command, Comment, OK, Failing, Dim lipgloss.Style
 	}
+	// Lane is a request's lane: the picture of its stages and their details.
+	Lane struct {
+		Border, Selected, Label, Mark, OK, Stopped, Held, Dim, Arrow, Heading, Text lipgloss.Style
+	}
+	// List is a list with a cursor (the requests, the etcd keys, the kubectl requests).
+	List struct {
+		Header, Cursor, Held, Dim, Group lipgloss.Style
+	}
+	// Prompt is the : command line and its suggestions.
+	Prompt struct {
+		Colon, Cursor, Suggestion, Selected, Desc, Error lipgloss.Style
+	}
 	// Help styles the help bar and the ? overlay.
 	Help help.Styles
 	// Small is the "window too small" message.
@@ -126,6 +138,31 @@ func DefaultStyles() *Styles {
 	s.Served.OK = ns().Foreground(colDone).Bold(true)
 	s.Served.Failing = ns().Foreground(colError).Bold(true)
 	s.Served.Dim = ns().Foreground(colDim)
+
+	s.Lane.Border = ns().Foreground(colDim)
+	s.Lane.Selected = ns().Foreground(colAccent).Bold(true)
+	s.Lane.Label = ns().Bold(true)
+	s.Lane.Mark = ns().Bold(true).Reverse(true)
+	s.Lane.OK = ns().Foreground(colDone)
+	s.Lane.Stopped = ns().Foreground(colError).Bold(true)
+	s.Lane.Held = ns().Foreground(colWarn).Bold(true)
+	s.Lane.Dim = ns().Foreground(colDim)
+	s.Lane.Arrow = ns().Foreground(colDim)
+	s.Lane.Heading = ns().Foreground(colAccent).Bold(true)
+	s.Lane.Text = ns()
+
+	s.List.Header = ns().Foreground(colDim).Underline(true)
+	s.List.Cursor = ns().Reverse(true)
+	s.List.Held = ns().Foreground(colWarn).Bold(true)
+	s.List.Dim = ns().Foreground(colDim)
+	s.List.Group = ns().Foreground(colType).Bold(true)
+
+	s.Prompt.Colon = ns().Foreground(colAccent).Bold(true)
+	s.Prompt.Cursor = ns().Reverse(true)
+	s.Prompt.Suggestion = ns()
+	s.Prompt.Selected = ns().Reverse(true).Bold(true)
+	s.Prompt.Desc = ns().Foreground(colDim)
+	s.Prompt.Error = ns().Foreground(colError).Bold(true)
 
 	keyStyle := ns().Foreground(colAccent).Bold(true)
 	descStyle := ns().Foreground(colDim)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -94,7 +95,7 @@ func TestTeatestFlow(t *testing.T) {
 			press("r", "tab", "enter")
 			wait("port int = 6443")
 			press("?")
-			wait("Keys · any key closes")
+			wait("Keys · ")
 			press("x")
 			press("tea", "wid", "th") // ignored keys: no crash
 			tm.Send(tea.WindowSizeMsg{Width: 70, Height: 20})
@@ -148,5 +149,67 @@ func TestRunWithoutTerminal(t *testing.T) {
 	err = Run(context.Background(), eng, nil, Options{})
 	if !errors.Is(err, ErrNoTerminal) {
 		t.Fatalf("Run without a terminal = %v, want ErrNoTerminal", err)
+	}
+}
+
+// TestTeatestCommandLine drives the command line through a real bubbletea program: open it,
+// complete a command, run it, run kubectl, back out with esc, quit.
+func TestTeatestCommandLine(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			store := newFakeStore(100)
+			store.add(okGet("g-1", 1))
+			eng := newFakeEngine().start()
+			kube := &fakeKubectl{}
+			m := NewModel(eng, fakeServer{}, fakeContent{}, Options{GlamourStyle: "notty", Requests: store,
+				Breakpoints: &fakeBreakpoints{store: store}, NewKubectl: func(string) (Kubectl, error) { return kube, nil }})
+			done := make(chan struct{})
+			defer close(done)
+			m.m.done = done
+			w, h := 0, 0
+			fm := fitModel{Model: m, t: t, mu: &sync.Mutex{}, w: &w, h: &h}
+			tm := teatest.NewTestModel(t, fm, teatest.WithInitialTermSize(size.w, size.h))
+			wait := func(subs ...string) {
+				t.Helper()
+				teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+					for _, s := range subs {
+						if !bytes.Contains(b, []byte(s)) {
+							return false
+						}
+					}
+					return true
+				}, teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+			}
+			wait("PAUSED at " + cpID(0))
+			tm.Send(keyMsg("E"))
+			wait("SERVING")
+			tm.Send(keyMsg(":"))
+			wait("commands · tab completes")
+			tm.Type("re")
+			tm.Send(keyMsg("tab"))
+			wait(":requests ")
+			tm.Send(keyMsg("enter"))
+			wait("Requests · 1 shown")
+			tm.Send(keyMsg(":"))
+			tm.Type("k get cm")
+			tm.Send(keyMsg("enter"))
+			wait("kube-root-ca.crt", "exit 0")
+			tm.Send(keyMsg(":"))
+			tm.Type("nope")
+			tm.Send(keyMsg("enter"))
+			wait(`unknown command "nope"`)
+			tm.Send(keyMsg("esc"))
+			tm.Send(keyMsg("q"))
+			final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(fitModel)
+			if final.Model.m.prompt.open {
+				t.Error("esc left the prompt open")
+			}
+			if err := final.Model.m.shutdown(); err != nil {
+				t.Fatal(err)
+			}
+			if !kube.closed {
+				t.Error("the kubectl runner was not closed")
+			}
+		})
 	}
 }

@@ -102,6 +102,18 @@ type Options struct {
 	OnWelcomeDismissed func()
 	// Start is where Run first pauses; the zero value is the first checkpoint.
 	Start engine.Target
+
+	// Requests is the trace store the Requests view and the kubectl pane's lanes read; nil
+	// leaves them without lanes.
+	Requests Requests
+	// Breakpoints holds requests for :break and the held-request keys; nil says breakpoints
+	// are not wired. It needs Requests (held requests are re-read on its events).
+	Breakpoints Breakpoints
+	// Etcd is the etcd explorer's reader; nil says the explorer is not wired.
+	Etcd EtcdBrowser
+	// NewKubectl makes the runner of :kubectl once the server serves; nil says kubectl inside
+	// the TUI is not wired (and prints the command to run in another terminal).
+	NewKubectl NewKubectl
 }
 
 // ErrInterrupted is returned by Run when the user pressed Ctrl-C (q quits and returns nil).
@@ -164,6 +176,9 @@ func Run(ctx context.Context, eng *engine.Engine, content Content, opts Options)
 		tea.WithFilter(interruptOnCtrlC),
 	)
 	final, err := p.Run()
+	if serr := m.m.shutdown(); serr != nil && err == nil {
+		err = serr
+	}
 	switch {
 	case errors.Is(err, tea.ErrProgramPanic):
 		return fmt.Errorf("tui: internal error, the stack trace is printed above: %w", err)

@@ -87,6 +87,7 @@ func (m *model) resize(w, h int) {
 	m.kubect.SetSize(m.lay.shared.w, m.lay.shared.h)
 	m.tab = m.visibleTab()
 	m.applyFocus()
+	m.layoutViews()
 }
 
 // visibleTab keeps the shared place on a pane that lives there in this layout.
@@ -111,8 +112,21 @@ func (m *model) view() string {
 	}
 	lines := make([]string, 0, m.h)
 	lines = append(lines, m.header()...)
-	lines = append(lines, m.body()...)
-	lines = append(lines, fit(m.help.ShortHelpView(m.shortHelp()), m.w))
+	body := m.body()
+	if m.prompt.open {
+		// The suggestions cover the bottom of the body, right above the prompt line.
+		over := m.prompt.overlay(m.st, m.w)
+		if len(over) > len(body) {
+			over = over[len(over)-len(body):]
+		}
+		body = append(append([]string{}, body[:len(body)-len(over)]...), over...)
+	}
+	lines = append(lines, body...)
+	if m.prompt.open {
+		lines = append(lines, m.prompt.line(m.st, m.w))
+	} else {
+		lines = append(lines, fit(m.help.ShortHelpView(m.shortHelp()), m.w))
+	}
 	return strings.Join(lines, "\n")
 }
 
@@ -124,6 +138,10 @@ func (m *model) body() []string {
 		return placeCenter(m.welcomeBox(b.w, b.h), b.w, b.h)
 	case m.showHelp:
 		return placeCenter(m.helpOverlay(b.w, b.h), b.w, b.h)
+	case m.info != nil:
+		return placeCenter(m.infoOverlay(b.w, b.h), b.w, b.h)
+	case m.at != viewTour:
+		return m.viewBody()
 	}
 	var shared []string
 	switch m.tab {
@@ -155,7 +173,9 @@ func (m *model) helpOverlay(w, h int) []string {
 			joinHelp(k.Up, k.Down, "up/down"), joinHelp(k.PageUp, k.PageDown, "page up/down"), joinHelp(k.Top, k.Bottom, "top/bottom")}},
 		{"Source", []key.Binding{k.Upstream, k.Wrap, k.Search, k.MatchNext, k.OpenMatch}},
 		{"State", []key.Binding{k.NextChange, k.Toggle, k.ExpandAll, k.CollapseAll, k.Raw}},
-		{"", []key.Binding{k.Help, k.Quit}},
+		{"Requests view (:req)", []key.Binding{k.Filter, k.Loopback, joinHelp(k.Back, k.Forward, "a stage of the lane"), k.StageSource, k.StageEtcd,
+			k.HeldStep, k.HeldRun, k.HeldAbort}},
+		{"", []key.Binding{k.Command, k.Help, k.Quit}},
 	}
 	keyW := 0
 	for _, s := range sections {
@@ -229,6 +249,7 @@ func (m *model) helpOverlay(w, h int) []string {
 		"/ searches all of kubewalk's server/ source: n/N move between matches across files (the search line names the file), enter keeps the match's file open, esc goes back to the step's code.",
 		"In the state pane + marks what this step added and ~ what it changed: the pane opens on the first of them, and ] / [ jump between them. enter opens a node, or shows a row cut at the edge (…) whole; r shows the live objects.",
 		"After serve, K switches between the lesson and the kubectl panel.",
+		": opens the command line, as in k9s: :req, :k (kubectl), :etcd, :break… — :help lists the commands.",
 	} {
 		body = append(append(body, wrapLines(p, inner)...), "")
 	}
@@ -245,6 +266,38 @@ func (m *model) helpOverlay(w, h int) []string {
 		body = body[m.helpOffset : m.helpOffset+vis]
 	}
 	return box(m.st, title, body, bw, min(len(body)+2, h), true)
+}
+
+// commandsHelp is what :help shows: the commands and how the after-serve views work.
+func commandsHelp(st *Styles) *infoBox {
+	lines := []string{"The : command line, as in k9s: tab completes, ↑/↓ bring back earlier lines, enter runs, esc backs out.", ""}
+	w := 0
+	for _, c := range commands {
+		w = max(w, ansi.StringWidth(c.usage()))
+	}
+	for _, c := range commands {
+		lines = append(lines, "  "+st.Help.FullKey.Render(fit(c.usage(), w))+"  "+st.Help.FullDesc.Render(c.desc))
+	}
+	lines = append(lines, "",
+		"The Requests view lists every request the server handled, newest first. A request's lane shows each stage of the chain it went through as a box: ✓ passed, ✗ STOPPED the request, ⏸ HELD by a breakpoint, – did not apply. ←/→ select a stage, s opens its code, S a storage stage's etcd key; / filters, L shows the server's own loopback requests, :clear starts the list afresh.",
+		"",
+		"A breakpoint (:break authorization:user=bob) holds matching requests: the screen jumps to one, and space/n steps it on to the next breakpoint stage, E lets it run to the end, x fails it at that stage with an error the client sees. ? lists every key.")
+	return &infoBox{title: "Commands · any key closes", lines: lines}
+}
+
+// infoOverlay is the box of an infoBox (the :break list, :help).
+func (m *model) infoOverlay(w, h int) []string {
+	bw := min(w, 90)
+	var body []string
+	for _, l := range m.info.lines {
+		for _, wl := range wrapLines(l, bw-4) {
+			body = append(body, " "+wl)
+		}
+	}
+	if len(body) > h-2 {
+		body = body[:max(h-2, 0)]
+	}
+	return box(m.st, m.info.title, body, bw, min(len(body)+2, h), true)
 }
 
 // joinHelp shows two bindings as one help row: "↑/k ↓/j  up/down".
@@ -289,7 +342,14 @@ func (m *model) welcomeBox(w, h int) []string {
 
 // header is the chain, the checkpoint line and the status line.
 func (m *model) header() []string {
-	return []string{fit(m.chain(), m.w), fit(m.checkpointLine(), m.w), fit(m.status(), m.w)}
+	chain, title := m.chain(), m.checkpointLine()
+	if m.served && (m.at != viewTour || len(m.rq.held) > 0) {
+		chain = m.requestChain()
+	}
+	if m.at != viewTour {
+		title = m.viewTitle()
+	}
+	return []string{fit(chain, m.w), fit(title, m.w), fit(m.status(), m.w)}
 }
 
 // chain draws the seven phases, each done (✓, with its time), current (▶) or pending (·).
@@ -391,6 +451,12 @@ func (m *model) status() string {
 			"— " + where + st.Note.Render(" · ←/→ step through · esc back to live")
 	case m.failed != nil:
 		s = st.Failed.Render("✗ FAILED: ") + oneLine(m.failed.Error()) + st.Note.Render(" · q quits")
+	case m.served && m.at != viewTour:
+		addr := ""
+		if m.srv != nil {
+			addr = " at " + m.srv.Address()
+		}
+		s = st.Served.Render("✓ SERVING"+addr) + st.Note.Render(" · :lesson goes back to the walkthrough")
 	case m.served:
 		addr := ""
 		if m.srv != nil {
@@ -403,6 +469,9 @@ func (m *model) status() string {
 		s = st.Paused.Render("⏸ PAUSED at "+live.Checkpoint.ID()) + st.Note.Render(" · the live server waits here · space: next checkpoint")
 	default:
 		s = st.Running.Render("… starting the server")
+	}
+	if n := len(m.rq.held); n > 0 {
+		s = st.Paused.Render(fmt.Sprintf("⏸ %d HELD", n)) + " · " + s
 	}
 	if m.note != "" {
 		s += st.Note.Render(" · " + m.note)
@@ -429,6 +498,15 @@ func (m *model) shortHelp() []key.Binding {
 			key.NewBinding(key.WithKeys("?"), key.WithHelp("any other key", "close help")), k.Quit}
 	case m.welcome:
 		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp("any key", "begin")), k.Quit}
+	case m.info != nil:
+		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp("any key", "close")), k.Quit}
+	case m.at == viewRequests && m.rq.typing:
+		return []key.Binding{
+			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "filter")),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		}
+	case m.at != viewTour:
+		return m.viewHelp()
 	}
 	// The bar is cut at the window's width: the keys that matter most come first.
 	var out []key.Binding
@@ -448,7 +526,7 @@ func (m *model) shortHelp() []key.Binding {
 	}
 	out = append(out, k.Help, k.Quit, k.FocusNext)
 	if m.served {
-		out = append(out, k.Served)
+		out = append(out, k.Served, key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")))
 	}
 	if m.focus == paneState {
 		out = append(out, k.NextChange, k.Toggle, k.Raw)

@@ -1,0 +1,131 @@
+package tui
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/kubewalk/kubewalk/runtime/kubectl"
+	"github.com/kubewalk/kubewalk/runtime/tracing"
+)
+
+// The after-serve views read the running server through the small interfaces below, so the
+// screen can be tested with fakes and the backends (runtime/tracing, runtime/etcdview,
+// runtime/kubectl) can change behind adapters. Every method is called from a tea.Cmd, never
+// from the update loop, possibly from several goroutines at once: implementations must be safe
+// for concurrent use. A nil backend in Options turns its view into a short explanation.
+
+// Requests is the trace store the Requests view and the kubectl pane read
+// (runtime/tracing.Store).
+type Requests interface {
+	// List returns the traces f selects, in any order (the view sorts them newest first).
+	List(f tracing.Filter) []tracing.Trace
+	// Get returns one trace by ID (the request's audit ID).
+	Get(id string) (tracing.Trace, bool)
+	// Subscribe returns a channel that receives an event whenever a trace changes (events may
+	// be coalesced or dropped when the reader is slow: the view re-reads the store after any
+	// event) and a function that ends the subscription.
+	Subscribe() (<-chan tracing.Event, func())
+	// Dropped is how many traces the bounded ring has let go so far.
+	Dropped() uint64
+}
+
+// Breakpoints holds matching requests at a stage of the chain (runtime/tracing.Breakpoints).
+// Which requests are held is re-read whenever Requests reports an event, so a Breakpoints
+// needs a Requests beside it: a request being held or let go changes its trace.
+type Breakpoints interface {
+	// Add sets a breakpoint: STAGE[:user=NAME][,verb=V][,resource=R], STAGE one of
+	// authentication, authorization, admission, storage. A bad spec is an error saying why.
+	Add(spec string) error
+	// Remove deletes a breakpoint given as Add got it (or as List shows it).
+	Remove(spec string) error
+	// List returns the breakpoints, as specs.
+	List() []string
+	// Held returns the requests held right now, oldest first.
+	Held() []HeldRequest
+	// Step lets a held request go on to its next breakpoint stage (it is held again there).
+	Step(id string) error
+	// Continue lets a held request run to the end without stopping again.
+	Continue(id string) error
+	// Abort fails a held request at the stage it is held at; the client sees the error.
+	Abort(id string) error
+}
+
+// HeldRequest is a request a breakpoint holds.
+type HeldRequest struct {
+	// ID is the request's trace ID (its audit ID).
+	ID string
+	// Stage is where it is held: tracing.StageAuthentication, tracing.StageAuthorization,
+	// tracing.StageMutatingAdmission or tracing.StageStorage.
+	Stage string
+	// Spec is the breakpoint that matched, as List shows it.
+	Spec string
+	// Since is when it was held.
+	Since time.Time
+	// Body is the request's object decoded as YAML, secrets redacted, once the handler has
+	// decoded it (admission and storage stages of writes); "" otherwise.
+	Body string
+}
+
+// EtcdBrowser reads the keys the server stores in etcd (runtime/etcdview).
+type EtcdBrowser interface {
+	// List returns up to limit keys under prefix in key order, starting after continueKey
+	// ("" starts at the beginning). EtcdPage.Continue is "" when there are no more.
+	List(ctx context.Context, prefix string, limit int, continueKey string) (EtcdPage, error)
+	// Decode reads key and decodes its value with the server's own codecs.
+	Decode(ctx context.Context, key string) (EtcdValue, error)
+	// Watch reports every change under /registry from now on, until ctx ends (then the
+	// channel is closed).
+	Watch(ctx context.Context) <-chan EtcdChange
+}
+
+// EtcdKey is one stored key with its metadata (no value).
+type EtcdKey struct {
+	// Key is the full key, e.g. /registry/configmaps/default/demo.
+	Key string
+	// CreateRevision and ModRevision are the etcd revisions that created and last changed
+	// the key; Version counts its changes since it was created.
+	CreateRevision, ModRevision, Version int64
+	// Size is the stored value's size in bytes.
+	Size int
+}
+
+// EtcdPage is one page of a listing.
+type EtcdPage struct {
+	Keys []EtcdKey
+	// Continue is the key to pass to the next List, "" when the listing is complete.
+	Continue string
+	// Revision is the store's revision the page was read at.
+	Revision int64
+}
+
+// EtcdValue is a decoded value.
+type EtcdValue struct {
+	EtcdKey
+	// Encoding says how the value is stored: "protobuf" (the k8s\x00 envelope), "json", or
+	// what else the decoder recognised.
+	Encoding string
+	// YAML is the decoded object (secret data redacted).
+	YAML string
+}
+
+// EtcdChange is one change a watch reports.
+type EtcdChange struct {
+	// Key is the key after the change (its metadata; Size is 0 for a delete).
+	Key EtcdKey
+	// Deleted is set when the key was removed.
+	Deleted bool
+}
+
+// Kubectl runs kubectl commands in-process for the kubectl pane (*kubectl.Runner).
+type Kubectl interface {
+	// Run runs `kubectl ARGS`, writing its output to out as it comes, until it ends or ctx
+	// does (see kubectl.Runner.Run). A *kubectl.RefusedError says the command was not run.
+	Run(ctx context.Context, args []string, out io.Writer) (kubectl.Result, error)
+	// Close releases what the runner holds (its cache directory).
+	Close() error
+}
+
+// NewKubectl makes the kubectl runner once the server serves and its kubeconfig exists; it
+// is called from a tea.Cmd on the first :kubectl command.
+type NewKubectl func(kubeconfig string) (Kubectl, error)

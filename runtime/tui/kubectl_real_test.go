@@ -1,0 +1,116 @@
+package tui
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubewalk/kubewalk/runtime/kubectl"
+	"github.com/kubewalk/kubewalk/server"
+)
+
+// startRealServer runs a real kubewalk server (embedded etcd in a temp dir) through every
+// phase; it is closed when the test ends.
+func startRealServer(t *testing.T) *server.Server {
+	t.Helper()
+	s, err := server.New(server.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("closing the server: %v", err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		t.Fatalf("starting the server: %v", err)
+	}
+	return s
+}
+
+// TestKubectlPaneRealServer runs kubectl in the pane against a real server with the real
+// runner (runtime/kubectl): a get, kubectl's own Forbidden, a refused command, and get -w
+// streaming a configmap created meanwhile until esc stops it.
+func TestKubectlPaneRealServer(t *testing.T) {
+	srv := startRealServer(t)
+	cacheDir := t.TempDir()
+	hs := newHarnessOpts(t, 120, 40, fakeContent{}, srv, Options{GlamourStyle: "notty",
+		NewKubectl: func(kc string) (Kubectl, error) {
+			return kubectl.New(kubectl.Options{Kubeconfig: kc, CacheDir: cacheDir})
+		}})
+	hs.keys("E")
+	t.Cleanup(func() {
+		if err := hs.model.m.shutdown(); err != nil {
+			t.Error(err)
+		}
+	})
+	finished := func() bool { return hs.model.m.kc.done }
+
+	hs.startLine("k get ns")
+	hs.until("get ns to end", finished)
+	hs.settle()
+	hs.must("$ kubectl get ns", "(as admin)", "NAME", "default", "Active", "✓ exit 0", "kubectl · get ns · exit 0",
+		"GET", "/api/v1/namespaces", "→ 200")
+	// Each request carries the Audit-Id the server gave it: the name of its trace.
+	kc := hs.model.m.kc
+	if len(kc.IDs()) == 0 {
+		t.Fatalf("no audit ID recorded: %+v", kc.res.Requests)
+	}
+	if id := kc.IDs()[0]; !regexp.MustCompile(`^[0-9a-f-]{36}$`).MatchString(id) || !strings.Contains(hs.view(), id) {
+		t.Errorf("audit ID %q not shown:\n%s", id, hs.view())
+	}
+
+	hs.startLine("k --context bob get cm")
+	hs.until("bob's get to end", finished)
+	hs.settle()
+	hs.must("Error from server (Forbidden)", `User "bob"`, "cannot list resource", "✗ exit 1", "(as bob)", "→ 403")
+
+	hs.startLine("k edit cm demo")
+	hs.until("the refusal", finished)
+	hs.settle()
+	hs.must("✗ not run: needs a terminal of its own", "Run it in another terminal:", "KUBECONFIG="+srv.Kubeconfig())
+
+	// get -w streams: it lists the configmap there is, then shows one created while it
+	// watches; esc stops it.
+	cfg, err := srv.RESTConfig("admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func(name string) {
+		t.Helper()
+		_, err := cs.CoreV1().ConfigMaps("default").Create(context.Background(),
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"a": "b"}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	create("listed-first")
+	hs.startLine("k get cm -w")
+	hs.until("the watch to list", func() bool { return strings.Contains(hs.view(), "listed-first") })
+	if !hs.model.m.kc.running {
+		t.Fatalf("get -w ended by itself:\n%s", hs.view())
+	}
+	name := "streamed-later"
+	create(name)
+	hs.until("the streamed configmap", func() bool { return strings.Contains(hs.view(), name) })
+	hs.must("running · esc stops it")
+	hs.send(keyMsg("esc"))
+	hs.until("esc to stop the watch", finished)
+	hs.settle()
+	hs.must("■ stopped with esc", "stopped (esc)")
+	if !hs.model.m.kc.res.Canceled {
+		t.Error("the result does not say the command was cancelled")
+	}
+}

@@ -1,0 +1,492 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kubewalk/kubewalk/runtime/kubectl"
+	"github.com/kubewalk/kubewalk/runtime/tracing"
+)
+
+// maxKubectlLines bounds the output the pane keeps (the oldest lines go first).
+const maxKubectlLines = 10000
+
+// kubectlHolder makes the runner on first use (the kubeconfig exists only once the server
+// serves) and closes it when the screen ends. Only tea.Cmds and shutdown use it.
+type kubectlHolder struct {
+	mu     sync.Mutex
+	make   NewKubectl
+	r      Kubectl
+	closed bool
+}
+
+func (h *kubectlHolder) get(kubeconfig string) (Kubectl, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, errors.New("kubewalk is shutting down")
+	}
+	if h.r == nil {
+		r, err := h.make(kubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("starting kubectl: %w", err)
+		}
+		h.r = r
+	}
+	return h.r, nil
+}
+
+// Close closes the runner, if one was made; later gets fail.
+func (h *kubectlHolder) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	if h.r == nil {
+		return nil
+	}
+	return h.r.Close()
+}
+
+// kcRun is one kubectl command: the writer its output goes to (written on the command's
+// goroutine, read by the update loop on each kcOutputMsg), and how to stop it.
+type kcRun struct {
+	line   string
+	args   []string
+	ctx    string // the --context it runs as
+	cancel context.CancelFunc
+	done   chan struct{} // closed when Run has returned
+	notify chan struct{} // output arrived (coalesced)
+
+	mu      sync.Mutex
+	lines   []string
+	partial []byte
+	dropped int
+}
+
+func newKcRun(line string, args []string, cancel context.CancelFunc) *kcRun {
+	return &kcRun{line: line, args: args, ctx: contextOf(args), cancel: cancel,
+		done: make(chan struct{}), notify: make(chan struct{}, 1)}
+}
+
+// contextOf is the --context args choose, "admin" by default.
+func contextOf(args []string) string {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--context" && i+1 < len(args) {
+			return args[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, "--context="); ok {
+			return v
+		}
+	}
+	return "admin"
+}
+
+// Write collects output line by line.
+func (r *kcRun) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	data := append(r.partial, p...)
+	for {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break
+		}
+		r.lines = append(r.lines, cleanLine(data[:i]))
+		data = data[i+1:]
+	}
+	r.partial = append([]byte(nil), data...)
+	if over := len(r.lines) - maxKubectlLines; over > maxKubectlLines/10 {
+		r.lines = append([]string(nil), r.lines[over:]...)
+		r.dropped += over
+	}
+	r.mu.Unlock()
+	select {
+	case r.notify <- struct{}{}:
+	default:
+	}
+	return len(p), nil
+}
+
+// since returns the complete lines from absolute line number from on (lines are numbered
+// from 0 since the command started; those dropped are gone, so from is raised to the first
+// kept), the unfinished last line, and the number of the first line returned.
+func (r *kcRun) since(from int) (lines []string, partial string, first int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	start := max(len(r.lines)-maxKubectlLines, 0)
+	first = max(from, r.dropped+start)
+	lines = append([]string(nil), r.lines[first-r.dropped:]...)
+	if len(r.partial) > 0 {
+		partial = cleanLine(r.partial)
+	}
+	return lines, partial, first
+}
+
+// cleanLine makes a line of output safe to draw: no escape sequences or control characters
+// (they would move the TUI's cursor), tabs expanded, invalid UTF-8 replaced.
+func cleanLine(b []byte) string {
+	s := strings.TrimSuffix(string(b), "\r")
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "�")
+	}
+	s = ansi.Strip(s)
+	if strings.IndexFunc(s, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) >= 0 {
+		s = strings.Map(func(r rune) rune {
+			if r < ' ' && r != '\t' || r == 0x7f {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	return expandTabs(s)
+}
+
+// Messages of a kubectl run.
+type (
+	kcOutputMsg struct{ run *kcRun }
+	kcDoneMsg   struct {
+		run *kcRun
+		res kubectl.Result
+		err error
+	}
+)
+
+// runKubectl runs the command in a tea.Cmd.
+func runKubectl(h *kubectlHolder, kubeconfig string, run *kcRun, ctx context.Context) tea.Cmd {
+	return func() tea.Msg {
+		defer close(run.done)
+		r, err := h.get(kubeconfig)
+		if err != nil {
+			return kcDoneMsg{run: run, res: kubectl.Result{Args: run.args, ExitCode: 1}, err: err}
+		}
+		res, err := r.Run(ctx, run.args, run)
+		return kcDoneMsg{run: run, res: res, err: err}
+	}
+}
+
+// waitOutput waits for more output (or the end) of run.
+func waitOutput(run *kcRun) tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case <-run.notify:
+		case <-run.done:
+		}
+		return kcOutputMsg{run: run}
+	}
+}
+
+// kcPane names a pane of the kubectl view.
+type kcPane int
+
+const (
+	kcOutput kcPane = iota
+	kcRequests
+)
+
+// kubectlView is the kubectl pane: a command's output, and beside it the requests it made
+// with their lanes.
+type kubectlView struct {
+	st    *Styles
+	out   *textPane
+	reqs  *textPane
+	focus kcPane
+
+	run     *kcRun
+	running bool
+	done    bool
+	res     kubectl.Result
+	err     error
+	notice  []string // said instead of running (not serving, not wired)
+	traces  map[string]tracing.Trace
+	cursor  int
+	wired   bool // a trace store is there to read lanes from
+
+	// The output wrapped to the pane so far, kept so that a line arriving costs only its own
+	// wrapping: wrapped holds the rows of the complete lines from line number wrapFirst on,
+	// rowsOf how many rows each took; wrapW is the width they were wrapped at.
+	wrapped   []string
+	rowsOf    []int
+	wrapFirst int
+	wrapW     int
+}
+
+func newKubectlView(st *Styles) *kubectlView {
+	v := &kubectlView{st: st, out: newTextPane(st, "kubectl"), reqs: newTextPane(st, "Requests it made"),
+		traces: map[string]tracing.Trace{}}
+	v.out.tail, v.out.follow = true, true
+	v.relayout()
+	return v
+}
+
+// SetSize lays out the panes.
+func (v *kubectlView) SetSize(out, reqs rect) {
+	v.out.SetSize(out.w, out.h)
+	v.reqs.SetSize(reqs.w, reqs.h)
+	v.relayout()
+}
+
+// Start shows a command that is about to run.
+func (v *kubectlView) Start(run *kcRun) {
+	v.run, v.running, v.done, v.err, v.notice = run, true, false, nil, nil
+	v.wrapped, v.rowsOf, v.wrapFirst = nil, nil, 0
+	v.res = kubectl.Result{}
+	v.traces = map[string]tracing.Trace{}
+	v.cursor = 0
+	v.out.follow = true
+	v.focus = kcOutput
+	v.relayout()
+}
+
+// Notice shows a command that was not run, and why.
+func (v *kubectlView) Notice(line string, args []string, why ...string) {
+	v.run = newKcRun(line, args, func() {})
+	close(v.run.done)
+	v.wrapped, v.rowsOf, v.wrapFirst = nil, nil, 0
+	v.running, v.done, v.err = false, true, nil
+	v.res = kubectl.Result{}
+	v.notice = why
+	v.traces = map[string]tracing.Trace{}
+	v.relayout()
+}
+
+// Output re-reads the run's output.
+func (v *kubectlView) Output() { v.relayout() }
+
+// Done records how the command ended.
+func (v *kubectlView) Done(msg kcDoneMsg) {
+	v.running, v.done, v.res, v.err = false, true, msg.res, msg.err
+	v.relayout()
+}
+
+// IDs are the audit IDs of the requests the last command made.
+func (v *kubectlView) IDs() []string {
+	if !v.done {
+		return nil
+	}
+	return v.res.AuditIDs()
+}
+
+// SetTraces takes the lanes of the command's requests from a store snapshot.
+func (v *kubectlView) SetTraces(extra map[string]tracing.Trace) {
+	changed := false
+	for _, id := range v.IDs() {
+		if t, ok := extra[id]; ok {
+			old, had := v.traces[id]
+			if !had || old.Done != t.Done || len(old.Stages) != len(t.Stages) || old.Code != t.Code {
+				changed = true
+			}
+			v.traces[id] = t
+		}
+	}
+	if changed {
+		v.relayoutRequests()
+	}
+}
+
+// Selected is the audit ID of the request under the cursor.
+func (v *kubectlView) Selected() string {
+	rs := v.res.Requests
+	if v.cursor < 0 || v.cursor >= len(rs) {
+		return ""
+	}
+	return rs[v.cursor].AuditID
+}
+
+// MoveRequest moves the request cursor.
+func (v *kubectlView) MoveRequest(n int) {
+	if len(v.res.Requests) == 0 {
+		return
+	}
+	v.cursor = max(min(v.cursor+n, len(v.res.Requests)-1), 0)
+	v.relayoutRequests()
+}
+
+func (v *kubectlView) relayout() {
+	v.relayoutOutput()
+	v.relayoutRequests()
+}
+
+func (v *kubectlView) relayoutOutput() {
+	w := v.out.Inner()
+	st := v.st
+	if v.run == nil {
+		v.out.SetTitle("kubectl", "", "")
+		var lines []string
+		for _, p := range []string{
+			"Type :k followed by kubectl's arguments, e.g. :k get cm or :k --context bob get cm. It runs the real kubectl command tree in-process against this run's server (no shell), as admin unless --context says alice or bob.",
+			"-w streams until esc. ↑/↓ in the prompt bring back earlier commands.",
+		} {
+			lines = append(append(lines, wrapLines(st.Served.Dim.Render(p), w)...), "")
+		}
+		v.out.SetLines(lines)
+		return
+	}
+	r := v.run
+	lines := wrapLines(st.Served.Command.Render("$ kubectl "+kubectl.Quote(r.args))+st.Served.Dim.Render("   (as "+r.ctx+")"), w)
+	if w != v.wrapW {
+		v.wrapped, v.rowsOf, v.wrapFirst, v.wrapW = nil, nil, 0, w
+	}
+	fresh, partial, first := r.since(v.wrapFirst + len(v.rowsOf))
+	if first > v.wrapFirst+len(v.rowsOf) {
+		// The run dropped lines this pane never wrapped: start again from what it kept.
+		v.wrapped, v.rowsOf, v.wrapFirst = nil, nil, first
+	}
+	for _, l := range fresh {
+		rows := wrapLines(l, w)
+		if len(rows) == 0 {
+			rows = []string{""}
+		}
+		v.wrapped = append(v.wrapped, rows...)
+		v.rowsOf = append(v.rowsOf, len(rows))
+	}
+	for len(v.rowsOf) > maxKubectlLines {
+		v.wrapped = v.wrapped[v.rowsOf[0]:]
+		v.rowsOf = v.rowsOf[1:]
+		v.wrapFirst++
+	}
+	if v.wrapFirst > 0 {
+		lines = append(lines, st.Served.Dim.Render(fmt.Sprintf("… %d earlier lines dropped", v.wrapFirst)))
+	}
+	lines = append(lines, v.wrapped...)
+	if partial != "" {
+		lines = append(lines, wrapLines(partial, w)...)
+	}
+	figure := ""
+	var tail []string
+	var ref *kubectl.RefusedError
+	switch {
+	case len(v.notice) > 0:
+		figure = "not run"
+		for _, n := range v.notice {
+			tail = append(tail, wrapLines(n, w)...)
+		}
+	case v.running:
+		figure = "running · esc stops it"
+	case errors.As(v.err, &ref):
+		figure = "refused"
+		tail = append(tail, wrapLines(st.Served.Failing.Render("✗ not run: "+ref.Reason), w)...)
+		if ref.Command != "" {
+			tail = append(tail, "", st.Served.Heading.Render("Run it in another terminal:"))
+			for _, l := range wrapCommand(ref.Command, w-2) {
+				tail = append(tail, "  "+st.Served.Command.Render(l))
+			}
+		}
+	case v.err != nil && !v.res.Canceled:
+		figure = fmt.Sprintf("exit %d", v.res.ExitCode)
+		tail = append(tail, wrapLines(st.Served.Failing.Render("✗ "+oneLine(v.err.Error())), w)...)
+	case v.res.Canceled:
+		figure = fmt.Sprintf("stopped (esc) · exit %d", v.res.ExitCode)
+		tail = append(tail, st.Served.Dim.Render("■ stopped with esc"))
+	case v.res.ExitCode == 0:
+		figure = "exit 0"
+		tail = append(tail, st.Served.OK.Render("✓ exit 0"))
+	default:
+		figure = fmt.Sprintf("exit %d", v.res.ExitCode)
+		tail = append(tail, st.Served.Failing.Render(fmt.Sprintf("✗ exit %d", v.res.ExitCode)))
+	}
+	if len(tail) > 0 {
+		lines = append(append(lines, ""), tail...)
+	}
+	v.out.SetTitle("kubectl", kubectl.Quote(r.args), figure)
+	v.out.SetLines(lines)
+}
+
+func (v *kubectlView) relayoutRequests() {
+	w := v.reqs.Inner()
+	st := v.st
+	var lines []string
+	switch {
+	case v.run == nil || len(v.notice) > 0:
+		lines = wrapLines(st.Lane.Dim.Render("The requests a command makes show here, each with its lane through the chain."), w)
+	case v.running:
+		lines = wrapLines(st.Lane.Dim.Render("The requests show here when the command ends."), w)
+	case len(v.res.Requests) == 0:
+		lines = wrapLines(st.Lane.Dim.Render("The command made no request."), w)
+	}
+	v.cursor = max(min(v.cursor, len(v.res.Requests)-1), 0)
+	curLine := 0
+	if v.done && len(v.notice) == 0 {
+		for i, q := range v.res.Requests {
+			mark := " "
+			if i == v.cursor {
+				mark = "›"
+				curLine = len(lines)
+			}
+			code := "no response"
+			if q.Code != 0 {
+				code = fmt.Sprint(q.Code)
+			}
+			for _, l := range wrapLines(mark+" "+q.Method+" "+q.Path+" → "+code, w) {
+				if i == v.cursor {
+					l = st.List.Cursor.Render(fit(l, w))
+				}
+				lines = append(lines, l)
+			}
+			var sub string
+			switch {
+			case q.AuditID == "":
+				sub = "✗ " + q.Err
+			case !v.wired:
+				sub = "audit ID " + q.AuditID + " (no trace store in this run)"
+			default:
+				if t, ok := v.traces[q.AuditID]; ok {
+					sub = laneSummary(t)
+				} else {
+					sub = "audit ID " + q.AuditID + " · lane not recorded (yet)"
+				}
+			}
+			for _, l := range wrapLines(sub, w-4) {
+				lines = append(lines, "    "+st.Lane.Dim.Render(l))
+			}
+		}
+		if len(v.res.Requests) > 0 && v.wired {
+			lines = append(lines, "", st.Lane.Dim.Render("enter opens the lane in the Requests view"))
+		}
+	}
+	v.reqs.SetTitle("Requests it made", "", fmt.Sprintf("%d", len(v.res.Requests)))
+	v.reqs.SetLines(lines)
+	// Keep the selected request in view.
+	if curLine < v.reqs.offset || curLine >= v.reqs.offset+v.reqs.visible()-1 {
+		v.reqs.offset = max(curLine-1, 0)
+		v.reqs.clamp()
+	}
+}
+
+// laneSummary is a lane on one line: each stage's symbol and short name, then the code and
+// time.
+func laneSummary(t tracing.Trace) string {
+	var parts []string
+	for _, s := range t.Stages {
+		if s.Name == tracing.StageResponse {
+			continue
+		}
+		name := stageLabel(s.Name, true)
+		if i := pathIndex(s.Name); i >= 0 && (s.Name == requestPath[i].name) {
+			name = requestPath[i].short
+		}
+		p := stageSymbol(s.Outcome) + name
+		switch s.Outcome {
+		case tracing.OutcomeCache, tracing.OutcomeDenied, tracing.OutcomeRefused, tracing.OutcomeHeld, tracing.OutcomeAborted, tracing.OutcomeFailed:
+			p += "(" + outcomeWord(s.Outcome) + ")"
+		}
+		parts = append(parts, p)
+	}
+	end := "…"
+	if t.Code != 0 {
+		end = fmt.Sprint(t.Code)
+	}
+	if t.Done {
+		end += " " + fmtDuration(t.Duration)
+	}
+	return strings.Join(parts, " ") + " → " + end
+}
