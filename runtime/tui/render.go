@@ -91,6 +91,7 @@ type unit struct {
 	start, width int
 	space, wide  bool
 	glue         bool // the next unit joins this one (opening punctuation)
+	narrowEnd    bool // it ends in a narrow rune that is not a space: a narrow rune next continues the word
 }
 
 // breakCells splits a plain line into ranges of cells [start, end) no wider than w: at spaces
@@ -106,19 +107,23 @@ func breakCells(plain string, w int) [][2]int {
 		if n := len(units); n > 0 {
 			last := &units[n-1]
 			// Zero-width runes join the unit before; narrow letters and spaces join their
-			// run; closing punctuation joins what it closes; anything joins opening
-			// punctuation.
-			join := rw == 0 || (sp && last.space) || (!sp && !wide && !last.space && !last.wide) ||
+			// run (also a word begun after opening punctuation: "（watch）"); closing
+			// punctuation joins what it closes; anything joins opening punctuation.
+			join := rw == 0 || (sp && last.space) || (!sp && !wide && last.narrowEnd) ||
 				(!sp && !last.space && strings.ContainsRune(noBreakBefore, r)) || (!sp && last.glue)
 			if join {
 				last.width += rw
 				last.wide = last.wide || wide
 				last.glue = strings.ContainsRune(noBreakAfter, r)
+				if rw > 0 {
+					last.narrowEnd = !sp && !wide
+				}
 				col += rw
 				continue
 			}
 		}
-		units = append(units, unit{start: col, width: rw, space: sp, wide: wide, glue: strings.ContainsRune(noBreakAfter, r)})
+		units = append(units, unit{start: col, width: rw, space: sp, wide: wide,
+			glue: strings.ContainsRune(noBreakAfter, r), narrowEnd: !sp && !wide})
 		col += rw
 	}
 	units = splitWideUnits(plain, units, w)

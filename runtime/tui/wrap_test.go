@@ -136,3 +136,22 @@ func TestProtectCodeSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestLessonWrapLatinAfterCJKPunctuation: an English word or inline code right after opening
+// CJK punctuation, as Chinese lessons write a term's English ("监视（watch）"), stays whole.
+func TestLessonWrapLatinAfterCJKPunctuation(t *testing.T) {
+	const text = "持续监视（watch），在内部（internal）类型之外，以 protobuf（`application/vnd.kubernetes.protobuf`）存储，" +
+		"并加入回环令牌身份认证器（`AuthorizeClientBearerToken`）；它先调用委托（delegate）的 `PrepareRun`。"
+	step := Step{ID: "x/y", Title: "换行", Text: text}
+	cp := server.Checkpoints()[0]
+	for _, style := range []string{"notty", "dark"} {
+		for w := 24; w <= 120; w++ {
+			p := newLessonPane(DefaultStyles(), style)
+			p.SetSize(w, 40)
+			p.SetStep(step, true, cp)
+			for _, prob := range wrapProblems(text, p.lines, w-2) {
+				t.Errorf("%s, pane %d wide: %s", style, w, prob)
+			}
+		}
+	}
+}
