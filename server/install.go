@@ -91,6 +91,7 @@ func (s *Server) Install(ctx context.Context) error {
 		appsGroup.VersionedResourcesStorageMap[apis.AppsV1.Version] = s.st.storageMap(apis.AppsV1.Group)
 		// Our own group: the same stores at both versions, v1 first (the scheme's priority).
 		learnGroup := genericapiserver.NewDefaultAPIGroupInfo(learn.GroupName, c.scheme.Scheme, c.scheme.ParameterCodec, c.scheme.Codecs)
+		learnGroup.NegotiatedSerializer = apis.WithoutProtobuf(c.scheme.Codecs) // its types have no protobuf code
 		for _, gv := range learnGroup.PrioritizedVersions {
 			learnGroup.VersionedResourcesStorageMap[gv.Version] = s.st.storageMap(learn.GroupName)
 		}
