@@ -19,13 +19,12 @@ import (
 // MaxTitleLength is the longest title, in characters, a lesson or a step may have.
 const MaxTitleLength = 120
 
-// Levels are the values spec.level may take.
-var Levels = []learn.LessonLevel{learn.LevelBeginner, learn.LevelIntermediate, learn.LevelAdvanced}
-
 // ValidateLessonName checks a lesson's name: a DNS label (lowercase letters, digits and '-', at
-// most 63 characters), stricter than the DNS subdomain most kinds accept, so a lesson's name can
-// be a step of a URL or a hostname as it is.
-var ValidateLessonName = apivalidation.NameIsDNSLabel
+// most 63 characters), stricter than the DNS subdomain most kinds accept (names are checked per
+// kind, by the function each kind's validation passes to ValidateObjectMeta).
+func ValidateLessonName(name string, prefix bool) []string {
+	return apivalidation.NameIsDNSLabel(name, prefix)
+}
 
 // ValidateLesson validates a new lesson: its metadata and its spec.
 func ValidateLesson(l *learn.Lesson) field.ErrorList {
@@ -50,7 +49,8 @@ func ValidateLessonSpec(spec *learn.LessonSpec, path *field.Path) field.ErrorLis
 		// Defaulting sets Beginner; only a client that bypasses it (none can) sends "".
 		errs = append(errs, field.Required(path.Child("level"), ""))
 	default:
-		errs = append(errs, field.NotSupported(path.Child("level"), spec.Level, Levels))
+		errs = append(errs, field.NotSupported(path.Child("level"), spec.Level,
+			[]learn.LessonLevel{learn.LevelBeginner, learn.LevelIntermediate, learn.LevelAdvanced}))
 	}
 	steps := path.Child("steps")
 	if len(spec.Steps) == 0 {

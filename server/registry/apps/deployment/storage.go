@@ -129,8 +129,8 @@ func (r *StatusREST) ConvertToTable(ctx context.Context, obj, tableOptions runti
 // replicasPath maps each served version of the group to where a deployment keeps its
 // replicas, so server-side apply can move the ownership of spec.replicas between a deployment
 // and its Scale (upstream's replicasPathInDeployment).
-var replicasPath = managedfields.ResourcePathMappings{
-	apis.AppsV1.String(): fieldpath.MakePathOrDie("spec", "replicas"),
+func replicasPath() managedfields.ResourcePathMappings {
+	return managedfields.ResourcePathMappings{apis.AppsV1.String(): fieldpath.MakePathOrDie("spec", "replicas")}
 }
 
 // ScaleREST is the storage of deployments/scale: a deployment seen as an autoscaling/v1
@@ -273,12 +273,12 @@ func (i *scaleUpdatedObjectInfo) UpdatedObject(ctx context.Context, oldObj runti
 	gv := apis.AppsV1
 	if info, ok := genericapirequest.RequestInfoFrom(ctx); ok {
 		requested := schema.GroupVersion{Group: info.APIGroup, Version: info.APIVersion}
-		if _, served := replicasPath[requested.String()]; !served {
+		if _, served := replicasPath()[requested.String()]; !served {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("deployments/scale is not served in %s", requested))
 		}
 		gv = requested
 	}
-	managed := managedfields.NewScaleHandler(d.ManagedFields, gv, replicasPath)
+	managed := managedfields.NewScaleHandler(d.ManagedFields, gv, replicasPath())
 
 	oldScale, err := scaleFromDeployment(d)
 	if err != nil {

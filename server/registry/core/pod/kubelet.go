@@ -39,17 +39,6 @@ type KubeletSubresource struct {
 	Storage rest.Storage
 }
 
-// kubeletSubresources are the pod subresources kube-apiserver proxies to the kubelet, with the
-// upstream type that serves each.
-var kubeletSubresources = []struct {
-	name, upstream string
-}{
-	{"exec", "pkg/registry/core/pod/rest/subresources.go, ExecREST.Connect"},
-	{"attach", "pkg/registry/core/pod/rest/subresources.go, AttachREST.Connect"},
-	{"portforward", "pkg/registry/core/pod/rest/subresources.go, PortForwardREST.Connect"},
-	{"log", "pkg/registry/core/pod/rest/log.go, LogREST.Get"},
-}
-
 // NewKubeletSubresources returns the storage of pods/exec, pods/attach, pods/portforward and
 // pods/log. Each refuses every request with ErrNoKubelet's 503 once the pod is found; a
 // missing pod is 404 Not Found, as in kube. The connecting ones (exec, attach, portforward)
@@ -57,8 +46,15 @@ var kubeletSubresources = []struct {
 // request is a GET, which the authorization filter checked as "get" only. pods must be the
 // pods storage; authz the server's authorizer.
 func NewKubeletSubresources(pods rest.Getter, authz authorizer.UnconditionalAuthorizer) []KubeletSubresource {
-	out := make([]KubeletSubresource, 0, len(kubeletSubresources))
-	for _, k := range kubeletSubresources {
+	// The subresources, with the upstream type that serves each.
+	subresources := []struct{ name, upstream string }{
+		{"exec", "pkg/registry/core/pod/rest/subresources.go, ExecREST.Connect"},
+		{"attach", "pkg/registry/core/pod/rest/subresources.go, AttachREST.Connect"},
+		{"portforward", "pkg/registry/core/pod/rest/subresources.go, PortForwardREST.Connect"},
+		{"log", "pkg/registry/core/pod/rest/log.go, LogREST.Get"},
+	}
+	out := make([]KubeletSubresource, 0, len(subresources))
+	for _, k := range subresources {
 		base := kubeletREST{subresource: k.name, upstream: k.upstream, pods: pods}
 		var st rest.Storage = &ConnectREST{kubeletREST: base, authz: authz}
 		if k.name == "log" {
