@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubewalk/kubewalk/server/apis"
+	"github.com/kubewalk/kubewalk/server/apis/learn"
 	nscontroller "github.com/kubewalk/kubewalk/server/controller/namespace"
 	"github.com/kubewalk/kubewalk/server/rbac"
 	"github.com/kubewalk/kubewalk/server/registry/authentication/selfsubjectreview"
@@ -26,7 +27,7 @@ import (
 var installCheckpoints = []Checkpoint{
 	{PhaseInstall, "new", "Complete().New(): the GenericAPIServer and its handler chain exist"},
 	{PhaseInstall, "legacy-group", "InstallLegacyAPIGroup: core/v1 served under /api"},
-	{PhaseInstall, "groups", "InstallAPIGroups: rbac, authorization and authentication under /apis"},
+	{PhaseInstall, "groups", "InstallAPIGroups: rbac, authorization, authentication, apps and learn.kubewalk.io under /apis"},
 	{PhaseInstall, "post-start-hooks", "Post-start hooks registered: bootstrap namespaces and RBAC policy, namespace controller"},
 }
 
@@ -86,10 +87,18 @@ func (s *Server) Install(ctx context.Context) error {
 		authnGroup.VersionedResourcesStorageMap[apis.AuthenticationV1.Version] = map[string]rest.Storage{
 			"selfsubjectreviews": selfsubjectreview.NewREST(),
 		}
-		if err := gs.InstallAPIGroups(&rbacGroup, &authzGroup, &authnGroup); err != nil {
+		appsGroup := genericapiserver.NewDefaultAPIGroupInfo(apis.AppsV1.Group, c.scheme.Scheme, c.scheme.ParameterCodec, c.scheme.Codecs)
+		appsGroup.VersionedResourcesStorageMap[apis.AppsV1.Version] = s.st.storageMap(apis.AppsV1.Group)
+		// Our own group: the same stores at both versions, v1 first (the scheme's priority).
+		learnGroup := genericapiserver.NewDefaultAPIGroupInfo(learn.GroupName, c.scheme.Scheme, c.scheme.ParameterCodec, c.scheme.Codecs)
+		learnGroup.NegotiatedSerializer = apis.WithoutProtobuf(c.scheme.Codecs) // its types have no protobuf code
+		for _, gv := range learnGroup.PrioritizedVersions {
+			learnGroup.VersionedResourcesStorageMap[gv.Version] = s.st.storageMap(learn.GroupName)
+		}
+		if err := gs.InstallAPIGroups(&rbacGroup, &authzGroup, &authnGroup, &appsGroup, &learnGroup); err != nil {
 			return fmt.Errorf("InstallAPIGroups: %w", err)
 		}
-		in.groups = append(in.groups, &rbacGroup, &authzGroup, &authnGroup)
+		in.groups = append(in.groups, &rbacGroup, &authzGroup, &authnGroup, &appsGroup, &learnGroup)
 		if err := run.reach(ctx, "groups"); err != nil {
 			return err
 		}

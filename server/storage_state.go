@@ -183,6 +183,9 @@ func (st *storageState) describe(n *Node, prefix string, scheme *runtime.Scheme)
 // storeSummary says where a store keeps its objects and how it encodes them: the etcd key
 // prefix, the group version and kind the store's EncodeVersioner writes, and the media type.
 func (st *storageState) storeSummary(rs restStore, scheme *runtime.Scheme) string {
+	if s, ok := rs.Storage.(interface{ StateSummary() string }); ok {
+		return s.StateSummary() // a subresource no store backs, such as pods/exec
+	}
 	resource := strings.Split(rs.Resource, "/")[0]
 	gr := schema.GroupResource{Group: rs.GroupVersion.Group, Resource: resource}
 	st.getter.mu.Lock()
@@ -196,7 +199,7 @@ func (st *storageState) storeSummary(rs restStore, scheme *runtime.Scheme) strin
 	}
 	return fmt.Sprintf("key %s/%s/…, stored as %s in %s",
 		opts.StorageConfig.Prefix, strings.TrimPrefix(opts.ResourcePrefix, "/"),
-		storageKind(opts.StorageConfig.EncodeVersioner, rs.Storage.New(), scheme), st.factory.DefaultMediaType)
+		storageKind(opts.StorageConfig.EncodeVersioner, rs.Storage.New(), scheme), storageMediaTypeOf(gr))
 }
 
 // storageKind names the group version and kind the versioner encodes obj as, e.g. "v1

@@ -5,19 +5,27 @@
 // wire version and the internal version; we have no second set of types, so each external type
 // is also registered under the group's internal version. The scheme then finds the object is
 // already in the target version and only sets its kind, so no conversion functions are needed.
+//
+// One group is the exception: kubewalk's own learn.kubewalk.io (package learn and its version
+// packages) has internal types, two versions and generated conversions, as kube-apiserver's
+// groups do; learninstall.Install adds it.
 package apis
 
 import (
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+
+	learninstall "github.com/kubewalk/kubewalk/server/apis/learn/install"
 )
 
 // Group versions served by kubewalk, in install order.
@@ -26,6 +34,10 @@ var (
 	RBACV1           = rbacv1.SchemeGroupVersion
 	AuthorizationV1  = authorizationv1.SchemeGroupVersion
 	AuthenticationV1 = authenticationv1.SchemeGroupVersion
+	AppsV1           = appsv1.SchemeGroupVersion
+	// AutoscalingV1 is not served as a group: its Scale kind is what deployments/scale
+	// reads and writes, as in kube-apiserver.
+	AutoscalingV1 = autoscalingv1.SchemeGroupVersion
 )
 
 // Scheme bundles a scheme with the codec factory and parameter codec built from it.
@@ -35,8 +47,9 @@ type Scheme struct {
 	ParameterCodec runtime.ParameterCodec
 }
 
-// NewScheme returns a fresh scheme holding core/v1, rbac/v1, authorization/v1 and
-// authentication/v1, each also registered as its group's internal version, plus the meta types
+// NewScheme returns a fresh scheme holding core/v1, rbac/v1, authorization/v1,
+// authentication/v1, apps/v1 and autoscaling/v1, each also registered as its group's internal
+// version, kubewalk's own learn.kubewalk.io group (internal, v1 and v1alpha1), the meta types
 // the generic API server needs and the field label conversions that field selectors use.
 func NewScheme() (*Scheme, error) {
 	s := runtime.NewScheme()
@@ -48,6 +61,8 @@ func NewScheme() (*Scheme, error) {
 		{RBACV1, rbacv1.AddToScheme},
 		{AuthorizationV1, authorizationv1.AddToScheme},
 		{AuthenticationV1, authenticationv1.AddToScheme},
+		{AppsV1, appsv1.AddToScheme},
+		{AutoscalingV1, autoscalingv1.AddToScheme},
 	}
 	for _, b := range builders {
 		if err := b.add(s); err != nil {
@@ -78,8 +93,11 @@ func NewScheme() (*Scheme, error) {
 	if err := addFieldLabelConversions(s); err != nil {
 		return nil, fmt.Errorf("scheme: field labels: %w", err)
 	}
+	if err := learninstall.Install(s); err != nil {
+		return nil, fmt.Errorf("scheme: %w", err)
+	}
 	addDefaulters(s)
-	for _, gv := range []schema.GroupVersion{CoreV1, RBACV1, AuthorizationV1, AuthenticationV1} {
+	for _, gv := range []schema.GroupVersion{CoreV1, RBACV1, AuthorizationV1, AuthenticationV1, AppsV1, AutoscalingV1} {
 		if err := s.SetVersionPriority(gv); err != nil {
 			return nil, fmt.Errorf("scheme: version priority %s: %w", gv, err)
 		}

@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	learnv1 "github.com/kubewalk/kubewalk/server/apis/learn/v1"
 )
 
 // definitions calls GetOpenAPIDefinitions with a ref callback that records
@@ -87,6 +89,35 @@ func TestDefinitions(t *testing.T) {
 			key:        "io.k8s.apimachinery.pkg.version.Info",
 			properties: []string{"major", "minor", "gitVersion"},
 		},
+		{
+			key:        "io.k8s.api.apps.v1.DeploymentSpec",
+			properties: []string{"replicas", "selector", "template", "strategy"},
+			required:   []string{"selector", "template"},
+		},
+		{
+			key:        "io.k8s.api.autoscaling.v1.Scale",
+			properties: []string{"apiVersion", "kind", "metadata", "spec", "status"},
+		},
+		// kubewalk's own group: the field renamed between the versions is in each version's
+		// schema under its own name, and steps is a list map keyed by name (server-side apply
+		// merges steps by name).
+		{
+			key:        "io.kubewalk.learn.v1.LessonSpec",
+			properties: []string{"title", "author", "level", "steps"},
+			required:   []string{"title", "steps"},
+			extensions: map[string]map[string]any{
+				"steps": {"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"name"}},
+			},
+		},
+		{
+			key:        "io.kubewalk.learn.v1alpha1.LessonSpec",
+			properties: []string{"title", "owner", "level", "steps"},
+			required:   []string{"title", "steps"},
+		},
+		{
+			key:        "io.kubewalk.learn.v1.Lesson",
+			properties: []string{"apiVersion", "kind", "metadata", "spec", "status"},
+		},
 		// Custom-schema types: no properties, but they must be present so
 		// references to them resolve.
 		{key: "io.k8s.apimachinery.pkg.api.resource.Quantity"},
@@ -138,14 +169,17 @@ func TestDefinitions(t *testing.T) {
 }
 
 // TestKeyFormat pins the key format: OpenAPI model names
-// ("io.k8s.api.core.v1.ConfigMap"), not Go import paths
-// ("k8s.io/api/core/v1.ConfigMap").
+// ("io.k8s.api.core.v1.ConfigMap", "io.kubewalk.learn.v1.Lesson"), not Go
+// import paths ("k8s.io/api/core/v1.ConfigMap").
 func TestKeyFormat(t *testing.T) {
 	defs, _ := definitions(t)
 	for key := range defs {
-		if !strings.HasPrefix(key, "io.k8s.") || strings.Contains(key, "/") {
-			t.Errorf("key %q is not an io.k8s.* OpenAPI model name", key)
+		if !(strings.HasPrefix(key, "io.k8s.") || strings.HasPrefix(key, "io.kubewalk.learn.")) || strings.Contains(key, "/") {
+			t.Errorf("key %q is not an io.k8s.* or io.kubewalk.learn.* OpenAPI model name", key)
 		}
+	}
+	if got, want := (learnv1.Lesson{}).OpenAPIModelName(), "io.kubewalk.learn.v1.Lesson"; got != want {
+		t.Errorf("learn v1 Lesson model name = %q, want %q", got, want)
 	}
 	if got, want := (corev1.ConfigMap{}).OpenAPIModelName(), "io.k8s.api.core.v1.ConfigMap"; got != want {
 		t.Errorf("corev1.ConfigMap model name = %q, want %q", got, want)

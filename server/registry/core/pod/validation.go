@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -18,6 +19,20 @@ import (
 func validatePod(pod *corev1.Pod) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&pod.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	return append(errs, validateSpec(&pod.Spec, field.NewPath("spec"))...)
+}
+
+// ValidatePodTemplateSpec validates a pod template, as kube's core validation of the same name
+// does for the templates of deployments and other workloads: its labels and annotations, and
+// its spec exactly as a pod's spec is validated. Ephemeral containers are not allowed in a
+// template. Errors are reported under path (e.g. spec.template).
+func ValidatePodTemplateSpec(template *corev1.PodTemplateSpec, path *field.Path) field.ErrorList {
+	errs := metav1validation.ValidateLabels(template.Labels, path.Child("labels"))
+	errs = append(errs, apivalidation.ValidateAnnotations(template.Annotations, path.Child("annotations"))...)
+	errs = append(errs, validateSpec(&template.Spec, path.Child("spec"))...)
+	if len(template.Spec.EphemeralContainers) > 0 {
+		errs = append(errs, field.Forbidden(path.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
+	}
+	return errs
 }
 
 func validateSpec(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
