@@ -302,7 +302,7 @@ func zhCN() map[string]string {
 		"RqNoneSinceClear": "自 :clear 之后还没有请求（:requests all 显示之前的请求）。",
 		"RqFilterTyping":   "  按用户、动词、资源、名称、路径或状态码过滤 · enter · esc 取消",
 		"RqFilterMatches":  "  %d 个匹配 · esc 清除",
-		"RqStageTitle":     "环节 %s",
+		"RqStageTitle":     "环节：%s",
 
 		"LaneMutating":     "变更 %s",
 		"LaneValidating":   "验证 %s",

@@ -78,11 +78,12 @@ const (
 // unkeep turns keepSpace and gluedSpace back into spaces.
 var unkeep = strings.NewReplacer(string(keepSpace), " ", string(gluedSpace), " ")
 
-// CJK punctuation that must not start a line (it stays with the text before it) or end one
-// (it goes with the text after it).
+// Punctuation that must not start a line (it stays with the text before it) or end one (it
+// goes with the text after it): CJK, and the ASCII kind, which after a CJK character
+// ("监视缓存)") would otherwise be a word of its own.
 const (
-	noBreakBefore = "，。、；：？！）》」』】〉〕…％"
-	noBreakAfter  = "（《「『【〈〔"
+	noBreakBefore = "，。、；：？！）》」』】〉〕…％)]},.;:!?"
+	noBreakAfter  = "（《「『【〈〔([{"
 )
 
 // unit is a piece of a line that breakCells never breaks: a run of spaces, a word of narrow
@@ -91,6 +92,7 @@ type unit struct {
 	start, width int
 	space, wide  bool
 	glue         bool // the next unit joins this one (opening punctuation)
+	narrowEnd    bool // the last rune is narrow and not a space: a word goes on
 }
 
 // breakCells splits a plain line into ranges of cells [start, end) no wider than w: at spaces
@@ -108,17 +110,21 @@ func breakCells(plain string, w int) [][2]int {
 			// Zero-width runes join the unit before; narrow letters and spaces join their
 			// run; closing punctuation joins what it closes; anything joins opening
 			// punctuation.
-			join := rw == 0 || (sp && last.space) || (!sp && !wide && !last.space && !last.wide) ||
+			// A word after opening punctuation ("（RBAC）") stays one word.
+			join := rw == 0 || (sp && last.space) || (!sp && !wide && !last.space && (!last.wide || last.narrowEnd)) ||
 				(!sp && !last.space && strings.ContainsRune(noBreakBefore, r)) || (!sp && last.glue)
 			if join {
 				last.width += rw
 				last.wide = last.wide || wide
 				last.glue = strings.ContainsRune(noBreakAfter, r)
+				if rw > 0 {
+					last.narrowEnd = !sp && !wide
+				}
 				col += rw
 				continue
 			}
 		}
-		units = append(units, unit{start: col, width: rw, space: sp, wide: wide, glue: strings.ContainsRune(noBreakAfter, r)})
+		units = append(units, unit{start: col, width: rw, space: sp, wide: wide, glue: strings.ContainsRune(noBreakAfter, r), narrowEnd: !sp && !wide && rw > 0})
 		col += rw
 	}
 	units = splitWideUnits(plain, units, w)
