@@ -52,6 +52,12 @@ func TestLoadMergesTranslation(t *testing.T) {
 			if strings.Join(steps, "\n---\n") != strings.Join(tt.wantSteps, "\n---\n") {
 				t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(steps, "\n---\n"), strings.Join(tt.wantSteps, "\n---\n"))
 			}
+			// Every lesson says the language it was loaded in, the untranslated one too.
+			for _, l := range ls {
+				if l.Lang != tt.lang {
+					t.Errorf("%s: Lang %q, want %q", l.ID, l.Lang, tt.lang)
+				}
+			}
 			// Metadata always comes from English.
 			x509 := ls[0].Steps[0]
 			if x509.Checkpoint != "authn/x509" || x509.Anchor != "(*Server).Authn" || x509.Focus != "x509.NewDynamic" ||

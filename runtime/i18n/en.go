@@ -256,6 +256,7 @@ type Strings struct {
 	ErrAlsoShutdown string // %w error, %v shutdown error
 	ErrBadLang      string // %q: the flag value
 	ErrFlags        string // %w: the problems with the flags (English says nothing more)
+	ErrCloseKubectl string // %w
 
 	// The command line (kubewalk tour, serve, lessons, glossary).
 	CLIInterrupted      string
@@ -744,6 +745,7 @@ func english() Strings {
 		ErrAlsoShutdown: "%w (and while shutting down: %v)",
 		ErrBadLang:      "--lang %q: not a supported language; choose en or zh-CN (Traditional Chinese is not available yet)",
 		ErrFlags:        "%w",
+		ErrCloseKubectl: "closing kubectl: %w",
 
 		CLIInterrupted:      "interrupted; everything was shut down",
 		CLIInterruptedShort: "interrupted",

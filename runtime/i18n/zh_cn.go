@@ -437,6 +437,7 @@ func zhCN() map[string]string {
 		"ErrAlsoShutdown": "%w（关闭时还出现：%v）",
 		"ErrBadLang":      "--lang %q：不支持该语言；请选择 en 或 zh-CN（暂不提供繁体中文）",
 		"ErrFlags":        "命令行参数有误：%w",
+		"ErrCloseKubectl": "关闭 kubectl 时出错：%w",
 
 		"CLIInterrupted":      "已中断；所有组件均已关闭",
 		"CLIInterruptedShort": "已中断",

@@ -182,7 +182,7 @@ func (m *model) shutdown() error {
 	}
 	if m.kube != nil {
 		if err := m.kube.Close(); err != nil {
-			return fmt.Errorf("closing kubectl: %w", err)
+			return fmt.Errorf(m.tr.ErrCloseKubectl, err)
 		}
 	}
 	return nil
