@@ -99,10 +99,6 @@ func (s *Server) Authn(ctx context.Context) error {
 		a.anonymous = anonymous.NewAuthenticator(conditions)
 		a.final = union.NewFailOnError(a.union, s.observeAuthenticator("anonymous", a.anonymous))
 		c.generic.Authentication.Authenticator = a.final
-		if s.opts.Recorder != nil || s.opts.Gate != nil {
-			// Record the request and the chain's answer, and ask the gate once the user is known.
-			c.generic.Authentication.Authenticator = observe.Authentication(s.opts.Recorder, s.opts.Gate, c.generic.LongRunningFunc, a.final)
-		}
 		return run.reach(ctx, "anonymous")
 	})
 }

@@ -92,7 +92,7 @@ func recordValidation(ctx context.Context, record recordFunc, anchor, op, resour
 	}
 	r := &Validation{ID: id, Strategy: anchor, Operation: op, Resource: resource, Start: start, Duration: time.Since(start)}
 	for _, e := range errs {
-		fe := FieldError{Field: e.Field, Type: string(e.Type), Detail: e.Detail}
+		fe := FieldError{Field: e.Field, Type: e.Type.String(), Detail: e.Detail}
 		if e.BadValue != nil && e.Type != field.ErrorTypeRequired && e.Type != field.ErrorTypeForbidden {
 			fe.Value = fmt.Sprint(e.BadValue)
 			if len(fe.Value) > maxValueLen {
