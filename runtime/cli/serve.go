@@ -24,6 +24,7 @@ type serveOptions struct {
 	Kubeconfig  string
 	Verbosity   int
 	LogFile     string
+	traceOptions
 }
 
 func (o *serveOptions) addFlags(fs *pflag.FlagSet) {
@@ -44,6 +45,8 @@ func (o *serveOptions) serverOptions(logOut io.Writer) server.Options {
 		DataDir:     o.DataDir,
 		Kubeconfig:  o.Kubeconfig,
 		LogOutput:   logOut,
+
+		RequestTimeout: o.RequestTimeout,
 	}
 }
 
@@ -61,6 +64,7 @@ func newServeCommand(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	o.addFlags(cmd.Flags())
+	o.addServeTraceFlags(cmd.Flags())
 	return cmd
 }
 
@@ -69,6 +73,10 @@ func newServeCommand(stdout, stderr io.Writer) *cobra.Command {
 func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer) error {
 	opts := o.serverOptions(nil)
 	if err := opts.Validate(); err != nil {
+		return err
+	}
+	tlog, stdout, err := o.openTraceLog(stdout, stderr)
+	if err != nil {
 		return err
 	}
 	sink, err := logs.Open(o.LogFile, o.Verbosity, o.Verbosity == 0)
@@ -80,11 +88,14 @@ func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer) er
 	if o.Verbosity > 0 {
 		logOut = io.MultiWriter(sink.File, stderr)
 	}
-	s, err := server.New(o.serverOptions(logOut))
+	s, err := server.New(tlog.apply(o.serverOptions(logOut)))
 	if err != nil {
+		tlog.stop()
 		return err
 	}
 	defer s.Close()
+	tlog.start()
+	defer tlog.stop()
 
 	began := time.Now()
 	if err := s.Start(ctx); err != nil {
@@ -107,6 +118,9 @@ func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer) er
 	}
 	if err := s.Close(); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := tlog.stop(); err != nil {
+		return err
 	}
 	if err := s.ExitErr(); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("server stopped: %w", err)

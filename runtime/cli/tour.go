@@ -52,12 +52,17 @@ func (o *tourOptions) addFlags(cmd *cobra.Command) {
 	fs.BoolVar(&o.Auto, "auto", false, "run through every phase without stopping")
 	fs.StringVar(&o.Lang, "lang", "", "lesson language (en, zh-CN); default from LC_ALL/LANG")
 	fs.BoolVar(&o.Restart, "restart", false, "ignore saved progress")
+	o.addTourTraceFlags(fs)
 }
 
 // runTour starts the walkthrough: the full-screen UI on a terminal, plain mode otherwise.
 func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) error {
 	opts := o.serverOptions(nil)
 	if err := opts.Validate(); err != nil {
+		return err
+	}
+	traces, err := o.newTourTracing()
+	if err != nil {
 		return err
 	}
 	lang := lessons.DetectLang(o.Lang, os.Getenv)
@@ -80,11 +85,12 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer sink.Close()
-	eng, err := engine.New(o.serverOptions(sink.File))
+	eng, err := engine.New(traces.apply(o.serverOptions(sink.File)))
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
+	defer traces.Breakpoints.Close() // before the server stops: no request stays held
 
 	prog := newProgressRecorder(ls, o.Restart, sink.Stderr)
 	defer prog.save()
@@ -95,6 +101,11 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) erro
 	}
 
 	if usePlain {
+		if len(o.Breaks) > 0 {
+			// No one could step or release a held request here: the demo requests would stall.
+			fmt.Fprintln(stderr, "kubewalk: --break holds requests only in the full-screen UI; plain mode ignores it")
+			traces.Breakpoints.Clear()
+		}
 		res := lessons.NewResolver()
 		w := plain.Walkthrough{
 			Lessons: ls,
@@ -103,7 +114,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer) erro
 			},
 			Progress: prog.record,
 		}
-		err := plain.Run(ctx, eng, w, plain.Options{Out: stdout, In: os.Stdin, Interactive: interactive, Start: start})
+		err := plain.Run(ctx, eng, w, plain.Options{Out: stdout, In: os.Stdin, Interactive: interactive, Start: start, Traces: traces.Store})
 		if plain.IsQuit(err) {
 			return nil
 		}

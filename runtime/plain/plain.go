@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -39,6 +40,9 @@ type Options struct {
 	// Start is where the walk first pauses; the zero value is the first checkpoint. Earlier
 	// checkpoints run without being printed.
 	Start engine.Target
+	// Traces, when set, is the store the server records into: each demo request's lane is
+	// printed after its outcome, stage by stage.
+	Traces *tracing.Store
 }
 
 // Walkthrough is what plain mode needs from the lessons: the step for a checkpoint and its
@@ -217,7 +221,9 @@ func finish(ctx context.Context, s *server.Server, o Options, in *bufio.Reader) 
 	fmt.Fprintf(o.Out, "  export KUBECONFIG=%s; kubectl get ns\n\n", s.Kubeconfig())
 	fmt.Fprintln(o.Out, "Requests through the chain you just built:")
 	for _, r := range demoRequests() {
-		fmt.Fprintf(o.Out, "  %-7s %-52s → %s\n", r.who, r.what, outcome(ctx, s, r))
+		res, auditID := outcome(ctx, s, r)
+		fmt.Fprintf(o.Out, "  %-7s %-52s → %s\n", r.who, r.what, res)
+		printLane(ctx, o, auditID)
 	}
 	if o.Interactive {
 		fmt.Fprint(o.Out, "\nThe server keeps running for kubectl. Press Enter to stop it › ")
@@ -228,6 +234,18 @@ func finish(ctx context.Context, s *server.Server, o Options, in *bufio.Reader) 
 		}
 	}
 	return nil
+}
+
+// printLane prints the lane of the request with audit ID id, once it has finished.
+func printLane(ctx context.Context, o Options, id string) {
+	if o.Traces == nil || id == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if tr, ok := o.Traces.WaitDone(ctx, id); ok {
+		tracing.WriteLane(o.Out, tr, "      ")
+	}
 }
 
 // readLine reads one line in the background and closes the channel when done.
@@ -277,39 +295,56 @@ func demoRequests() []demoRequest {
 	}
 }
 
-// outcome runs one demo request and describes the result in a few words.
-func outcome(ctx context.Context, s *server.Server, r demoRequest) string {
+// outcome runs one demo request and describes the result in a few words; it also returns
+// the request's audit ID (its Audit-Id response header, "" if none came back).
+func outcome(ctx context.Context, s *server.Server, r demoRequest) (string, string) {
 	cfg, err := s.RESTConfig(r.who)
 	if err != nil {
-		return "error: " + err.Error()
+		return "error: " + err.Error(), ""
 	}
+	var auditID string
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			resp, err := rt.RoundTrip(req)
+			if resp != nil {
+				auditID = resp.Header.Get("Audit-Id")
+			}
+			return resp, err
+		})
+	})
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if r.path != "" {
 		client, err := restHTTPClient(cfg)
 		if err != nil {
-			return "error: " + err.Error()
+			return "error: " + err.Error(), auditID
 		}
 		defer client.CloseIdleConnections()
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, cfg.Host+r.path, nil)
 		resp, err := client.Do(req)
 		if err != nil {
-			return "error: " + err.Error()
+			return "error: " + err.Error(), auditID
 		}
 		resp.Body.Close()
-		return resp.Status
+		return resp.Status, auditID
 	}
 	c, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return "error: " + err.Error()
+		return "error: " + err.Error(), auditID
 	}
 	err = r.do(ctx, c)
 	if err == nil {
-		return "200/201 allowed"
+		return "200/201 allowed", auditID
 	}
 	var st apierrors.APIStatus
 	if errors.As(err, &st) {
-		return fmt.Sprintf("%d %s: %s", st.Status().Code, st.Status().Reason, firstLine(st.Status().Message, 90))
+		return fmt.Sprintf("%d %s: %s", st.Status().Code, st.Status().Reason, firstLine(st.Status().Message, 90)), auditID
 	}
-	return "error: " + err.Error()
+	return "error: " + err.Error(), auditID
 }
+
+// roundTripFunc adapts a function to http.RoundTripper.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+// RoundTrip calls f.
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

@@ -275,6 +275,9 @@ func (b *builder) authentication() {
 	b.add(st)
 }
 
+// describeAuthn reads one authenticator's answer. An authenticator that neither accepts nor
+// refuses had nothing to check: kubewalk's x509 and token authenticators answer only when
+// their credential is in the request, the anonymous one only on its paths.
 func describeAuthn(r *observe.Authn) string {
 	switch {
 	case r.OK:
@@ -286,7 +289,15 @@ func describeAuthn(r *observe.Authn) string {
 	case r.Err != "":
 		return "refused: " + r.Err
 	}
-	return "no credentials of its kind"
+	switch r.Authenticator {
+	case "x509":
+		return "no answer: no client certificate"
+	case "token":
+		return "no answer: no bearer token"
+	case "anonymous":
+		return "no answer: anonymous requests are allowed on a few paths only"
+	}
+	return "no answer"
 }
 
 // passedAuthentication reports whether the request went on past authentication.

@@ -127,12 +127,16 @@ func WriteLane(w io.Writer, t Trace, indent string) {
 		head += "  " + round(t.Duration).String()
 	}
 	fmt.Fprintf(w, "%s  [Audit-Id %s]\n", head, t.ID)
+	width := 0
+	for _, st := range t.Stages {
+		width = max(width, len(st.Name))
+	}
 	for _, st := range t.Stages {
 		d := ""
 		if st.Duration > 0 {
 			d = "  " + round(st.Duration).String()
 		}
-		fmt.Fprintf(w, "%s  %s %-34s %-10s %s%s\n", indent, outcomeMark(st), st.Name, st.Outcome, st.Detail, d)
+		fmt.Fprintf(w, "%s  %s %-*s  %-10s %s%s\n", indent, outcomeMark(st), width, st.Name, st.Outcome, st.Detail, d)
 		if st.Patch != "" {
 			fmt.Fprintf(w, "%s        patch %s\n", indent, st.Patch)
 		}
