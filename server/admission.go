@@ -12,7 +12,6 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 
 	"github.com/kubewalk/kubewalk/server/admit"
-	"github.com/kubewalk/kubewalk/server/observe"
 )
 
 var admissionCheckpoints = []Checkpoint{
@@ -62,29 +61,9 @@ func (s *Server) Admission(ctx context.Context) error {
 
 		a.chain = admission.NewChainHandler(handlers...)
 		s.c.generic.AdmissionControl = a.chain
-		if s.opts.Recorder != nil || s.opts.Gate != nil {
-			s.c.generic.AdmissionControl = s.observeAdmission(handlers)
-		}
+		s.observeAdmission(handlers) // recording or holding requests: the same chain, decorated (recording.go)
 		return run.reach(ctx, "chain")
 	})
-}
-
-// observeAdmission builds the chain the server runs when requests are recorded or may be held:
-// each initialized plugin decorated for the Recorder, in the same order, and the chain
-// decorated for the Gate. a.chain, which the state and the raw view show, stays the plain one.
-func (s *Server) observeAdmission(handlers []admission.Interface) admission.Interface {
-	observed := handlers
-	if s.opts.Recorder != nil {
-		observed = make([]admission.Interface, len(handlers))
-		for i, h := range handlers {
-			observed[i] = observe.AdmissionPlugin(s.opts.Recorder, s.ad.plugins[i].Name, h)
-		}
-	}
-	var chain admission.Interface = admission.NewChainHandler(observed...)
-	if s.opts.Gate != nil {
-		chain = observe.AdmissionGate(s.opts.Gate, chain)
-	}
-	return chain
 }
 
 // stop closes the channel admission plugins watch for server drain.

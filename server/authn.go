@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"k8s.io/apiserver/pkg/apis/apiserver"
-	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/group"
 	"k8s.io/apiserver/pkg/authentication/request/anonymous"
 	"k8s.io/apiserver/pkg/authentication/request/bearertoken"
@@ -14,7 +13,6 @@ import (
 	"k8s.io/apiserver/pkg/authentication/token/tokenfile"
 	"k8s.io/apiserver/pkg/authentication/user"
 
-	"github.com/kubewalk/kubewalk/server/observe"
 	"github.com/kubewalk/kubewalk/server/rbac"
 )
 
@@ -87,7 +85,7 @@ func (s *Server) Authn(ctx context.Context) error {
 			return err
 		}
 
-		a.union = group.NewAuthenticatedGroupAdder(union.New(s.observeAuthenticator("x509", a.x509), s.observeAuthenticator("token", a.bearer)))
+		a.union = group.NewAuthenticatedGroupAdder(union.New(a.x509, a.bearer))
 		if err := run.reach(ctx, "union"); err != nil {
 			return err
 		}
@@ -97,18 +95,11 @@ func (s *Server) Authn(ctx context.Context) error {
 			conditions = append(conditions, apiserver.AnonymousAuthCondition{Path: p})
 		}
 		a.anonymous = anonymous.NewAuthenticator(conditions)
-		a.final = union.NewFailOnError(a.union, s.observeAuthenticator("anonymous", a.anonymous))
+		a.final = union.NewFailOnError(a.union, a.anonymous)
 		c.generic.Authentication.Authenticator = a.final
+		s.observeAuthn(a) // recording requests: the same chain, each authenticator decorated (recording.go)
 		return run.reach(ctx, "anonymous")
 	})
-}
-
-// observeAuthenticator decorates one authenticator of the chain for the Recorder, if any.
-func (s *Server) observeAuthenticator(name string, a authenticator.Request) authenticator.Request {
-	if s.opts.Recorder == nil {
-		return a
-	}
-	return observe.Authenticator(s.opts.Recorder, name, a)
 }
 
 // Identities returns the users the kubeconfig carries, once the authn phase has run.

@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubewalk/kubewalk/server/observe"
 	"github.com/kubewalk/kubewalk/server/rbac"
 )
 
@@ -74,32 +73,19 @@ func (s *Server) Authz(ctx context.Context) error {
 			{AuthorizerName: "privileged-groups", Authorizer: a.privileged},
 			{AuthorizerName: "rbac", Authorizer: a.rbac},
 		}
-		a.final, err = authzunion.New(s.observeAuthorizers(a.chain)...)
+		a.final, err = authzunion.New(a.chain...)
 		if err != nil {
 			return fmt.Errorf("authorizer union: %w", err)
-		}
-		if s.opts.Gate != nil {
-			// Asked before the authorizers decide about a request's own attributes.
-			a.final = observe.AuthorizationGate(s.opts.Gate, a.final)
 		}
 		a.resolver = authzunion.NewRuleResolvers(a.rbac)
 		c.generic.Authorization.Authorizer = a.final
 		c.generic.RuleResolver = a.resolver
+		// Recording requests or holding them: the same chain, decorated (recording.go).
+		if err := s.observeAuthz(a); err != nil {
+			return err
+		}
 		return run.reach(ctx, "union")
 	})
-}
-
-// observeAuthorizers returns the chain with each authorizer decorated for the Recorder, if
-// any; the names and the order stay.
-func (s *Server) observeAuthorizers(chain []authzunion.NamedAuthorizer) []authzunion.NamedAuthorizer {
-	if s.opts.Recorder == nil {
-		return chain
-	}
-	out := make([]authzunion.NamedAuthorizer, len(chain))
-	for i, na := range chain {
-		out[i] = authzunion.NamedAuthorizer{AuthorizerName: na.AuthorizerName, Authorizer: observe.Authorizer(s.opts.Recorder, na.AuthorizerName, na.Authorizer)}
-	}
-	return out
 }
 
 // stop waits for the informers to finish. They run on the server's stop channel (the

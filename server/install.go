@@ -15,7 +15,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubewalk/kubewalk/server/apis"
-	"github.com/kubewalk/kubewalk/server/observe"
 	nscontroller "github.com/kubewalk/kubewalk/server/controller/namespace"
 	"github.com/kubewalk/kubewalk/server/rbac"
 	"github.com/kubewalk/kubewalk/server/registry/authentication/selfsubjectreview"
@@ -55,13 +54,7 @@ func (s *Server) Install(ctx context.Context) error {
 		// Without a grace period an open watch holds shutdown for the full request timeout.
 		c.generic.ShutdownWatchTerminationGracePeriod = 2 * time.Second
 		in.completed = c.generic.Complete()
-		if s.opts.Recorder != nil || s.opts.Gate != nil {
-			// Complete() put the loopback token's authenticator in front of ours
-			// (AuthorizeClientBearerToken); decorating the whole chain now records the
-			// server's own requests too, and asks the gate once any user is known.
-			c.generic.Authentication.Authenticator = observe.Authentication(s.opts.Recorder, s.opts.Gate,
-				c.generic.LongRunningFunc, c.generic.Authentication.Authenticator)
-		}
+		s.observeServedAuthn() // recording or holding requests: after Complete, see recording.go
 		gs, err := in.completed.New("kubewalk-apiserver", genericapiserver.NewEmptyDelegate())
 		if err != nil {
 			return fmt.Errorf("Complete().New(): %w", err)
