@@ -544,11 +544,11 @@ func (b *builder) admission(mutating bool) {
 		case r.Err != "":
 			st.Outcome, st.Stopped = OutcomeRefused, true
 			st.Detail = r.Err
-		case mutating && r.Patch != "":
+		case mutating && patchOf(r) != "":
 			st.Outcome = OutcomeChanged
-			st.Patch = r.Patch
+			st.Patch = patchOf(r)
 			if observe.IsSecretResource(b.t.Resource) || observe.IsSecretResource(r.Resource) {
-				st.Patch = observe.RedactPatch(r.Patch)
+				st.Patch = observe.RedactPatch(st.Patch)
 			}
 			st.Detail = summarizePatch(st.Patch)
 		case mutating:
@@ -560,6 +560,9 @@ func (b *builder) admission(mutating bool) {
 		b.add(st)
 	}
 }
+
+// patchOf returns a mutating plugin's patch (observe computes it once per record).
+func patchOf(r *observe.Admission) string { return r.Patch() }
 
 // summarizePatch names a patch's operations: "add /metadata/annotations".
 func summarizePatch(patch string) string {

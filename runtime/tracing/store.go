@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,7 +20,7 @@ const LoopbackUser = "system:apiserver"
 // Store keeps the lanes of the last requests the server handled. It implements
 // observe.Recorder: the server hands it every record, on the request's goroutine, and Record
 // only appends under a short lock. Lanes are assembled from the records when a view asks
-// (List, Get) and cached until the next record for that request arrives.
+// (List, Get), outside the lock, and cached until the next record for that request arrives.
 //
 // The Store is a bounded ring: once it holds its capacity, each new request pushes out the
 // oldest one (in arrival order, finished or not), and Dropped counts them. Records for a
@@ -69,7 +70,9 @@ type entry struct {
 	final, server, refused bool
 	done                   bool
 
-	built *Trace // the lane as last assembled; nil when a record came since
+	version      uint64 // counts the changes
+	built        *Trace // the lane as last assembled, at builtVersion
+	builtVersion uint64
 }
 
 // hold is one stop of a request at a breakpoint.
@@ -96,6 +99,10 @@ func (s *Store) Record(r observe.Record) {
 		}
 		e = s.add(id)
 	}
+	// Views hear of a trace when it opens, when a long-running request's response starts,
+	// when it finishes, and when it is held or let go (holdStarted, holdEnded): what a list or
+	// a held lane shows. The records in between come microseconds apart, too fast to see.
+	visible, wasDone := e.version == 0, e.done
 	switch r := r.(type) {
 	case *observe.Request:
 		if e.req == nil {
@@ -120,10 +127,14 @@ func (s *Store) Record(r observe.Record) {
 			e.final = true
 			e.refused = r.Stage == observe.AuditResponseStarted
 		}
+		visible = visible || r.Stage == observe.AuditResponseStarted
 	}
 	e.done = e.final && (e.server || e.refused)
-	e.built = nil
-	s.notifyLocked(id)
+	visible = visible || e.done != wasDone
+	e.version++
+	if visible {
+		s.notifyLocked(id)
+	}
 	s.mu.Unlock()
 }
 
@@ -191,20 +202,33 @@ func (s *Store) Seen() uint64 {
 // Get returns the trace of the request with audit ID id.
 func (s *Store) Get(id string) (Trace, bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	e := s.byID[id]
 	if e == nil {
+		s.mu.Unlock()
 		return Trace{}, false
 	}
-	return *s.lane(e), true
+	if t := e.cached(); t != nil {
+		s.mu.Unlock()
+		return *t, true
+	}
+	snap, v := e.snapshot(), e.version
+	s.mu.Unlock()
+	t := assemble(&snap)
+	s.keep(e, &t, v)
+	return t, true
 }
 
 // List returns the traces f selects, newest first.
 func (s *Store) List(f Filter) []Trace {
 	text := strings.ToLower(strings.TrimSpace(f.Text))
+	type item struct {
+		e    *entry
+		t    *Trace
+		snap entry
+		v    uint64
+	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]Trace, 0, len(s.byID))
+	items := make([]item, 0, len(s.byID))
 	for i := 1; i <= s.capacity; i++ {
 		e := s.ring[(s.next-i+s.capacity)%s.capacity]
 		if e == nil {
@@ -213,7 +237,21 @@ func (s *Store) List(f Filter) []Trace {
 		if s.byID[e.id] != e {
 			continue
 		}
-		t := s.lane(e)
+		it := item{e: e, t: e.cached()}
+		if it.t == nil {
+			it.snap, it.v = e.snapshot(), e.version
+		}
+		items = append(items, it)
+	}
+	s.mu.Unlock()
+	out := make([]Trace, 0, len(items))
+	for _, it := range items {
+		t := it.t
+		if t == nil {
+			built := assemble(&it.snap)
+			t = &built
+			s.keep(it.e, t, it.v)
+		}
 		if t.Loopback && !f.Loopback {
 			continue
 		}
@@ -235,15 +273,32 @@ func matches(t *Trace, text string) bool {
 	return false
 }
 
-// lane returns e's trace, assembling it if a record came since the last time. s.mu is held.
-// The returned Trace and its slices are never changed afterwards: a new record makes a new
-// one.
-func (s *Store) lane(e *entry) *Trace {
-	if e.built == nil {
-		t := assemble(e)
-		e.built = &t
+// cached returns the lane assembled at the entry's current version, or nil. s.mu is held.
+func (e *entry) cached() *Trace {
+	if e.built != nil && e.builtVersion == e.version {
+		return e.built
 	}
-	return e.built
+	return nil
+}
+
+// snapshot copies what assemble reads, so that it can run without s.mu: the record slices
+// only grow (a copy of their headers sees a stable prefix) and the records never change; the
+// holds change in place, so they are copied. s.mu is held.
+func (e *entry) snapshot() entry {
+	c := *e
+	c.holds = slices.Clone(e.holds)
+	c.built = nil
+	return c
+}
+
+// keep caches a lane assembled from the entry at version v, unless a record came since. A
+// Trace and its slices are never changed once made: a new record makes a new one.
+func (s *Store) keep(e *entry, t *Trace, v uint64) {
+	s.mu.Lock()
+	if e.version == v && (e.built == nil || e.builtVersion != v) {
+		e.built, e.builtVersion = t, v
+	}
+	s.mu.Unlock()
 }
 
 // WaitDone waits until the request with audit ID id has finished, or ctx ends, and returns its
@@ -275,7 +330,7 @@ func (s *Store) holdStarted(id, stage, spec string, since time.Time) {
 		return
 	}
 	e.holds = append(e.holds, hold{stage: stage, since: since, spec: spec})
-	e.built = nil
+	e.version++
 	s.notifyLocked(id)
 }
 
@@ -293,7 +348,7 @@ func (s *Store) holdEnded(id, stage, outcome string, at time.Time) {
 			break
 		}
 	}
-	e.built = nil
+	e.version++
 	s.notifyLocked(id)
 }
 
@@ -306,10 +361,12 @@ type subscriber struct {
 	ch chan Event
 }
 
-// Subscribe returns a channel that receives an Event whenever a trace arrives, gains a stage,
-// finishes, or is held or released, and a cancel func that ends the subscription. Events are
-// coalesced: Event.ID is "" when several traces changed since the subscriber last received.
-// Views re-read the store (List, Get) on each event.
+// Subscribe returns a channel that receives an Event whenever a trace arrives, finishes, is
+// held or let go, or (a watch) starts its response, and a cancel func that ends the
+// subscription. (The records in between, a few microseconds apart, do not each send one: a
+// view that re-read the lane on each would cost every request more than the recording does.)
+// Events are coalesced: Event.ID is "" when several traces changed since the subscriber last
+// received. Views re-read the store (List, Get) on each event.
 func (s *Store) Subscribe() (<-chan Event, func()) {
 	sub := &subscriber{ch: make(chan Event, 1)}
 	s.mu.Lock()

@@ -103,10 +103,21 @@ func TestSubscribeCoalesces(t *testing.T) {
 		t.Fatalf("second event %+v: events must coalesce into one", ev)
 	default:
 	}
-	// One change for one trace names it.
-	s.Record(&observe.Storage{ID: "r3", Op: observe.OpGet})
-	if ev := <-events; ev.ID != "r3" {
-		t.Errorf("event = %+v, want r3", ev)
+	// A change that views show, for one trace, names it; one they do not show sends nothing.
+	s.Record(&observe.Request{ID: "fresh", Verb: "get"})
+	select {
+	case ev := <-events:
+		if ev.ID != "fresh" {
+			t.Errorf("event = %+v, want fresh", ev)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("no event for a new trace")
+	}
+	s.Record(&observe.Storage{ID: "fresh", Op: observe.OpGet})
+	select {
+	case ev := <-events:
+		t.Errorf("event %+v for a storage record", ev)
+	default:
 	}
 	cancel()
 	request(s, "after", "alice", 200)

@@ -2,7 +2,11 @@ package observe
 
 import (
 	"context"
+	"reflect"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/audit"
@@ -10,8 +14,8 @@ import (
 )
 
 // AdmissionPlugin decorates one initialized admission plugin so that rec learns what it did:
-// for a mutating pass, the change it made to the object as a JSON patch (Secret data
-// redacted); for either pass, a refusal. The result implements exactly the interfaces the
+// for a mutating pass, the object before and after (Admission.Patch turns them into a JSON
+// patch, Secret data redacted); for either pass, a refusal. The result implements exactly the interfaces the
 // plugin does (MutationInterface, ValidationInterface or both), which is what the admission
 // chain looks at.
 func AdmissionPlugin(rec Recorder, name string, p admission.Interface) admission.Interface {
@@ -41,7 +45,7 @@ type observedPlugin struct {
 // Handles asks the plugin.
 func (p observedPlugin) Handles(op admission.Operation) bool { return p.inner.Handles(op) }
 
-func (p observedPlugin) recordPass(ctx context.Context, a admission.Attributes, mutating bool, start time.Time, d time.Duration, patch string, err error) {
+func (p observedPlugin) recordPass(ctx context.Context, a admission.Attributes, mutating bool, start time.Time, d time.Duration, before, after runtime.Object, err error) {
 	id := audit.GetAuditIDTruncated(ctx)
 	if id == "" {
 		return
@@ -51,7 +55,7 @@ func (p observedPlugin) recordPass(ctx context.Context, a admission.Attributes, 
 		source = p.admitSource
 	}
 	r := &Admission{ID: id, Plugin: p.name, Source: source, Mutating: mutating, Operation: string(a.GetOperation()),
-		Resource: a.GetResource().Resource, Start: start, Duration: d, Patch: patch}
+		Resource: a.GetResource().Resource, Start: start, Duration: d, Before: before, After: after}
 	if err != nil {
 		r.Err = err.Error()
 	}
@@ -63,29 +67,36 @@ type mutatingPlugin struct {
 	m admission.MutationInterface
 }
 
-// Admit runs the plugin's mutating pass and records the patch it amounts to.
+// Admit runs the plugin's mutating pass and records copies of the object before and after,
+// from which the lane computes the patch later, off the request's path.
 func (p *mutatingPlugin) Admit(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
-	obj := a.GetObject()
-	var before []byte
-	if obj != nil {
-		before = ObjectJSON(obj)
-	}
+	before := copyObject(a.GetObject())
 	start := time.Now()
 	err := p.m.Admit(ctx, a, o)
 	d := time.Since(start)
-	var patch string
+	var after runtime.Object
 	if before != nil {
-		if after := ObjectJSON(a.GetObject()); after != nil {
-			if d, derr := Diff(before, after); derr == nil {
-				patch = d
-			}
+		after = copyObject(a.GetObject())
+	}
+	p.recordPass(ctx, a, true, start, d, before, after, err)
+	return err
+}
+
+// copyObject returns a deep copy of obj, with a Secret's values redacted; nil for nil.
+func copyObject(obj runtime.Object) runtime.Object {
+	if obj == nil || reflect.ValueOf(obj).IsNil() {
+		return nil
+	}
+	c := obj.DeepCopyObject()
+	if s, ok := c.(*corev1.Secret); ok {
+		for k := range s.Data {
+			s.Data[k] = []byte(Redacted)
 		}
-		if IsSecretResource(a.GetResource().Resource) {
-			patch = RedactPatch(patch)
+		for k := range s.StringData {
+			s.StringData[k] = Redacted
 		}
 	}
-	p.recordPass(ctx, a, true, start, d, patch, err)
-	return err
+	return c
 }
 
 type validatingPlugin struct {
@@ -97,7 +108,7 @@ type validatingPlugin struct {
 func (p *validatingPlugin) Validate(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
 	start := time.Now()
 	err := p.v.Validate(ctx, a, o)
-	p.recordPass(ctx, a, false, start, time.Since(start), "", err)
+	p.recordPass(ctx, a, false, start, time.Since(start), nil, nil, err)
 	return err
 }
 
@@ -110,7 +121,7 @@ type mutatingValidatingPlugin struct {
 func (p *mutatingValidatingPlugin) Validate(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
 	start := time.Now()
 	err := p.v.Validate(ctx, a, o)
-	p.recordPass(ctx, a, false, start, time.Since(start), "", err)
+	p.recordPass(ctx, a, false, start, time.Since(start), nil, nil, err)
 	return err
 }
 

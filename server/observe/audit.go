@@ -106,13 +106,18 @@ func withoutAccessToken(uri string) string {
 
 // AuditPolicy is the audit policy kubewalk's recording runs with: level Metadata (who, what,
 // when, the response status and the annotations; never a request or response body) for
-// every request, at every stage, so that a request refused by authentication
-// (WithFailedAuthenticationAudit) is recorded too.
+// every request, so that a request refused by authentication (WithFailedAuthenticationAudit,
+// which sends ResponseStarted) is recorded too. The RequestReceived stage is omitted: it
+// carries nothing the Request record (made when authentication begins) does not, and it would
+// cost every request one more event.
 type AuditPolicy struct{}
 
 var _ audit.PolicyRuleEvaluator = AuditPolicy{}
 
-// EvaluatePolicyRule returns level Metadata, no stage omitted, for every request.
+// omitStages is shared by every request's config: the library only reads it.
+var omitStages = []auditinternal.Stage{auditinternal.StageRequestReceived}
+
+// EvaluatePolicyRule returns level Metadata for every request, RequestReceived omitted.
 func (AuditPolicy) EvaluatePolicyRule(authorizer.Attributes) audit.RequestAuditConfig {
-	return audit.RequestAuditConfig{Level: auditinternal.LevelMetadata}
+	return audit.RequestAuditConfig{Level: auditinternal.LevelMetadata, OmitStages: omitStages}
 }

@@ -2,7 +2,7 @@
 //
 // Most of what a lane shows is recorded by k8s.io/apiserver itself: its audit events (user,
 // impersonated user, status code, the authorization decision and reason) and its OpenTelemetry
-// spans (the filters' "authentication", "audit", "impersonation", "authorization" spans; the
+// spans (the filters' "impersonation" and "authorization" spans, the HTTP server span; the
 // etcd3 store's and the watch cache's spans with the audit ID and key). This package forwards
 // those to a Recorder (AuditBackend, NewTracerProvider) and adds thin decorators only where the
 // library records nothing: which authenticator answered, each authorizer's decision, each
@@ -19,6 +19,7 @@ package observe
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -205,15 +206,45 @@ type Admission struct {
 	Resource  string
 	Start     time.Time
 	Duration  time.Duration
-	// Patch is a mutating plugin's change as an RFC 6902 JSON patch, "" when it changed
-	// nothing. Secret data values are "<redacted>".
-	Patch string
+	// Before and After are copies of the object a mutating plugin was handed and left (nil
+	// for the validating pass, or an operation without an object). A Secret's data and
+	// stringData values are "<redacted>" in them. Patch computes the change from them: the
+	// request does not wait for the diff.
+	Before, After runtime.Object
 	// Err is the plugin's refusal, "" when it let the request through.
 	Err string
+
+	patchOnce sync.Once
+	patch     string
 }
 
 // RequestID implements Record.
 func (r *Admission) RequestID() string { return r.ID }
+
+// Patch returns a mutating plugin's change as an RFC 6902 JSON patch, "" when it changed
+// nothing (or there is no object). It is computed on the first call, from any goroutine.
+func (r *Admission) Patch() string {
+	r.patchOnce.Do(func() { r.patch = r.computePatch() })
+	return r.patch
+}
+
+func (r *Admission) computePatch() string {
+	if r.Before == nil || r.After == nil {
+		return ""
+	}
+	before, after := ObjectJSON(r.Before), ObjectJSON(r.After)
+	if before == nil || after == nil {
+		return ""
+	}
+	patch, err := Diff(before, after)
+	if err != nil {
+		return ""
+	}
+	if IsSecretResource(r.Resource) {
+		patch = RedactPatch(patch)
+	}
+	return patch
+}
 
 // Validation is the REST strategy's verdict on a create or update.
 type Validation struct {
@@ -311,7 +342,7 @@ const (
 )
 
 // Span is one OpenTelemetry span the library emitted for a request. Filter spans
-// ("authentication", "audit", "impersonation", "priorityandfairness", "authorization") are
+// ("impersonation" or "constrainedimpersonation", "priorityandfairness", "authorization") are
 // recorded when they start (End is zero): they last until the request ends, so their start
 // times are what tells when each filter began. The server span and the storage spans ("Get
 // etcd3", "cacher.GetList", ...) are recorded when they end.

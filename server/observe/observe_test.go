@@ -6,9 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/authentication/request/anonymous"
 	"k8s.io/apiserver/pkg/authentication/request/bearertoken"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -194,5 +197,70 @@ func TestPatchOpJSON(t *testing.T) {
 	}
 	if string(out) != `[{"op":"remove","path":"/a"},{"op":"add","path":"/b","value":null}]` {
 		t.Errorf("json = %s", out)
+	}
+}
+
+type records struct{ all []Record }
+
+func (r *records) Record(x Record) { r.all = append(r.all, x) }
+
+// TestTracerProvider: the provider records what a lane reads — a filter span's start, the
+// server span's size and the storage spans' keys, with the request's audit ID — keeps itself
+// in the context under the spans it does not record, and never keeps the request URI.
+func TestTracerProvider(t *testing.T) {
+	rec := &records{}
+	tp := NewTracerProvider(rec)
+	ctx := audit.WithAuditContext(context.Background())
+	audit.WithAuditID(ctx, "id-1")
+	tr := tp.Tracer("any")
+
+	ctx1, authn := tr.Start(ctx, "authentication") // not recorded
+	ctx2, authz := tr.Start(ctx1, "authorization")
+	ctx3, server := tr.Start(ctx2, "GET /api/v1/namespaces/{:namespace}/configmaps/{:name}", trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithAttributes(attribute.String("http.target", "/api?access_token=s3cret")))
+	server.SetAttributes(attribute.String("audit-id", "id-1"))
+	ctx4, handler := tr.Start(ctx3, "Get") // a handler's span: no-op, but nested spans still come here
+	if got := trace.SpanFromContext(ctx4).TracerProvider(); got != tp {
+		t.Fatalf("nested span's provider = %T, want ours", got)
+	}
+	_, etcd := trace.SpanFromContext(ctx4).TracerProvider().Tracer("etcd3").Start(ctx4, "Get etcd3",
+		trace.WithAttributes(attribute.String("audit-id", "id-1"), attribute.String("key", "/configmaps/default/x")))
+	etcd.AddEvent("Get call failed", trace.WithAttributes(attribute.String("err", "boom")))
+	etcd.End()
+	handler.End()
+	server.SetAttributes(attribute.Int("http.response.body.size", 233))
+	server.End()
+	server.End() // once
+	authz.End()
+	authn.End()
+
+	var names []string
+	for _, r := range rec.all {
+		s := r.(*Span)
+		if s.ID != "id-1" {
+			t.Errorf("span %s has ID %q", s.Name, s.ID)
+		}
+		names = append(names, s.Name)
+		switch {
+		case s.Name == "authorization":
+			if !s.End.IsZero() || s.Start.IsZero() {
+				t.Errorf("filter span recorded at end: %+v", s)
+			}
+		case s.Server:
+			if s.Attributes["http.response.body.size"] != "233" || s.Attributes["http.target"] != "" || s.End.IsZero() {
+				t.Errorf("server span = %+v", s)
+			}
+		case s.Name == "Get etcd3":
+			if s.Attributes["key"] != "/configmaps/default/x" || s.Err != "Get call failed: boom" {
+				t.Errorf("storage span = %+v", s)
+			}
+		}
+	}
+	want := []string{"authorization", "Get etcd3", "GET /api/v1/namespaces/{:namespace}/configmaps/{:name}"}
+	if strings.Join(names, "|") != strings.Join(want, "|") {
+		t.Errorf("recorded %q, want %q", names, want)
+	}
+	if err := tp.Shutdown(context.Background()); err != nil {
+		t.Error(err)
 	}
 }
