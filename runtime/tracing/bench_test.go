@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,6 +53,7 @@ func BenchmarkRecording(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	var seq atomic.Int64 // names the created configmaps, unique over -count repetitions
 	ops := []struct {
 		name string
 		do   func(c corev1client.ConfigMapInterface, n, i int) error
@@ -60,8 +62,8 @@ func BenchmarkRecording(b *testing.B) {
 			_, err := c.Get(ctx, "bench", metav1.GetOptions{})
 			return err
 		}},
-		{"create", func(c corev1client.ConfigMapInterface, n, i int) error {
-			_, err := c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bench-%d-%d", n, i)},
+		{"create", func(c corev1client.ConfigMapInterface, _, _ int) error {
+			_, err := c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bench-%d", seq.Add(1))},
 				Data: map[string]string{"k": "v"}}, metav1.CreateOptions{})
 			return err
 		}},

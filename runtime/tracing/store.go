@@ -34,7 +34,20 @@ type Store struct {
 	seq      uint64
 	dropped  uint64
 	subs     map[*subscriber]struct{}
+
+	// Notifications are rate-limited: at most one per notifyInterval, the first at once,
+	// the rest together at the end of the interval. Waking a subscriber's goroutine on each
+	// request puts it in the request's way on a small machine.
+	pendingID   string // the one trace changed since the last notification, "" for several
+	pending     bool
+	scheduled   bool // a trailing notification is due
+	lastNotify  time.Time
+	notifyTimer *time.Timer
 }
+
+// notifyInterval is the shortest time between two notifications to subscribers: a view at 60
+// frames a second would not show more.
+const notifyInterval = 10 * time.Millisecond
 
 var _ observe.Recorder = (*Store)(nil)
 
@@ -365,8 +378,9 @@ type subscriber struct {
 // held or let go, or (a watch) starts its response, and a cancel func that ends the
 // subscription. (The records in between, a few microseconds apart, do not each send one: a
 // view that re-read the lane on each would cost every request more than the recording does.)
-// Events are coalesced: Event.ID is "" when several traces changed since the subscriber last
-// received. Views re-read the store (List, Get) on each event.
+// Events are coalesced and spaced: at most one every 10 ms (the first change after a quiet
+// spell is sent at once), and Event.ID is "" when several traces changed since the subscriber
+// last received. Views re-read the store (List, Get) on each event.
 func (s *Store) Subscribe() (<-chan Event, func()) {
 	sub := &subscriber{ch: make(chan Event, 1)}
 	s.mu.Lock()
@@ -382,9 +396,51 @@ func (s *Store) Subscribe() (<-chan Event, func()) {
 	}
 }
 
-// notifyLocked tells every subscriber that trace id changed. s.mu is held, which also keeps
-// two notifications from racing on one channel.
+// notifyLocked notes that trace id changed and tells the subscribers: at once if the last
+// notification is older than notifyInterval, else once the interval is over (with Event.ID ""
+// if several traces changed meanwhile). s.mu is held.
 func (s *Store) notifyLocked(id string) {
+	if len(s.subs) == 0 {
+		return
+	}
+	switch {
+	case !s.pending:
+		s.pending, s.pendingID = true, id
+	case s.pendingID != id:
+		s.pendingID = ""
+	}
+	if s.scheduled {
+		return
+	}
+	since := time.Since(s.lastNotify)
+	if since >= notifyInterval {
+		s.deliverLocked()
+		return
+	}
+	s.scheduled = true
+	if s.notifyTimer == nil {
+		s.notifyTimer = time.AfterFunc(notifyInterval-since, s.trailingNotify)
+	} else {
+		s.notifyTimer.Reset(notifyInterval - since)
+	}
+}
+
+// trailingNotify delivers what changed since the last notification.
+func (s *Store) trailingNotify() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scheduled = false
+	if s.pending {
+		s.deliverLocked()
+	}
+}
+
+// deliverLocked sends the pending change to every subscriber. s.mu is held, which also keeps
+// two deliveries from racing on one channel.
+func (s *Store) deliverLocked() {
+	id := s.pendingID
+	s.pending, s.pendingID = false, ""
+	s.lastNotify = time.Now()
 	for sub := range s.subs {
 		ev := Event{ID: id}
 		select {
