@@ -1,7 +1,6 @@
 package observe
 
 import (
-	"fmt"
 	"net/http"
 	"time"
 
@@ -82,7 +81,7 @@ func (a *chainAuthenticator) AuthenticateRequest(req *http.Request) (*authentica
 	p := Point{ID: id, Stage: GateAuthentication, User: resp.User.GetName(), Groups: resp.User.GetGroups()}
 	fillPoint(&p, info, req.URL.Path)
 	if gerr := a.wait(ctx, p); gerr != nil {
-		return nil, false, fmt.Errorf("%s: %w", GateAuthentication, gerr)
+		return nil, false, gerr // WithAuthentication logs it and answers 401
 	}
 	return resp, ok, err
 }
