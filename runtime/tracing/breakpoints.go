@@ -366,6 +366,10 @@ func (b *Breakpoints) Close() {
 	b.notify()
 }
 
+// Active reports whether any request may be held now: a breakpoint is set or a request is
+// being stepped. The server's decorators ask Wait only while it is.
+func (b *Breakpoints) Active() bool { return b.active.Load() > 0 }
+
 // Wait implements observe.Gate.
 func (b *Breakpoints) Wait(ctx context.Context, p observe.Point) error {
 	if b.active.Load() == 0 || p.ID == "" {

@@ -140,7 +140,7 @@ func AdmissionGate(gate Gate, chain admission.Interface) admission.Interface {
 }
 
 type gatedAdmission struct {
-	wait  waitFunc
+	wait  gateRef
 	inner admission.Interface
 	m     admission.MutationInterface
 	v     admission.ValidationInterface
@@ -173,6 +173,9 @@ func (g *gatedAdmission) Validate(ctx context.Context, a admission.Attributes, o
 }
 
 func (g *gatedAdmission) gate(ctx context.Context, a admission.Attributes) error {
+	if !g.wait.on() {
+		return nil
+	}
 	p := Point{ID: audit.GetAuditIDTruncated(ctx), Stage: GateAdmission, Object: a.GetObject(),
 		APIGroup: a.GetResource().Group, APIVersion: a.GetResource().Version, Resource: a.GetResource().Resource,
 		Subresource: a.GetSubresource(), Namespace: a.GetNamespace(), Name: a.GetName()}
@@ -182,7 +185,7 @@ func (g *gatedAdmission) gate(ctx context.Context, a admission.Attributes) error
 	if u := a.GetUserInfo(); u != nil {
 		p.User, p.Groups = u.GetName(), u.GetGroups()
 	}
-	if err := g.wait(ctx, p); err != nil {
+	if err := g.wait.wait(ctx, p); err != nil {
 		return admission.NewForbidden(a, err)
 	}
 	return nil

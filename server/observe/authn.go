@@ -54,7 +54,7 @@ func Authentication(rec Recorder, gate Gate, longRunning request.LongRunningRequ
 
 type chainAuthenticator struct {
 	record      recordFunc
-	wait        waitFunc
+	wait        gateRef
 	longRunning request.LongRunningRequestCheck
 	inner       authenticator.Request
 }
@@ -75,12 +75,12 @@ func (a *chainAuthenticator) AuthenticateRequest(req *http.Request) (*authentica
 		fillAuthn(r, resp, err)
 		a.record(r)
 	}
-	if a.wait == nil || !ok || err != nil || resp == nil || resp.User == nil {
+	if !ok || err != nil || resp == nil || resp.User == nil || !a.wait.on() {
 		return resp, ok, err
 	}
 	p := Point{ID: id, Stage: GateAuthentication, User: resp.User.GetName(), Groups: resp.User.GetGroups()}
 	fillPoint(&p, info, req.URL.Path)
-	if gerr := a.wait(ctx, p); gerr != nil {
+	if gerr := a.wait.wait(ctx, p); gerr != nil {
 		return nil, false, gerr // WithAuthentication logs it and answers 401
 	}
 	return resp, ok, err

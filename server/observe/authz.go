@@ -113,7 +113,7 @@ func AuthorizationGate(gate Gate, a authorizer.Authorizer) authorizer.Authorizer
 }
 
 type gatedAuthorizer struct {
-	wait  waitFunc
+	wait  gateRef
 	inner authorizer.Authorizer
 }
 
@@ -139,7 +139,7 @@ func (a *gatedAuthorizer) EvaluateConditions(ctx context.Context, d authorizer.C
 }
 
 func (a *gatedAuthorizer) gate(ctx context.Context, attrs authorizer.Attributes) error {
-	if Purpose(ctx, attrs) != PurposeAuthorization {
+	if !a.wait.on() || Purpose(ctx, attrs) != PurposeAuthorization {
 		return nil
 	}
 	p := Point{ID: audit.GetAuditIDTruncated(ctx), Stage: GateAuthorization,
@@ -149,5 +149,5 @@ func (a *gatedAuthorizer) gate(ctx context.Context, attrs authorizer.Attributes)
 	if u := attrs.GetUser(); u != nil {
 		p.User, p.Groups = u.GetName(), u.GetGroups()
 	}
-	return a.wait(ctx, p)
+	return a.wait.wait(ctx, p)
 }

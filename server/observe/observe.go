@@ -42,6 +42,16 @@ type (
 	waitFunc   func(context.Context, Point) error
 )
 
+// gateRef is a Gate as the decorators keep it: its Wait, and its Active when it has one.
+type gateRef struct {
+	wait   waitFunc
+	active func() bool
+}
+
+// on reports whether the gate may hold anything now; when it says no, a decorator skips
+// building the Point.
+func (g gateRef) on() bool { return g.wait != nil && (g.active == nil || g.active()) }
+
 func recorderFunc(rec Recorder) recordFunc {
 	if rec == nil {
 		return nil
@@ -49,11 +59,15 @@ func recorderFunc(rec Recorder) recordFunc {
 	return rec.Record
 }
 
-func gateFunc(g Gate) waitFunc {
+func gateFunc(g Gate) gateRef {
 	if g == nil {
-		return nil
+		return gateRef{}
 	}
-	return g.Wait
+	r := gateRef{wait: g.Wait}
+	if a, ok := g.(interface{ Active() bool }); ok {
+		r.active = a.Active
+	}
+	return r
 }
 
 // Record is one fact about one request. The concrete types are *Request, *Authn, *Authz,
@@ -89,6 +103,9 @@ func GateStages() []string {
 // Wait may be asked more than once at a stage for one request (an update retried after a
 // conflict, admission's validating pass after its mutating pass); an implementation that holds
 // should hold once.
+//
+// A Gate that also has an Active() bool method is asked only while Active returns true, so
+// that requests pay nothing for a gate with no breakpoint set.
 type Gate interface {
 	Wait(ctx context.Context, p Point) error
 }

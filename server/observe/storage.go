@@ -46,7 +46,7 @@ func StorageDecorator(rec Recorder, gate Gate, inner generic.StorageDecorator) g
 type observedStorage struct {
 	storage.Interface
 	record   recordFunc
-	wait     waitFunc
+	wait     gateRef
 	prefix   string // the etcd3 store's path prefix, ending in "/"
 	resource schema.GroupResource
 }
@@ -65,7 +65,7 @@ func (s *observedStorage) etcdKey(key string, recursive bool) string {
 
 // wait asks the gate, and turns its refusal into a 403 the client sees.
 func (s *observedStorage) gate(ctx context.Context, id string, obj runtime.Object) error {
-	if s.wait == nil || id == "" {
+	if id == "" || !s.wait.on() {
 		return nil
 	}
 	p := Point{ID: id, Stage: GateStorage, Object: obj, Resource: s.resource.Resource, APIGroup: s.resource.Group}
@@ -75,7 +75,7 @@ func (s *observedStorage) gate(ctx context.Context, id string, obj runtime.Objec
 	if u, ok := request.UserFrom(ctx); ok && u != nil {
 		p.User, p.Groups = u.GetName(), u.GetGroups()
 	}
-	if err := s.wait(ctx, p); err != nil {
+	if err := s.wait.wait(ctx, p); err != nil {
 		return apierrors.NewForbidden(s.resource, p.Name, err)
 	}
 	return nil
@@ -172,7 +172,7 @@ func (s *observedStorage) GuaranteedUpdate(ctx context.Context, key string, dest
 	preconditions *storage.Preconditions, tryUpdate storage.UpdateFunc, cachedExistingObject runtime.Object) error {
 	id := audit.GetAuditIDTruncated(ctx)
 	try := tryUpdate
-	if s.wait != nil && id != "" {
+	if s.wait.wait != nil && id != "" {
 		try = func(input runtime.Object, res storage.ResponseMeta) (runtime.Object, *uint64, error) {
 			out, ttl, err := tryUpdate(input, res)
 			if err != nil {
