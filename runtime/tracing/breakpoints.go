@@ -115,10 +115,12 @@ func (sp Spec) String() string {
 	return sp.Stage + ":" + strings.Join(kv, ",")
 }
 
-// Matches reports whether the spec holds the request at p. The server's loopback traffic
-// (user system:apiserver) only matches a spec that names that user.
+// Matches reports whether the spec holds the request at p. Only resource requests are held:
+// a client's discovery (/api, /apis), /version and the health checks go on, so that
+// `kubectl get cm` under authorization:user=bob stops once, at the list. The server's loopback
+// traffic (user system:apiserver) only matches a spec that names that user.
 func (sp Spec) Matches(p observe.Point) bool {
-	if p.Stage != sp.Stage {
+	if p.Stage != sp.Stage || p.Resource == "" {
 		return false
 	}
 	if p.User == LoopbackUser && sp.User != LoopbackUser {

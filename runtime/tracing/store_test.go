@@ -270,8 +270,9 @@ func TestSpecMatches(t *testing.T) {
 		{"authorization:verb=list", p, false},
 		{"authorization:resource=configmaps,verb=get", p, true},
 		{"authorization:resource=pods/status", observe.Point{Stage: "authorization", Resource: "pods", Subresource: "status"}, true},
-		{"authorization", observe.Point{Stage: "authorization", User: LoopbackUser}, false},
-		{"authorization:user=system:apiserver", observe.Point{Stage: "authorization", User: LoopbackUser}, true},
+		{"authorization", observe.Point{Stage: "authorization", User: LoopbackUser, Resource: "configmaps"}, false},
+		{"authorization:user=system:apiserver", observe.Point{Stage: "authorization", User: LoopbackUser, Resource: "configmaps"}, true},
+		{"authorization:user=bob", observe.Point{Stage: "authorization", User: "bob", Path: "/api"}, false}, // discovery
 	}
 	for _, tc := range tests {
 		sp, err := ParseSpec(tc.spec)
