@@ -26,6 +26,7 @@ type serveOptions struct {
 	Kubeconfig  string
 	Verbosity   int
 	LogFile     string
+	traceOptions
 }
 
 func (o *serveOptions) addFlags(fs *pflag.FlagSet) {
@@ -46,6 +47,8 @@ func (o *serveOptions) serverOptions(logOut io.Writer) server.Options {
 		DataDir:     o.DataDir,
 		Kubeconfig:  o.Kubeconfig,
 		LogOutput:   logOut,
+
+		RequestTimeout: o.RequestTimeout,
 	}
 }
 
@@ -63,6 +66,7 @@ func newServeCommand(stdout, stderr io.Writer, sess *session) *cobra.Command {
 		},
 	}
 	o.addFlags(cmd.Flags())
+	o.addServeTraceFlags(cmd.Flags())
 	return cmd
 }
 
@@ -73,6 +77,10 @@ func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer, se
 	opts := o.serverOptions(nil)
 	if err := opts.Validate(); err != nil {
 		return fmt.Errorf(msgs("").ErrFlags, err)
+	}
+	tlog, stdout, err := o.openTraceLog(stdout, stderr)
+	if err != nil {
+		return err
 	}
 	sink, err := logs.Open(o.LogFile, o.Verbosity, o.Verbosity == 0)
 	if err != nil {
@@ -89,11 +97,14 @@ func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer, se
 	}
 	sopts := o.serverOptions(logOut)
 	sopts.Track = sess.owns
-	s, err := server.New(sopts)
+	s, err := server.New(tlog.apply(sopts))
 	if err != nil {
+		tlog.stop()
 		return err
 	}
 	defer s.Close()
+	tlog.start()
+	defer tlog.stop()
 
 	began := time.Now()
 	if err := s.Start(ctx); err != nil {
@@ -119,6 +130,9 @@ func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer, se
 	}
 	if err := s.Close(); err != nil {
 		return fmt.Errorf(msgs("").ErrShutdown, err)
+	}
+	if err := tlog.stop(); err != nil {
+		return err
 	}
 	if err := s.ExitErr(); err != nil && ctx.Err() == nil {
 		return fmt.Errorf(msgs("").ErrServerStop, err)

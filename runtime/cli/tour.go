@@ -53,6 +53,7 @@ func (o *tourOptions) addFlags(cmd *cobra.Command) {
 	fs.BoolVar(&o.Auto, "auto", false, "run through every phase without stopping")
 	fs.StringVar(&o.Lang, "lang", "", "language of the lessons and screens (en, zh-CN); default from LANGUAGE, LC_ALL, LC_MESSAGES, LANG")
 	fs.BoolVar(&o.Restart, "restart", false, "ignore saved progress")
+	o.addTourTraceFlags(fs)
 }
 
 // runTour starts the walkthrough: the full-screen UI on a terminal, plain mode otherwise. The
@@ -62,6 +63,10 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	opts := o.serverOptions(nil)
 	if err := opts.Validate(); err != nil {
 		return fmt.Errorf(msgs(o.Lang).ErrFlags, err)
+	}
+	traces, err := o.newTourTracing()
+	if err != nil {
+		return err
 	}
 	lang := lessons.DetectLang(o.Lang, os.Getenv)
 	if o.Lang != "" {
@@ -89,17 +94,19 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	}
 	sopts := o.serverOptions(sink.File)
 	sopts.Track = sess.owns
-	eng, err := engine.New(sopts)
+	eng, err := engine.New(traces.apply(sopts))
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
+	defer traces.Breakpoints.Close() // before the server stops: no request stays held
 	// shutdown closes the engine; after an interrupt it says so first, on the terminal.
 	shutdown := func(interrupted bool) error {
 		if interrupted {
 			fmt.Fprintln(sink.Stderr, "kubewalk: "+i18n.For(lang).CLIShuttingDown)
 			e2eHooks.shutdown()
 		}
+		traces.Breakpoints.Close() // before the server stops: no request stays held
 		return eng.Close()
 	}
 
@@ -115,6 +122,11 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	}
 
 	if usePlain {
+		if len(o.Breaks) > 0 {
+			// No one could step or release a held request here: the demo requests would stall.
+			fmt.Fprintln(stderr, "kubewalk: --break holds requests only in the full-screen UI; plain mode ignores it")
+			traces.Breakpoints.Clear()
+		}
 		res := lessons.NewResolver()
 		w := plain.Walkthrough{
 			Lessons: ls,
@@ -123,7 +135,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 			},
 			Progress: prog.record,
 		}
-		err := plain.Run(ctx, eng, w, plain.Options{Out: stdout, In: lines, Interactive: interactive, Start: start})
+		err := plain.Run(ctx, eng, w, plain.Options{Out: stdout, In: lines, Interactive: interactive, Start: start, Traces: traces.Store})
 		interrupted := ctx.Err() != nil
 		closeErr := shutdown(interrupted)
 		switch {

@@ -22,6 +22,7 @@ import (
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -41,6 +42,9 @@ type Options struct {
 	// Start is where the walk first pauses; the zero value is the first checkpoint. Earlier
 	// checkpoints run without being printed.
 	Start engine.Target
+	// Traces, when set, is the store the server records into: each demo request's lane is
+	// printed after its outcome, stage by stage.
+	Traces *tracing.Store
 	// Lang is the language of the transcript's own words ("en", "zh-CN"); empty takes the
 	// language the lessons were loaded in.
 	Lang string
@@ -241,7 +245,9 @@ func finish(ctx context.Context, s *server.Server, o Options, tr *i18n.Strings) 
 	fmt.Fprintln(o.Out, "\n"+tr.PlainRequests)
 	for _, r := range demoRequests(tr) {
 		// Padded in terminal cells: a CJK description is two cells a character.
-		fmt.Fprintf(o.Out, "  %s %s → %s\n", i18n.PadRight(r.who, 7), i18n.PadRight(r.what, 52), outcome(ctx, s, r, tr))
+		res, auditID := outcome(ctx, s, r, tr)
+		fmt.Fprintf(o.Out, "  %s %s → %s\n", i18n.PadRight(r.who, 7), i18n.PadRight(r.what, 52), res)
+		printLane(ctx, o, auditID)
 	}
 	if !o.Interactive {
 		fmt.Fprintln(o.Out, "\n"+tr.PlainNoTerminal)
@@ -263,6 +269,18 @@ func finish(ctx context.Context, s *server.Server, o Options, tr *i18n.Strings) 
 		return ctx.Err()
 	}
 	return nil
+}
+
+// printLane prints the lane of the request with audit ID id, once it has finished.
+func printLane(ctx context.Context, o Options, id string) {
+	if o.Traces == nil || id == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if tr, ok := o.Traces.WaitDone(ctx, id); ok {
+		tracing.WriteLane(o.Out, tr, "      ")
+	}
 }
 
 type demoRequest struct {
@@ -302,40 +320,57 @@ func demoRequests(tr *i18n.Strings) []demoRequest {
 	}
 }
 
-// outcome runs one demo request and describes the result in a few words.
-func outcome(ctx context.Context, s *server.Server, r demoRequest, tr *i18n.Strings) string {
+// outcome runs one demo request and describes the result in a few words; it also returns
+// the request's audit ID (its Audit-Id response header, "" if none came back).
+func outcome(ctx context.Context, s *server.Server, r demoRequest, tr *i18n.Strings) (string, string) {
 	fail := func(err error) string { return fmt.Sprintf(tr.PlainError, err.Error()) }
 	cfg, err := s.RESTConfig(r.who)
 	if err != nil {
-		return fail(err)
+		return fail(err), ""
 	}
+	var auditID string
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			resp, err := rt.RoundTrip(req)
+			if resp != nil {
+				auditID = resp.Header.Get("Audit-Id")
+			}
+			return resp, err
+		})
+	})
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if r.path != "" {
 		client, err := restHTTPClient(cfg)
 		if err != nil {
-			return fail(err)
+			return fail(err), auditID
 		}
 		defer client.CloseIdleConnections()
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, cfg.Host+r.path, nil)
 		resp, err := client.Do(req)
 		if err != nil {
-			return fail(err)
+			return fail(err), auditID
 		}
 		resp.Body.Close()
-		return resp.Status
+		return resp.Status, auditID
 	}
 	c, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return fail(err)
+		return fail(err), auditID
 	}
 	err = r.do(ctx, c)
 	if err == nil {
-		return tr.PlainAllowed
+		return tr.PlainAllowed, auditID
 	}
 	var st apierrors.APIStatus
 	if errors.As(err, &st) {
-		return fmt.Sprintf("%d %s: %s", st.Status().Code, st.Status().Reason, firstLine(st.Status().Message, 90))
+		return fmt.Sprintf("%d %s: %s", st.Status().Code, st.Status().Reason, firstLine(st.Status().Message, 90)), auditID
 	}
-	return fail(err)
+	return fail(err), auditID
 }
+
+// roundTripFunc adapts a function to http.RoundTripper.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+// RoundTrip calls f.
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
