@@ -722,3 +722,45 @@ func TestCleanText(t *testing.T) {
 		}
 	}
 }
+
+func TestPendingConnectionsBoundedPerAddress(t *testing.T) {
+	h := startHost(t, HostConfig{})
+	var idle []net.Conn
+	for i := 0; i < maxPendingPerIP; i++ {
+		c, err := net.Dial("tcp", h.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		idle = append(idle, c)
+	}
+	// The host counts a connection when it accepts it; one over the limit is closed at once.
+	extra, err := net.Dial("tcp", h.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Close()
+	extra.SetReadDeadline(time.Now().Add(bound))
+	if _, err := extra.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("connection over the per-address limit: read = %v, want EOF", err)
+	}
+	for _, c := range idle {
+		c.Close()
+	}
+	// Once they are gone, a student from the same address joins.
+	joined(t, joinCfg(h, "ana"))
+}
+
+func TestJoinLineOnAllInterfaces(t *testing.T) {
+	h := startHost(t, HostConfig{Listen: "0.0.0.0:0"})
+	line := h.JoinLine()
+	if h.LoopbackOnly() || strings.Contains(line, "0.0.0.0") || !strings.Contains(line, " --code "+h.JoinCode()) {
+		t.Fatalf("JoinLine() = %q, LoopbackOnly() = %v", line, h.LoopbackOnly())
+	}
+	addr := strings.Fields(line)[2]
+	_, port, _ := net.SplitHostPort(addr)
+	cfg := joinCfg(h, "ana")
+	cfg.Addr = net.JoinHostPort("127.0.0.1", port)
+	joined(t, cfg)
+	t.Logf("join line: %s", line)
+}

@@ -62,8 +62,12 @@ type HostConfig struct {
 	sndBuf int              // socket send buffer for accepted connections, if > 0
 }
 
-// maxPending bounds connections that have not yet said hello with the right code.
-const maxPending = 64
+// maxPending bounds connections that have not yet said hello with the right code, in all and
+// from one address (so one machine holding connections open cannot lock the class out).
+const (
+	maxPending      = 64
+	maxPendingPerIP = 8
+)
 
 // maxBeat caps the heartbeat a peer may announce (it sets how long silence is tolerated).
 const maxBeat = time.Minute
@@ -122,6 +126,7 @@ type Host struct {
 	names    map[string]*record // by folded name
 	conns    map[net.Conn]struct{}
 	pending  int
+	pendIP   map[string]int
 	cp       Checkpoint
 	msg      Message
 	changed  chan struct{}
@@ -200,6 +205,7 @@ func StartHost(ctx context.Context, cfg HostConfig) (*Host, error) {
 		sessions: map[string]*record{},
 		names:    map[string]*record{},
 		conns:    map[net.Conn]struct{}{},
+		pendIP:   map[string]int{},
 		changed:  make(chan struct{}),
 	}
 	h.ctx, h.cancel = context.WithCancel(ctx)
@@ -249,14 +255,41 @@ func (h *Host) joinAddr() string {
 	if !ta.IP.IsUnspecified() {
 		return net.JoinHostPort(ta.IP.String(), port)
 	}
-	if addrs, err := net.InterfaceAddrs(); err == nil {
+	if ip := lanIP(); ip != nil {
+		return net.JoinHostPort(ip.String(), port)
+	}
+	return net.JoinHostPort("127.0.0.1", port)
+}
+
+// lanIP is the first IPv4 address of an interface that is up, not loopback and not a
+// container or VM bridge (students cannot reach those), or nil.
+func lanIP() net.IP {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return nil
+	}
+	for _, ifc := range ifs {
+		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {
+			continue
+		}
+		virtual := false
+		for _, pre := range []string{"docker", "br-", "veth", "virbr", "cni", "flannel", "cali", "vmnet", "vboxnet", "lxc", "lxd"} {
+			virtual = virtual || strings.HasPrefix(ifc.Name, pre)
+		}
+		if virtual {
+			continue
+		}
+		addrs, err := ifc.Addrs()
+		if err != nil {
+			continue
+		}
 		for _, a := range addrs {
-			if ipn, ok := a.(*net.IPNet); ok && !ipn.IP.IsLoopback() && ipn.IP.To4() != nil && ipn.IP.IsGlobalUnicast() {
-				return net.JoinHostPort(ipn.IP.String(), port)
+			if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && ipn.IP.IsGlobalUnicast() {
+				return ipn.IP
 			}
 		}
 	}
-	return net.JoinHostPort("127.0.0.1", port)
+	return nil
 }
 
 // Changed returns a channel that closes at the next change of the board (a student joining,
@@ -404,13 +437,16 @@ func (h *Host) acceptLoop() {
 			}
 			continue
 		}
+		ip := remoteIP(c)
 		h.mu.Lock()
-		if h.stopping || h.pending >= maxPending {
+		if h.stopping || h.pending >= maxPending || h.pendIP[ip] >= maxPendingPerIP {
 			h.mu.Unlock()
+			h.cfg.Logf("class host: too many connections waiting to join; closed one from %s", ip)
 			c.Close()
 			continue
 		}
 		h.pending++
+		h.pendIP[ip]++
 		h.conns[c] = struct{}{}
 		h.mu.Unlock()
 		if tc, ok := c.(*net.TCPConn); ok && h.cfg.sndBuf > 0 {
@@ -424,14 +460,22 @@ func (h *Host) acceptLoop() {
 // serve runs one connection: handshake, hello, then the student's session.
 func (h *Host) serve(raw net.Conn) {
 	defer h.wg.Done()
+	ip := remoteIP(raw)
 	pending := true
+	donePending := func() { // h.mu held
+		if pending {
+			pending = false
+			h.pending--
+			if h.pendIP[ip]--; h.pendIP[ip] <= 0 {
+				delete(h.pendIP, ip)
+			}
+		}
+	}
 	defer func() {
 		raw.Close()
 		h.mu.Lock()
 		delete(h.conns, raw)
-		if pending {
-			h.pending--
-		}
+		donePending()
 		h.mu.Unlock()
 	}()
 	tc := tls.Server(raw, h.tlsConf)
@@ -456,7 +500,6 @@ func (h *Host) serve(raw net.Conn) {
 		h.refuse(tc, codeBadRequest, fmt.Sprintf("expected a hello, got %q", hello.T), 0)
 		return
 	}
-	ip := remoteIP(raw)
 	now := h.cfg.now()
 	if wait, ok := h.limiter.check(ip, now); !ok {
 		h.refuse(tc, codeRateLimited, fmt.Sprintf("too many wrong join codes; try again in %s", wait.Round(time.Second)), wait)
@@ -478,8 +521,7 @@ func (h *Host) serve(raw net.Conn) {
 		return
 	}
 	h.mu.Lock()
-	h.pending--
-	pending = false
+	donePending()
 	h.mu.Unlock()
 
 	buf, err := appendEnvelope(nil, welcome)
