@@ -13,8 +13,13 @@ const classSize = 40
 
 // startClass starts a host and n followers in this process, all joined.
 func startClass(tb testing.TB, n int) (*Host, []*Student) {
+	return startClassWith(tb, HostConfig{}, n)
+}
+
+func startClassWith(tb testing.TB, cfg HostConfig, n int) (*Host, []*Student) {
 	tb.Helper()
-	h, err := StartHost(context.Background(), HostConfig{Listen: "127.0.0.1:0"})
+	cfg.Listen = "127.0.0.1:0"
+	h, err := StartHost(context.Background(), cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -77,6 +82,29 @@ func TestFortyFollowers(t *testing.T) {
 // followers and iterations.
 func BenchmarkFollow40(b *testing.B) {
 	h, students := startClass(b, classSize)
+	benchFollow(b, h, students)
+}
+
+// BenchmarkFollow40WithStalled is BenchmarkFollow40 with a 41st student that has stopped
+// reading, its socket buffers already full: the others must not notice it.
+func BenchmarkFollow40WithStalled(b *testing.B) {
+	h, students := startClassWith(b, HostConfig{sndBuf: 4096, WriteTimeout: time.Hour, Heartbeat: time.Minute}, classSize)
+	stalled := stalledStudent(b, h)
+	defer stalled.Close()
+	// Send until its queue overflows, that is until its writer is blocked on the socket.
+	for i := 0; ; i++ {
+		if st, _ := student(h.Board(), "stalled"); st.Dropped > 0 {
+			break
+		}
+		if i == 100000 {
+			b.Fatal("the stalled student's writer never blocked")
+		}
+		h.Broadcast(fmt.Sprintf("%0*d", MaxMessageRunes, i))
+	}
+	benchFollow(b, h, students)
+}
+
+func benchFollow(b *testing.B, h *Host, students []*Student) {
 	var all []time.Duration
 	b.ResetTimer()
 	for i := 1; i <= b.N; i++ {

@@ -433,22 +433,8 @@ func TestSlowReaderDoesNotDelayOthers(t *testing.T) {
 	h := startHost(t, HostConfig{sndBuf: 4096, WriteTimeout: 5 * time.Minute, Heartbeat: time.Minute})
 	fast := joined(t, joinCfg(h, "fast"))
 
-	d := net.Dialer{Control: nil}
-	raw, err := d.Dial("tcp", h.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw.(*net.TCPConn).SetReadBuffer(4096)
-	stalled := tls.Client(raw, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{alpn}})
+	stalled := stalledStudent(t, h)
 	defer stalled.Close()
-	buf, _ := appendEnvelope(nil, envelope{V: ProtocolVersion, T: tHello, Name: "stalled", Code: h.id.Secret, Beat: time.Minute.Milliseconds()})
-	stalled.SetDeadline(time.Now().Add(bound))
-	if _, err := stalled.Write(buf); err != nil {
-		t.Fatal(err)
-	}
-	if w, _, err := readEnvelope(bufio.NewReaderSize(stalled, maxLine)); err != nil || w.T != tWelcome {
-		t.Fatalf("stalled student's welcome: %+v, %v", w, err)
-	}
 	// From here on the stalled student reads nothing.
 
 	const n = 2000
@@ -471,6 +457,27 @@ func TestSlowReaderDoesNotDelayOthers(t *testing.T) {
 		t.Fatalf("stalled student on the board: %+v (want connected with dropped messages)", st)
 	}
 	t.Logf("stalled student dropped %d of %d messages", st.Dropped, n)
+}
+
+// stalledStudent joins h with a tiny receive buffer and returns the connection, which the
+// caller never reads from.
+func stalledStudent(tb testing.TB, h *Host) net.Conn {
+	tb.Helper()
+	raw, err := net.Dial("tcp", h.Addr().String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	raw.(*net.TCPConn).SetReadBuffer(4096)
+	c := tls.Client(raw, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{alpn}})
+	buf, _ := appendEnvelope(nil, envelope{V: ProtocolVersion, T: tHello, Name: "stalled", Code: h.id.Secret, Beat: time.Minute.Milliseconds()})
+	c.SetDeadline(time.Now().Add(bound))
+	if _, err := c.Write(buf); err != nil {
+		tb.Fatal(err)
+	}
+	if w, _, err := readEnvelope(bufio.NewReaderSize(c, maxLine)); err != nil || w.T != tWelcome {
+		tb.Fatalf("stalled student's welcome: %+v, %v", w, err)
+	}
+	return c
 }
 
 // proxy forwards TCP connections to a target and can cut them all, like a flaky Wi-Fi.
