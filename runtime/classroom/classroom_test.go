@@ -310,6 +310,11 @@ func TestRateLimit(t *testing.T) {
 	clock := &fakeClock{now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	h := startHost(t, HostConfig{now: clock.Now, RateLimit: RateLimit{PerIP: 3, PerIPEvery: time.Minute, Global: 100, GlobalEvery: time.Second}})
 	right := joinCfg(h, "ana")
+	// bo joined before the flood of wrong codes, through a link that will drop.
+	px := newProxy(t, h.Addr().String())
+	boCfg := joinCfg(h, "bo")
+	boCfg.Addr = px.ln.Addr().String()
+	bo := joined(t, boCfg)
 	wrong := right
 	wrong.Code = "ZZZZ-ZZ" + right.Code[len("ZZZZ-ZZ"):]
 	if strings.HasPrefix(right.Code, "ZZZZ-ZZ") {
@@ -328,6 +333,15 @@ func TestRateLimit(t *testing.T) {
 		t.Fatalf("LastError = %v, want a retry time up to a minute", err)
 	}
 	s.Stop()
+	// A student rejoining with its session token is not held up by the limit.
+	px.cut()
+	waitFor(t, "bo rejoined despite the limit", bo.Changed, func() bool {
+		st := bo.State()
+		return st.Connected && st.Reconnects >= 1
+	})
+	if _, ok := h.limiter.check("127.0.0.1", clock.Now()); ok {
+		t.Fatal("the limit was lifted meanwhile; the rejoin proves nothing")
+	}
 	// One token comes back after PerIPEvery.
 	clock.Add(time.Minute)
 	joined(t, right)

@@ -501,7 +501,13 @@ func (h *Host) serve(raw net.Conn) {
 		return
 	}
 	now := h.cfg.now()
-	if wait, ok := h.limiter.check(ip, now); !ok {
+	// A student rejoining with its session token (128 random bits, given in its welcome) has
+	// already shown the code, so a flood of wrong codes cannot keep a class from rejoining
+	// after a network blip; it still presents the code.
+	h.mu.Lock()
+	rejoin := hello.Session != "" && h.sessions[hello.Session] != nil
+	h.mu.Unlock()
+	if wait, ok := h.limiter.check(ip, now); !ok && !rejoin {
 		h.refuse(tc, codeRateLimited, fmt.Sprintf("too many wrong join codes; try again in %s", wait.Round(time.Second)), wait)
 		return
 	}
@@ -515,9 +521,9 @@ func (h *Host) serve(raw net.Conn) {
 	}
 
 	p := newPeer(tc, h.cfg.QueueLen)
-	welcome, rec, reason := h.admit(hello, p, raw.RemoteAddr().String())
+	welcome, rec, code, reason := h.admit(hello, p, raw.RemoteAddr().String())
 	if rec == nil {
-		h.refuse(tc, codeFull, reason, 0)
+		h.refuse(tc, code, reason, 0)
 		return
 	}
 	h.mu.Lock()
@@ -551,18 +557,18 @@ func (h *Host) serve(raw net.Conn) {
 }
 
 // admit registers the student (a known session token resumes its record and name) and builds
-// the welcome. A nil record means refused, with the reason.
-func (h *Host) admit(hello envelope, p *peer, addr string) (envelope, *record, string) {
+// the welcome. A nil record means refused, with the error code and reason.
+func (h *Host) admit(hello envelope, p *peer, addr string) (envelope, *record, string, string) {
 	now := h.cfg.now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.stopping {
-		return envelope{}, nil, "the class host is stopping"
+		return envelope{}, nil, codeShutdown, "the class host is stopping"
 	}
 	r := h.sessions[hello.Session]
 	if r == nil {
 		if len(h.sessions) >= h.cfg.MaxStudents {
-			return envelope{}, nil, fmt.Sprintf("the class is full (%d students)", h.cfg.MaxStudents)
+			return envelope{}, nil, codeFull, fmt.Sprintf("the class is full (%d students)", h.cfg.MaxStudents)
 		}
 		tok := make([]byte, 16)
 		rand.Read(tok)
@@ -597,7 +603,7 @@ func (h *Host) admit(hello envelope, p *peer, addr string) (envelope, *record, s
 		m := h.msg
 		w.Message = &m
 	}
-	return w, r, ""
+	return w, r, "", ""
 }
 
 // uniqueNameLocked cleans the requested name and suffixes it (-2, -3, …) if another student
@@ -645,14 +651,15 @@ func (h *Host) readLoop(br *bufio.Reader, c net.Conn, r *record, p *peer, silenc
 		r.seen = now
 		switch env.T {
 		case tProgress:
+			// Only a change wakes the board: heartbeats would otherwise redraw it for
+			// every student every few seconds.
 			if env.Progress != nil {
-				pr := env.Progress.clean()
-				if pr != r.progress {
+				if pr := env.Progress.clean(); pr != r.progress {
 					r.active = now
 					r.progress = pr
+					h.notifyLocked()
 				}
 			}
-			h.notifyLocked()
 		case tBye:
 			h.mu.Unlock()
 			return errors.New("said bye")
