@@ -3,6 +3,7 @@ package classroom_test
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kubewalk/kubewalk/runtime/classroom"
 )
@@ -10,7 +11,7 @@ import (
 // The instructor's side starts a host and shows its join line; a student joins with what the
 // line says, follows the instructor's checkpoint and raises its stuck flag on the board.
 func Example() {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
 	host, err := classroom.StartHost(ctx, classroom.HostConfig{Listen: "127.0.0.1:0", Title: "apiserver walk"})
@@ -37,7 +38,12 @@ func Example() {
 			fmt.Println(st.Name, "runs forward to", st.Target().ID)
 			break
 		}
-		<-changed
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			fmt.Println(ctx.Err())
+			return
+		}
 	}
 
 	stu.SetStuck(true)
@@ -47,7 +53,12 @@ func Example() {
 			fmt.Println("board:", b.Students[0].Name, "is stuck")
 			break
 		}
-		<-changed
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			fmt.Println(ctx.Err())
+			return
+		}
 	}
 	// Output:
 	// ana runs forward to authz/rbac
