@@ -461,6 +461,7 @@ func zhCN() map[string]string {
 		"ExHintPointer":      "指引",
 		"ExHintSolution":     "答案",
 		"ExHintLevel":        "提示 %d",
+		"ExHintHead":         "%d %s：",
 		"ExAnswerPrompt":     "答案› ",
 		"ExAnswerHint":       "  enter 检查 · esc 取消",
 		"NoteExLocked":       "这个练习在逐步讲解到达 %s 时开放",

@@ -41,6 +41,7 @@ var commands = []command{
 	{"clear", nil, "", func(t *i18n.Strings) string { return t.CmdClear }},
 	{"lesson", []string{"tour"}, "", func(t *i18n.Strings) string { return t.CmdLesson }},
 	{"glossary", []string{"gl"}, "", func(t *i18n.Strings) string { return t.CmdGlossary }},
+	{"exercises", []string{"ex"}, "", func(t *i18n.Strings) string { return t.CmdExercises }},
 	{"help", nil, "", func(t *i18n.Strings) string { return t.CmdHelp }},
 	{"quit", []string{"q"}, "", func(t *i18n.Strings) string { return t.CmdQuit }},
 }
