@@ -268,7 +268,7 @@ type Strings struct {
 	ExHintsAll                                              string // %d levels
 	ExHintNudge, ExHintPointer, ExHintSolution              string
 	ExHintLevel                                             string // %d: a level past the third
-	ExHintHead                                              string // %d level, %s its name
+	ExHintHead                                              string // %d level, %s its name; the hint follows
 	ExAnswerPrompt, ExAnswerHint                            string
 	NoteExLocked                                            string // %s: the phase
 	NoteExDone, NoteExAllHints, NoteExRight, NoteExNoAnswer string
@@ -803,7 +803,7 @@ func english() Strings {
 		ExHintPointer:      "pointer",
 		ExHintSolution:     "solution",
 		ExHintLevel:        "hint %d",
-		ExHintHead:         "%d %s:",
+		ExHintHead:         "%d %s: ",
 		ExAnswerPrompt:     "answer› ",
 		ExAnswerHint:       "  enter checks · esc cancels",
 		NoteExLocked:       "this exercise opens when the walkthrough reaches %s",

@@ -455,7 +455,7 @@ func (p *prompt) tab(d int, c completer) {
 }
 
 // maxSuggestions is how many suggestions show above the prompt.
-const maxSuggestions = 10
+const maxSuggestions = 12
 
 // overlay is the suggestions (or the reason the line did not run) in a box drawn over the
 // bottom of the body, w cells wide: at most maxSuggestions of them, the selected one marked.

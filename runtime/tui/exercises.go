@@ -161,12 +161,14 @@ func (v *exView) Update(e Exercise) {
 }
 
 // SetCurrent says where the walkthrough is: lesson is the lesson ID of the step on screen
-// ("" when unknown), phase its phase. The list puts that lesson first.
+// ("" when unknown), phase its phase. The list puts that lesson first and, when it changed,
+// selects its first exercise.
 func (v *exView) SetCurrent(lesson, phase string) {
 	if v.curLesson == lesson && v.curPhase == phase {
 		return
 	}
 	v.curLesson, v.curPhase = lesson, phase
+	v.sel = "" // the walkthrough moved on: select its lesson's first exercise
 	v.rebuild()
 }
 
@@ -391,25 +393,35 @@ func (v *exView) relayoutDetail() {
 			lines = append(lines, " "+unkeep.Replace(l))
 		}
 	}
-	blank := func() { lines = append(lines, "") }
-	switch e.State {
-	case ExerciseDone:
-		add(tr.ExStateDone, st.Lane.OK)
-		if e.Why != "" {
-			add(fmt.Sprintf(tr.ExWhy, e.Why), st.Lane.OK)
+	addStyled := func(s string) {
+		for _, l := range wrapLines(s, w) {
+			lines = append(lines, " "+unkeep.Replace(l))
 		}
-	case ExerciseOpen:
-		add(tr.ExStateOpen, st.Lane.Heading)
-	case ExerciseNeedsServe:
-		add(tr.ExStateNeedsServe, st.Lane.Held)
-	default:
-		add(fmt.Sprintf(tr.ExStateLocked, e.Phase), st.List.Dim)
 	}
+	blank := func() { lines = append(lines, "") }
 	title := e.LessonTitle
 	if title == "" {
 		title = e.Lesson
 	}
-	add(fmt.Sprintf(tr.ExLesson, title, e.Phase), st.List.Dim)
+	where := st.List.Dim.Render(" · " + fmt.Sprintf(tr.ExLesson, title, e.Phase))
+	// The state, with why it passed or why the last answer did not, comes first: it is
+	// what changes.
+	switch e.State {
+	case ExerciseDone:
+		addStyled(st.Lane.OK.Render(tr.ExStateDone) + where)
+		if e.Why != "" {
+			add(fmt.Sprintf(tr.ExWhy, e.Why), st.Lane.OK)
+		}
+	case ExerciseOpen:
+		addStyled(st.Lane.Heading.Render(tr.ExStateOpen) + where)
+	case ExerciseNeedsServe:
+		addStyled(st.Lane.Held.Render(tr.ExStateNeedsServe) + where)
+	default:
+		addStyled(st.List.Dim.Render(fmt.Sprintf(tr.ExStateLocked, e.Phase)) + where)
+	}
+	if e.State != ExerciseDone && e.LastTry != "" {
+		add(fmt.Sprintf(tr.ExLastTry, e.LastTry), st.Lane.Stopped)
+	}
 	blank()
 	add(e.Goal, st.Lane.Text)
 	if len(e.Choices) > 0 {
@@ -427,9 +439,6 @@ func (v *exView) relayoutDetail() {
 			add(fmt.Sprintf(tr.ExChoiceHow, len(e.Choices)), st.List.Dim)
 		default:
 			add(tr.ExLiveHow, st.List.Dim)
-		}
-		if e.LastTry != "" {
-			add(fmt.Sprintf(tr.ExLastTry, e.LastTry), st.Lane.Stopped)
 		}
 	}
 	blank()
@@ -450,9 +459,9 @@ func (v *exView) relayoutDetail() {
 		}
 		head := fmt.Sprintf(tr.ExHintHead, i+1, label)
 		hl := strings.Split(h, "\n")
-		add("• "+st.Lane.Label.Render(head)+" "+hl[0], st.Lane.Text)
+		addStyled("• " + st.Lane.Label.Render(head) + inlineCode(hl[0], st.Served.Command, st.Lane.Text))
 		for _, more := range hl[1:] {
-			add("  "+more, st.Lane.Text)
+			addStyled("  " + inlineCode(more, st.Served.Command, st.Lane.Text))
 		}
 	}
 	if v.shownID != e.ID {

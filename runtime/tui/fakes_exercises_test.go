@@ -20,6 +20,7 @@ type fakeExercises struct {
 	whys    map[string]string
 	changed chan struct{}
 	shown   map[string]int // hint levels revealed, by ID (what kubewalk records)
+	zh      bool           // LastTry in Chinese
 }
 
 // newFakeExercises builds seven exercises over four lessons, in English or Chinese.
@@ -33,6 +34,7 @@ func newFakeExercises(lang string) *fakeExercises {
 	}
 	authn, authz, adm, serve := t("Authentication", "身份认证"), t("Authorization", "鉴权"), t("Admission", "准入控制"), t("Serving", "服务")
 	x := &fakeExercises{
+		zh:      zh,
 		changed: make(chan struct{}, 1),
 		hints:   map[string][]string{},
 		answers: map[string]string{},
@@ -149,8 +151,15 @@ func (x *fakeExercises) Answer(id, answer string) (Exercise, error) {
 		x.signal()
 	} else if e.Input == InputChoice {
 		e.LastTry = "option " + answer + " is not it"
+		if x.zh {
+			e.LastTry = "不是选项 " + answer
+		}
 	} else {
-		e.LastTry = strconv.Quote(answer) + " is not it"
+		lang := i18n.English
+		if x.zh {
+			lang = i18n.SimplifiedChinese
+		}
+		e.LastTry = fakeWrong(lang, strconv.Quote(answer))
 	}
 	return copyExercise(*e), nil
 }
@@ -174,4 +183,12 @@ func (x *fakeExercises) openAll() {
 	}
 	x.mu.Unlock()
 	x.signal()
+}
+
+// fakeWrong is the LastTry of a wrong typed answer (quoted), in lang.
+func fakeWrong(lang, quoted string) string {
+	if lang == i18n.SimplifiedChinese {
+		return "不是 " + quoted
+	}
+	return quoted + " is not it"
 }
