@@ -409,3 +409,55 @@ func (p probeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	next, cmd := p.fitModel.Update(msg)
 	return probeModel{next.(fitModel)}, cmd
 }
+
+// TestExercisesOrder: the lesson of the step on screen comes first (LessonContent's step IDs
+// start with the lesson ID), else the lessons of its phase, else lesson order; a new current
+// lesson selects its first exercise.
+func TestExercisesOrder(t *testing.T) {
+	ex := func(id, lesson, phase string) Exercise { return Exercise{ID: id, Lesson: lesson, Phase: phase, LessonTitle: lesson} }
+	all := []Exercise{ex("a1", "02-authn", "authn"), ex("z1", "03-authz", "authz"), ex("z2", "03-authz", "authz"),
+		ex("s1", "07-serve", "serve"), ex("w1", "21-watch", "serve")}
+	tests := []struct {
+		lesson, phase string
+		want          string
+		current       string // the headings marked current
+	}{
+		{"", "config", "[a1 z1 z2 s1 w1]", ""},
+		{"03-authz", "authz", "[z1 z2 a1 s1 w1]", "03-authz"},
+		{"21-watch", "serve", "[w1 a1 z1 z2 s1]", "21-watch"},
+		{"serve", "serve", "[s1 w1 a1 z1 z2]", "07-serve 21-watch"}, // no lesson by that ID: its phase's
+	}
+	for _, tt := range tests {
+		t.Run(tt.lesson+"/"+tt.phase, func(t *testing.T) {
+			v := newExView(DefaultStyles(), i18n.For(i18n.English))
+			v.SetSize(false, rect{w: 80, h: 10}, rect{w: 80, h: 10})
+			v.Loaded(exLoadedMsg{seq: 1, list: all})
+			v.Move(2)
+			v.SetCurrent(tt.lesson, tt.phase)
+			got := exOrder(v)
+			if fmt.Sprint(got) != tt.want {
+				t.Errorf("order %v, want %s", got, tt.want)
+			}
+			if tt.current != "" && v.sel != got[0] {
+				t.Errorf("selected %s, want the current lesson's first, %s", v.sel, got[0])
+			}
+			var curs []string
+			for _, r := range v.rows {
+				if r.current {
+					curs = append(curs, r.heading)
+				}
+			}
+			cur := strings.Join(curs, " ")
+			if cur != tt.current {
+				t.Errorf("current heading %q, want %q", cur, tt.current)
+			}
+		})
+	}
+	// A stale snapshot does not replace a newer one.
+	v := newExView(DefaultStyles(), i18n.For(i18n.English))
+	v.Loaded(exLoadedMsg{seq: 2, list: all[:2]})
+	v.Loaded(exLoadedMsg{seq: 1, list: all})
+	if len(v.all) != 2 {
+		t.Errorf("a stale snapshot replaced the list: %d exercises", len(v.all))
+	}
+}
