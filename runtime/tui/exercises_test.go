@@ -414,7 +414,9 @@ func (p probeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // start with the lesson ID), else the lessons of its phase, else lesson order; a new current
 // lesson selects its first exercise.
 func TestExercisesOrder(t *testing.T) {
-	ex := func(id, lesson, phase string) Exercise { return Exercise{ID: id, Lesson: lesson, Phase: phase, LessonTitle: lesson} }
+	ex := func(id, lesson, phase string) Exercise {
+		return Exercise{ID: id, Lesson: lesson, Phase: phase, LessonTitle: lesson}
+	}
 	all := []Exercise{ex("a1", "02-authn", "authn"), ex("z1", "03-authz", "authz"), ex("z2", "03-authz", "authz"),
 		ex("s1", "07-serve", "serve"), ex("w1", "21-watch", "serve")}
 	tests := []struct {
