@@ -205,6 +205,14 @@ func TestExercisesTick(t *testing.T) {
 				}
 				hs.typeLine("ex")
 				hs.must(fmt.Sprintf(tr.ViewExercisesDone, 4, 7))
+				// A tick while the command line is open waits for it to close.
+				hs.keys(":", "k")
+				x.pass("authz-who")
+				hs.until("the tick", func() bool { return len(m.toasts) == 1 })
+				hs.settle()
+				hs.mustNot("RoleBinding developers")
+				hs.keys(" ", "g", "backspace", "backspace", "backspace", "esc")
+				hs.must("RoleBinding developers")
 			})
 		}
 	}

@@ -527,7 +527,11 @@ func (m *model) toggleServed() {
 func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
 	m.note = ""
-	m.toasts = nil
+	if !m.prompt.open && !m.ex.typing {
+		// A key closes the toast, but not one typed into a line: the learner may not have
+		// looked up yet (and the command line covers the toast).
+		m.toasts = nil
+	}
 	if msg.Type == tea.KeyCtrlC {
 		return tea.Quit
 	}
