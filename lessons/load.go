@@ -126,6 +126,7 @@ func Load(fsys fs.FS, lang string) ([]Lesson, error) {
 				l = merge(l, en, tr, lang)
 			}
 		}
+		l.Lang = lang
 		out = append(out, l)
 	}
 	sortLessons(out)
@@ -442,33 +443,65 @@ func merge(l Lesson, en, tr *lessonFile, lang string) Lesson {
 	return l
 }
 
-// DetectLang picks the lesson language: flag if set, else the first set of LC_ALL,
-// LC_MESSAGES and LANG (env is os.Getenv in production). Chinese locales ("zh_CN.UTF-8",
-// "zh-CN", "zh") give "zh-CN"; anything else, including an unsupported flag value, gives "en".
+// DetectLang picks the language of the lessons and of every screen: flag if set, else the
+// environment as GNU gettext reads it (env is os.Getenv in production):
+//
+//   - the locale is the first set of LC_ALL, LC_MESSAGES and LANG;
+//   - LANGUAGE, a colon-separated list ("fr:zh_CN:en"), comes first: its first entry kubewalk
+//     has a catalogue for wins — unless the locale is unset, "C" or "POSIX", where gettext
+//     ignores LANGUAGE (such a locale is plain ASCII, and a program's output there must not
+//     depend on it); "C.UTF-8" is not "C", so LANGUAGE counts there;
+//   - else the locale itself.
+//
+// Simplified Chinese ("zh_CN", "zh_SG", "zh-Hans", "zh", with any encoding or modifier) gives
+// "zh-CN"; anything else — Traditional Chinese ("zh_TW", "zh_HK", "zh-Hant") included, since
+// kubewalk has no Traditional text yet — and an unsupported flag value give "en".
 func DetectLang(flag string, env func(string) string) string {
-	v := flag
-	if v == "" && env != nil {
-		for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
-			if v = env(k); v != "" {
-				break
+	if flag != "" {
+		lang, _ := NormalizeLang(flag)
+		return lang
+	}
+	if env == nil {
+		return DefaultLang
+	}
+	locale := ""
+	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		if locale = env(k); locale != "" {
+			break
+		}
+	}
+	if !isCLocale(locale) {
+		for _, l := range strings.Split(env("LANGUAGE"), ":") {
+			if lang, ok := NormalizeLang(l); ok {
+				return lang
 			}
 		}
 	}
-	lang, _ := NormalizeLang(v)
+	lang, _ := NormalizeLang(locale)
 	return lang
 }
 
+// isCLocale reports whether a locale is the C (POSIX) locale, or unset, which setlocale also
+// takes for "C".
+func isCLocale(locale string) bool {
+	return locale == "" || locale == "C" || locale == "POSIX"
+}
+
 // NormalizeLang maps a locale or language name to a lesson language directory and reports
-// whether it is one kubewalk has: "zh", "zh-CN", "zh_CN.UTF-8", "zh-Hans" give "zh-CN";
-// "en", "en_US.UTF-8", "C" and "POSIX" give "en". Anything else gives "en", false.
+// whether it is one kubewalk has: "zh", "zh-CN", "zh_CN.UTF-8", "zh_SG", "zh-Hans" give
+// "zh-CN"; "en", "en_US.UTF-8", "C", "C.UTF-8" and "POSIX" give "en". Anything else —
+// Traditional Chinese ("zh_TW", "zh-Hant") too — gives "en", false.
 func NormalizeLang(s string) (string, bool) {
 	s, _, _ = strings.Cut(s, ".") // encoding: zh_CN.UTF-8
 	s, _, _ = strings.Cut(s, "@") // modifier: de_DE@euro
-	s = strings.ToLower(strings.ReplaceAll(s, "_", "-"))
-	switch {
-	case s == "zh" || s == "zh-cn" || s == "zh-hans" || s == "zh-hans-cn" || s == "zh-sg":
+	s = strings.ToLower(strings.ReplaceAll(strings.TrimSpace(s), "_", "-"))
+	switch s {
+	case "zh", "zh-cn", "zh-sg", "zh-hans", "zh-hans-cn", "zh-hans-sg":
 		return "zh-CN", true
-	case s == "en" || strings.HasPrefix(s, "en-") || s == "c" || s == "posix":
+	case "en", "c", "posix":
+		return DefaultLang, true
+	}
+	if strings.HasPrefix(s, "en-") {
 		return DefaultLang, true
 	}
 	return DefaultLang, false

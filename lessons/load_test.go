@@ -56,6 +56,12 @@ func TestLoadMergesTranslation(t *testing.T) {
 			if strings.Join(steps, "\n---\n") != strings.Join(tt.wantSteps, "\n---\n") {
 				t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(steps, "\n---\n"), strings.Join(tt.wantSteps, "\n---\n"))
 			}
+			// Every lesson says the language it was loaded in, the untranslated one too.
+			for _, l := range ls {
+				if l.Lang != tt.lang {
+					t.Errorf("%s: Lang %q, want %q", l.ID, l.Lang, tt.lang)
+				}
+			}
 			// Metadata always comes from English.
 			x509 := ls[0].Steps[0]
 			if x509.Checkpoint != "authn/x509" || x509.Anchor != "(*Server).Authn" || x509.Focus != "x509.NewDynamic" ||
@@ -163,28 +169,46 @@ func TestCRLFAndBOM(t *testing.T) {
 
 func TestDetectLang(t *testing.T) {
 	tests := []struct {
+		name string
 		flag string
 		env  map[string]string
 		want string
 	}{
-		{"", nil, "en"},
-		{"zh-CN", nil, "zh-CN"},
-		{"zh", nil, "zh-CN"},
-		{"en", map[string]string{"LANG": "zh_CN.UTF-8"}, "en"},
-		{"fr", nil, "en"},
-		{"", map[string]string{"LANG": "zh_CN.UTF-8"}, "zh-CN"},
-		{"", map[string]string{"LANG": "zh_CN.GB2312"}, "zh-CN"},
-		{"", map[string]string{"LC_MESSAGES": "zh_CN.UTF-8", "LANG": "en_US.UTF-8"}, "zh-CN"},
-		{"", map[string]string{"LC_ALL": "C", "LC_MESSAGES": "zh_CN.UTF-8"}, "en"},
-		{"", map[string]string{"LC_ALL": "zh_CN@pinyin"}, "zh-CN"},
-		{"", map[string]string{"LANG": "de_DE.UTF-8"}, "en"},
-		{"", map[string]string{"LANG": "zh_TW.UTF-8"}, "en"},
+		{"nothing set", "", nil, "en"},
+		{"flag zh-CN", "zh-CN", nil, "zh-CN"},
+		{"flag zh", "zh", nil, "zh-CN"},
+		{"flag wins over the locale", "en", map[string]string{"LANG": "zh_CN.UTF-8", "LANGUAGE": "zh_CN"}, "en"},
+		{"flag unsupported", "fr", nil, "en"},
+		{"flag Traditional", "zh-TW", nil, "en"},
+		{"LANG", "", map[string]string{"LANG": "zh_CN.UTF-8"}, "zh-CN"},
+		{"LANG other encoding", "", map[string]string{"LANG": "zh_CN.GB2312"}, "zh-CN"},
+		{"LANG Singapore", "", map[string]string{"LANG": "zh_SG.UTF-8"}, "zh-CN"},
+		{"LC_MESSAGES over LANG", "", map[string]string{"LC_MESSAGES": "zh_CN.UTF-8", "LANG": "en_US.UTF-8"}, "zh-CN"},
+		{"LC_ALL over LC_MESSAGES", "", map[string]string{"LC_ALL": "en_US.UTF-8", "LC_MESSAGES": "zh_CN.UTF-8"}, "en"},
+		{"LC_ALL=C", "", map[string]string{"LC_ALL": "C", "LC_MESSAGES": "zh_CN.UTF-8"}, "en"},
+		{"LC_ALL modifier", "", map[string]string{"LC_ALL": "zh_CN@pinyin"}, "zh-CN"},
+		{"German", "", map[string]string{"LANG": "de_DE.UTF-8"}, "en"},
+		{"Taiwan", "", map[string]string{"LANG": "zh_TW.UTF-8"}, "en"},
+		{"Hong Kong", "", map[string]string{"LANG": "zh_HK.UTF-8"}, "en"},
+		{"LANGUAGE over LANG", "", map[string]string{"LANGUAGE": "zh_CN", "LANG": "en_US.UTF-8"}, "zh-CN"},
+		{"LANGUAGE over LC_ALL", "", map[string]string{"LANGUAGE": "zh", "LC_ALL": "en_GB.UTF-8"}, "zh-CN"},
+		{"LANGUAGE first usable entry", "", map[string]string{"LANGUAGE": "fr:de:zh_CN:en", "LANG": "en_US.UTF-8"}, "zh-CN"},
+		{"LANGUAGE English first", "", map[string]string{"LANGUAGE": "en:zh_CN", "LANG": "zh_CN.UTF-8"}, "en"},
+		{"LANGUAGE nothing usable", "", map[string]string{"LANGUAGE": "fr:zh_TW", "LANG": "zh_CN.UTF-8"}, "zh-CN"},
+		{"LANGUAGE empty entries", "", map[string]string{"LANGUAGE": "::zh-Hans:", "LANG": "en_US.UTF-8"}, "zh-CN"},
+		{"LANGUAGE ignored in the C locale", "", map[string]string{"LANGUAGE": "zh_CN", "LANG": "C"}, "en"},
+		{"LANGUAGE ignored in POSIX", "", map[string]string{"LANGUAGE": "zh_CN", "LC_ALL": "POSIX"}, "en"},
+		{"LANGUAGE ignored without a locale", "", map[string]string{"LANGUAGE": "zh_CN"}, "en"},
+		{"LANGUAGE counts in C.UTF-8", "", map[string]string{"LANGUAGE": "zh_CN", "LANG": "C.UTF-8"}, "zh-CN"},
+		{"LANGUAGE Traditional only", "", map[string]string{"LANGUAGE": "zh_TW", "LANG": "en_US.UTF-8"}, "en"},
 	}
 	for _, tt := range tests {
-		got := DetectLang(tt.flag, func(k string) string { return tt.env[k] })
-		if got != tt.want {
-			t.Errorf("DetectLang(%q, %v) = %q, want %q", tt.flag, tt.env, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			got := DetectLang(tt.flag, func(k string) string { return tt.env[k] })
+			if got != tt.want {
+				t.Errorf("DetectLang(%q, %v) = %q, want %q", tt.flag, tt.env, got, tt.want)
+			}
+		})
 	}
 }
 
@@ -196,8 +220,17 @@ func TestNormalizeLang(t *testing.T) {
 	}{
 		{"zh-CN", "zh-CN", true},
 		{"zh_cn", "zh-CN", true},
+		{"zh_CN.UTF-8", "zh-CN", true},
+		{"zh_CN.utf8", "zh-CN", true},
+		{"zh", "zh-CN", true},
+		{"zh_SG", "zh-CN", true},
 		{"zh-Hans", "zh-CN", true},
+		{"zh-Hans-CN", "zh-CN", true},
+		{"zh_TW", "en", false},
+		{"zh_HK.UTF-8", "en", false},
+		{"zh-Hant", "en", false},
 		{"en_GB.UTF-8", "en", true},
+		{"C.UTF-8", "en", true},
 		{"POSIX", "en", true},
 		{"", "en", false},
 		{"ja_JP.UTF-8", "en", false},

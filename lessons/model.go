@@ -34,6 +34,10 @@ type Lesson struct {
 	Kube string
 	// Steps are the lesson's steps in file order.
 	Steps []Step
+	// Lang is the language the lesson was loaded in (Load's lang): the language the learner
+	// chose, for the screens around the lesson too, even where a string of the lesson is
+	// still English.
+	Lang string
 	// File is the English file the metadata came from, as a path in the loaded fs.FS
 	// (e.g. "en/02-authn.md").
 	File string

@@ -61,6 +61,7 @@ func (s *Server) Admission(ctx context.Context) error {
 
 		a.chain = admission.NewChainHandler(handlers...)
 		s.c.generic.AdmissionControl = a.chain
+		s.observeAdmission(handlers) // recording or holding requests: the same chain, decorated (recording.go)
 		return run.reach(ctx, "chain")
 	})
 }

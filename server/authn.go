@@ -97,6 +97,7 @@ func (s *Server) Authn(ctx context.Context) error {
 		a.anonymous = anonymous.NewAuthenticator(conditions)
 		a.final = union.NewFailOnError(a.union, a.anonymous)
 		c.generic.Authentication.Authenticator = a.final
+		s.observeAuthn(a) // recording requests: the same chain, each authenticator decorated (recording.go)
 		return run.reach(ctx, "anonymous")
 	})
 }

@@ -80,6 +80,10 @@ func (s *Server) Authz(ctx context.Context) error {
 		a.resolver = authzunion.NewRuleResolvers(a.rbac)
 		c.generic.Authorization.Authorizer = a.final
 		c.generic.RuleResolver = a.resolver
+		// Recording requests or holding them: the same chain, decorated (recording.go).
+		if err := s.observeAuthz(a); err != nil {
+			return err
+		}
 		return run.reach(ctx, "union")
 	})
 }

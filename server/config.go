@@ -21,6 +21,7 @@ import (
 	"k8s.io/component-base/compatibility"
 
 	"github.com/kubewalk/kubewalk/server/apis"
+	"github.com/kubewalk/kubewalk/server/observe"
 	"github.com/kubewalk/kubewalk/server/openapi"
 )
 
@@ -73,6 +74,8 @@ func (s *Server) Config(ctx context.Context) error {
 		}
 
 		c.generic = genericapiserver.NewRecommendedConfig(scheme.Codecs)
+		c.generic.RequestTimeout = s.opts.RequestTimeout
+		c.applyRecording(s.opts.Recorder)
 		if err := run.reach(ctx, "generic-config"); err != nil {
 			return err
 		}
@@ -104,6 +107,19 @@ func (s *Server) prepareWorkDir() error {
 	s.workDir, s.ownWorkDir = dir, true
 	s.track(dir, true)
 	return nil
+}
+
+// applyRecording points the library's own request recording at rec: its audit (an
+// in-memory backend with a Metadata-level policy for every request) and its OpenTelemetry
+// tracing (an SDK TracerProvider sampling every span). Without a recorder the library's
+// defaults stay: no audit, a no-op tracer.
+func (c *configState) applyRecording(rec observe.Recorder) {
+	if rec == nil {
+		return
+	}
+	c.generic.AuditBackend = observe.NewAuditBackend(rec)
+	c.generic.AuditPolicyRuleEvaluator = observe.AuditPolicy{}
+	c.generic.TracerProvider = observe.NewTracerProvider(rec)
 }
 
 // applySecureServing generates the run's CA and serving certificate and reserves the port.

@@ -89,6 +89,10 @@ func (c *configState) describe(n *Node) {
 	}
 	gen := n.Add("genericConfig", "genericapiserver.RecommendedConfig")
 	gen.Add("RequestTimeout", g.RequestTimeout.String())
+	if g.AuditBackend != nil {
+		gen.Add("AuditBackend", g.AuditBackend.String()+": in memory, level Metadata for every request, to the request trace")
+		gen.Addf("TracerProvider", "%T, every span sampled, to the request trace", g.TracerProvider)
+	}
 	gen.Addf("MaxRequestsInFlight", "%d (mutating %d)", g.MaxRequestsInFlight, g.MaxMutatingRequestsInFlight)
 	gen.Add("LegacyAPIGroupPrefixes", strings.Join(g.LegacyAPIGroupPrefixes.List(), ", "))
 	var checks []string

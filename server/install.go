@@ -55,6 +55,7 @@ func (s *Server) Install(ctx context.Context) error {
 		// Without a grace period an open watch holds shutdown for the full request timeout.
 		c.generic.ShutdownWatchTerminationGracePeriod = 2 * time.Second
 		in.completed = c.generic.Complete()
+		s.observeServedAuthn() // recording or holding requests: after Complete, see recording.go
 		gs, err := in.completed.New("kubewalk-apiserver", genericapiserver.NewEmptyDelegate())
 		if err != nil {
 			return fmt.Errorf("Complete().New(): %w", err)

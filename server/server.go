@@ -22,6 +22,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/kubewalk/kubewalk/server/observe"
 )
 
 // Phase names one step of the startup chain.
@@ -136,7 +138,22 @@ type Options struct {
 	// supervising process uses it to clean up after a process that died before Close. Track is
 	// called on the phase goroutine before the path exists; it must not block.
 	Track func(path string, dir bool)
+	// RequestTimeout (--request-timeout) bounds how long the server lets a non-long-running
+	// request run before it answers 504 (genericapiserver's Config.RequestTimeout). Zero means
+	// DefaultRequestTimeout. A request held at a breakpoint counts against it.
+	RequestTimeout time.Duration
+	// Recorder receives what the server records about every request it handles (see package
+	// observe). Nil records nothing and costs (nearly) nothing: no audit, no tracing, no
+	// decorators.
+	Recorder observe.Recorder
+	// Gate is asked at the breakpoint stages of every request (authentication, authorization,
+	// admission, storage) and may hold it. Nil never holds. If it has a ReleaseAll method,
+	// Close calls it first, so that no held request keeps the server from stopping.
+	Gate observe.Gate
 }
+
+// DefaultRequestTimeout is kube-apiserver's --request-timeout default.
+const DefaultRequestTimeout = time.Minute
 
 // Validate reports every problem with the options at once; each error names its flag.
 func (o *Options) Validate() error {
@@ -145,6 +162,9 @@ func (o *Options) Validate() error {
 		if ip := net.ParseIP(o.BindAddress); ip == nil {
 			errs = append(errs, fmt.Errorf("--bind-address %q: not an IP address", o.BindAddress))
 		}
+	}
+	if o.RequestTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--request-timeout %s: must not be negative", o.RequestTimeout))
 	}
 	if o.SecurePort < 0 || o.SecurePort > 65535 {
 		errs = append(errs, fmt.Errorf("--secure-port %d: must be between 0 and 65535", o.SecurePort))
@@ -213,6 +233,9 @@ func (o *Options) Complete() {
 	}
 	if o.LogOutput == nil {
 		o.LogOutput = io.Discard
+	}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = DefaultRequestTimeout
 	}
 }
 
@@ -471,6 +494,9 @@ func (run *phaseRun) reach(ctx context.Context, name string) error {
 // Every call returns the result of the one shutdown.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
+		if r, ok := s.opts.Gate.(interface{ ReleaseAll() }); ok {
+			r.ReleaseAll()
+		}
 		s.cancelBase()
 		s.phaseMu.Lock()
 		defer s.phaseMu.Unlock()

@@ -5,9 +5,10 @@ import "embed"
 // SourceFS is kubewalk's own server source, embedded so the lessons can resolve their anchors
 // ("(*Server).Authn", "admit.(*CreatedBy).Admit") and show the code of the running binary
 // without a source checkout, and so the walkthrough's search covers it (the REST strategies
-// are under registry/). The package's files are at the root and server/admit's under admit/.
+// are under registry/, the request decorators under observe/). The package's files are at the
+// root and server/admit's under admit/.
 // Test files are embedded too (embed patterns cannot exclude them); the lessons resolver and
 // the search skip them.
 //
-//go:embed *.go admit/*.go apis/*.go rbac/*.go registry
+//go:embed *.go admit/*.go apis/*.go observe/*.go rbac/*.go registry
 var SourceFS embed.FS

@@ -32,6 +32,7 @@ import (
 	"github.com/kubewalk/kubewalk/server/apis/learn"
 	learnv1 "github.com/kubewalk/kubewalk/server/apis/learn/v1"
 	"github.com/kubewalk/kubewalk/server/apis/learn/v1alpha1"
+	"github.com/kubewalk/kubewalk/server/observe"
 	"github.com/kubewalk/kubewalk/server/rbac"
 	"github.com/kubewalk/kubewalk/server/registry/apps/deployment"
 	"github.com/kubewalk/kubewalk/server/registry/core/configmap"
@@ -84,7 +85,7 @@ func (s *Server) Storage(ctx context.Context) error {
 			return err
 		}
 
-		if err := st.applyStorageFactory(s.opts.EtcdPrefix, s.c); err != nil {
+		if err := st.applyStorageFactory(s.opts.EtcdPrefix, s.c, s.opts.Recorder, s.opts.Gate); err != nil {
 			return err
 		}
 		if err := run.reach(ctx, "storage-factory"); err != nil {
@@ -244,7 +245,7 @@ func newZapLogger(w io.Writer, level zapcore.Level) *zap.Logger {
 }
 
 // applyStorageFactory builds the storage factory and sets the config's RESTOptionsGetter.
-func (st *storageState) applyStorageFactory(prefix string, c *configState) error {
+func (st *storageState) applyStorageFactory(prefix string, c *configState, rec observe.Recorder, gate observe.Gate) error {
 	backend := storagebackend.NewDefaultConfig(prefix, nil)
 	backend.Transport.ServerList = st.endpoints
 	st.etcd = options.NewEtcdOptions(backend)
@@ -275,7 +276,8 @@ func (st *storageState) applyStorageFactory(prefix string, c *configState) error
 	if err := st.etcd.ApplyWithStorageFactoryTo(st.factory, &c.generic.Config); err != nil {
 		return fmt.Errorf("storage factory: %w", err)
 	}
-	st.getter = &recordingGetter{inner: c.generic.RESTOptionsGetter, seen: map[schema.GroupResource]generic.RESTOptions{}}
+	st.getter = &recordingGetter{inner: c.generic.RESTOptionsGetter, seen: map[schema.GroupResource]generic.RESTOptions{},
+		record: rec, gate: gate, strategies: observe.NewStrategies(rec)}
 	c.generic.RESTOptionsGetter = st.getter
 	return nil
 }
@@ -394,12 +396,18 @@ func (st *storageState) destroyStores() {
 }
 
 // recordingGetter remembers the RESTOptions handed to each resource so the state tree can show
-// the real prefix, codec and decorator each store got.
+// the real prefix, codec and decorator each store got. When requests are recorded or may be
+// held, it also decorates each resource's storage (observe.StorageDecorator) and, as the
+// store.StrategyDecorator the registries look for, their strategies' validation.
 type recordingGetter struct {
 	inner generic.RESTOptionsGetter
 	mu    sync.Mutex
 	seen  map[schema.GroupResource]generic.RESTOptions
 	order []schema.GroupResource
+
+	record     observe.Recorder
+	gate       observe.Gate
+	strategies observe.Strategies
 }
 
 // GetRESTOptions implements generic.RESTOptionsGetter.
@@ -408,6 +416,9 @@ func (g *recordingGetter) GetRESTOptions(resource schema.GroupResource, example 
 	if err != nil {
 		return opts, err
 	}
+	if (g.record != nil || g.gate != nil) && opts.Decorator != nil {
+		opts.Decorator = observe.StorageDecorator(g.record, g.gate, opts.Decorator)
+	}
 	g.mu.Lock()
 	if _, ok := g.seen[resource]; !ok {
 		g.order = append(g.order, resource)
@@ -415,6 +426,16 @@ func (g *recordingGetter) GetRESTOptions(resource schema.GroupResource, example 
 	g.seen[resource] = opts
 	g.mu.Unlock()
 	return opts, nil
+}
+
+// DecorateCreate implements store.StrategyDecorator: validation is recorded when requests are.
+func (g *recordingGetter) DecorateCreate(resource schema.GroupResource, s rest.RESTCreateStrategy) rest.RESTCreateStrategy {
+	return g.strategies.DecorateCreate(resource, s)
+}
+
+// DecorateUpdate implements store.StrategyDecorator.
+func (g *recordingGetter) DecorateUpdate(resource schema.GroupResource, s rest.RESTUpdateStrategy) rest.RESTUpdateStrategy {
+	return g.strategies.DecorateUpdate(resource, s)
 }
 
 // compile-time check: the generic store is what every resource builds on.

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/server/options"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
+	"k8s.io/apiserver/pkg/storage"
 )
 
 // restStore is one REST storage in install order.
@@ -79,7 +80,7 @@ func storeViews(stores []restStore) []*storeView {
 		out = append(out, &storeView{
 			Resource:                  rs.Resource,
 			REST:                      fmt.Sprintf("%T", rs.Storage),
-			Storage:                   fmt.Sprintf("%T", gs.Storage.Storage),
+			Storage:                   storageType(gs.Storage.Storage),
 			DefaultQualifiedResource:  gs.DefaultQualifiedResource,
 			SingularQualifiedResource: gs.SingularQualifiedResource,
 			KeyRoot:                   gs.KeyRootFunc(genericapirequest.NewContext()),
@@ -95,6 +96,15 @@ func storeViews(stores []restStore) []*storeView {
 		})
 	}
 	return out
+}
+
+// storageType names the type of a store's storage.Interface, looking through the decorator
+// that records requests.
+func storageType(s storage.Interface) string {
+	if u, ok := s.(interface{ Unwrap() storage.Interface }); ok {
+		return fmt.Sprintf("%T (recorded by observe.StorageDecorator)", u.Unwrap())
+	}
+	return fmt.Sprintf("%T", s)
 }
 
 // genericStore finds the *genericregistry.Store a REST storage is built on: a registry REST

@@ -24,6 +24,12 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	// These tests read kubewalk's English output: run kubewalk in an English locale, whatever
+	// the machine's (kubewalk follows LANGUAGE, LC_ALL, LC_MESSAGES and LANG).
+	for _, k := range []string{"LANGUAGE", "LC_ALL", "LC_MESSAGES"} {
+		os.Unsetenv(k)
+	}
+	os.Setenv("LANG", "C.UTF-8")
 	dir, err := os.MkdirTemp("", "kubewalk-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

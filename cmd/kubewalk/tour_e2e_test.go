@@ -43,7 +43,9 @@ func TestPlainTranscript(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"▶", "source: server/", "state (storage):", "GET /healthz", "→ 200 OK",
-		`User "bob" cannot list resource "configmaps"`, "kubewalk.io/PinnedImages", "it stops now"} {
+		`User "bob" cannot list resource "configmaps"`, "kubewalk.io/PinnedImages",
+		// each demo request's lane follows its outcome
+		"■ admission/validating/kubewalk.io/PinnedImages", "→ storage", "■ stopped here", "it stops now"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("transcript lacks %q", want)
 		}

@@ -7,12 +7,12 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kubewalk/kubewalk/content"
 	"github.com/kubewalk/kubewalk/lessons"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -24,7 +24,7 @@ func newLessonsCommand(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "lessons",
 		Short: "List the lessons with your progress",
 		Long: `List the lessons, one per startup phase, with their step count and how far you got.
-The language comes from --lang, else from LC_ALL, LC_MESSAGES or LANG.`,
+The language comes from --lang, else from LANGUAGE, LC_ALL, LC_MESSAGES or LANG.`,
 		Example: `  kubewalk lessons
   kubewalk lessons --lang zh-CN
   kubewalk lessons check`,
@@ -37,7 +37,7 @@ The language comes from --lang, else from LC_ALL, LC_MESSAGES or LANG.`,
 			return listLessons(l, stdout, stderr)
 		},
 	}
-	cmd.PersistentFlags().StringVar(&lang, "lang", "", "lesson language: en or zh-CN (default: from LC_ALL, LC_MESSAGES or LANG)")
+	cmd.PersistentFlags().StringVar(&lang, "lang", "", "lesson language: en or zh-CN (default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)")
 
 	check := &cobra.Command{
 		Use:   "check",
@@ -66,44 +66,43 @@ language.`,
 
 // lessonLang resolves --lang (or the locale when it is empty) to a content language.
 func lessonLang(flag string) (string, error) {
-	if flag == "" {
-		return lessons.DetectLang("", os.Getenv), nil
+	if err := checkLang(flag); err != nil {
+		return "", err
 	}
-	l, ok := lessons.NormalizeLang(flag)
-	if !ok {
-		langs, _ := lessons.Languages(content.FS)
-		return "", fmt.Errorf("--lang %q: no lessons in that language; choose one of %s", flag, strings.Join(langs, ", "))
-	}
-	return l, nil
+	return lessons.DetectLang(flag, os.Getenv), nil
 }
 
 // listLessons prints one line per lesson: phase, step count, progress and title.
 func listLessons(lang string, stdout, stderr io.Writer) error {
+	tr := i18n.For(lang)
 	ls, err := lessons.Load(content.FS, lang)
 	if err != nil {
 		if len(ls) == 0 {
-			return fmt.Errorf("load lessons: %w", err)
+			return fmt.Errorf(tr.ErrLessons, err)
 		}
-		fmt.Fprintf(stderr, "kubewalk: warning: some lessons could not be loaded (run 'kubewalk lessons check'):\n%v\n", err)
+		fmt.Fprintf(stderr, "kubewalk: "+tr.CLILessonsWarn+"\n", err)
 	}
 	progress := &lessons.Progress{}
 	if p, err := lessons.ProgressPath(os.Getenv); err != nil {
-		fmt.Fprintf(stderr, "kubewalk: warning: %v; showing no progress\n", err)
+		fmt.Fprintf(stderr, "kubewalk: "+tr.CLINoProgress+"\n", err)
 	} else if progress, err = lessons.LoadProgress(p); err != nil {
-		fmt.Fprintf(stderr, "kubewalk: warning: %v; showing no progress\n", err)
+		fmt.Fprintf(stderr, "kubewalk: "+tr.CLINoProgress+"\n", err)
 	}
 
-	// The title goes last: CJK titles are two columns wide per rune, which tabwriter does not know.
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PHASE\tSTEPS\tPROGRESS\tLESSON")
+	// Columns line up in terminal cells (i18n.Table), not runes as text/tabwriter counts: the
+	// Chinese header and titles are two cells a character.
+	rows := [][]string{strings.Split(tr.CLILessonsHeader, "\t")}
 	for _, l := range ls {
 		state := fmt.Sprintf("%d/%d", progress.Reached(l), len(l.Steps))
 		if progress.Done(l) {
-			state = "done"
+			state = tr.CLILessonDone
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", l.Phase, len(l.Steps), state, l.Title)
+		rows = append(rows, []string{l.Phase, fmt.Sprint(len(l.Steps)), state, l.Title})
 	}
-	return tw.Flush()
+	for _, line := range i18n.Table(rows, 2) {
+		fmt.Fprintln(stdout, line)
+	}
+	return nil
 }
 
 // checkLessons validates the embedded content and prints each problem on its own line, with

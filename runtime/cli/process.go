@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/kubewalk/kubewalk/runtime/cli/earlysignal"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 )
 
 // Main runs kubewalk as a process and returns its exit code.
@@ -61,7 +62,8 @@ func startsServer(args []string) bool {
 
 // runServerCommand runs tour or serve with the signal handling described at Main.
 func runServerCommand(args []string, link *supervisorLink) int {
-	sess := &session{link: link, term: saveTerminal(), stderr: terminalStderr(), uiInterrupt: make(chan struct{}, 1)}
+	sess := &session{link: link, term: saveTerminal(), stderr: terminalStderr(), uiInterrupt: make(chan struct{}, 1),
+		tr: msgs(langArg(args))}
 	e2eHooks.start()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -134,6 +136,8 @@ type session struct {
 	tuiOn  atomic.Bool
 	// uiInterrupt receives one value when Ctrl-C is pressed in the full-screen UI.
 	uiInterrupt chan struct{}
+	// tr is the language of what the process says outside the commands (nil: English).
+	tr *i18n.Strings
 }
 
 // interruptedInUI notes a Ctrl-C pressed in the full-screen UI (see watchSignals).
@@ -186,11 +190,15 @@ func (s *session) terminalTaken(on bool) {
 // terminal back and prints the message once this process is gone (so no frame of the UI can be
 // drawn after it); without one, this process does both.
 func (s *session) hardExit(sig os.Signal) {
-	what := "interrupted"
-	if sig == syscall.SIGTERM {
-		what = "terminated"
+	tr := s.tr
+	if tr == nil {
+		tr = i18n.For(i18n.English)
 	}
-	msg := fmt.Sprintf("kubewalk: %s again: exiting now without finishing the shutdown; temp files may remain in %s/kubewalk-*", what, os.TempDir())
+	again := tr.CLIAgainInterrupted
+	if sig == syscall.SIGTERM {
+		again = tr.CLIAgainTerminated
+	}
+	msg := "kubewalk: " + fmt.Sprintf(again, os.TempDir())
 	if s.link != nil {
 		s.link.report("note", msg)
 	} else {

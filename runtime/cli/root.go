@@ -26,12 +26,12 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer, sess *session) int {
 	root := newRootCommand(stdout, stderr, sess)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, errInterrupted):
-		fmt.Fprintln(stderr, "kubewalk: interrupted; everything was shut down")
+		fmt.Fprintln(stderr, "kubewalk: "+msgs(langFlag(cmd)).CLIInterrupted)
 		return 130
 	default:
 		fmt.Fprintf(stderr, "kubewalk: %s\n", oneLine(err))
@@ -74,7 +74,7 @@ real kubectl at it.`,
 	root.SetErr(stderr)
 	rootTour.addFlags(root)
 	root.AddCommand(newTourCommand(stdout, stderr, sess), newServeCommand(stdout, stderr, sess),
-		newLessonsCommand(stdout, stderr), newVersionCommand(stdout))
+		newLessonsCommand(stdout, stderr), newGlossaryCommand(stdout), newVersionCommand(stdout))
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())
 	})

@@ -8,9 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/logs"
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -24,6 +26,7 @@ type serveOptions struct {
 	Kubeconfig  string
 	Verbosity   int
 	LogFile     string
+	traceOptions
 }
 
 func (o *serveOptions) addFlags(fs *pflag.FlagSet) {
@@ -44,6 +47,8 @@ func (o *serveOptions) serverOptions(logOut io.Writer) server.Options {
 		DataDir:     o.DataDir,
 		Kubeconfig:  o.Kubeconfig,
 		LogOutput:   logOut,
+
+		RequestTimeout: o.RequestTimeout,
 	}
 }
 
@@ -61,6 +66,7 @@ func newServeCommand(stdout, stderr io.Writer, sess *session) *cobra.Command {
 		},
 	}
 	o.addFlags(cmd.Flags())
+	o.addServeTraceFlags(cmd.Flags())
 	return cmd
 }
 
@@ -70,6 +76,10 @@ func newServeCommand(stdout, stderr io.Writer, sess *session) *cobra.Command {
 func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer, sess *session) error {
 	opts := o.serverOptions(nil)
 	if err := opts.Validate(); err != nil {
+		return fmt.Errorf(msgs("").ErrFlags, err)
+	}
+	tlog, stdout, err := o.openTraceLog(stdout, stderr)
+	if err != nil {
 		return err
 	}
 	sink, err := logs.Open(o.LogFile, o.Verbosity, o.Verbosity == 0)
@@ -87,11 +97,14 @@ func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer, se
 	}
 	sopts := o.serverOptions(logOut)
 	sopts.Track = sess.owns
-	s, err := server.New(sopts)
+	s, err := server.New(tlog.apply(sopts))
 	if err != nil {
+		tlog.stop()
 		return err
 	}
 	defer s.Close()
+	tlog.start()
+	defer tlog.stop()
 
 	began := time.Now()
 	if err := s.Start(ctx); err != nil {
@@ -100,7 +113,7 @@ func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer, se
 			return errInterrupted
 		}
 		if closeErr != nil {
-			return fmt.Errorf("%w (and while shutting down: %v)", err, closeErr)
+			return fmt.Errorf(msgs("").ErrAlsoShutdown, err, closeErr)
 		}
 		return err
 	}
@@ -110,40 +123,52 @@ func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer, se
 	case <-ctx.Done():
 		// Writes to a closed stdout (kubewalk serve | head) fail with EPIPE and are ignored: see
 		// runtime/cli/earlysignal.
-		fmt.Fprintln(stdout, "\nkubewalk: shutting down (server, etcd, temp files)… Ctrl-C again exits at once")
+		fmt.Fprintln(stdout, "\nkubewalk: "+msgs("").CLIShuttingDown)
 		e2eHooks.shutdown()
 	case <-s.Exited():
-		fmt.Fprintln(stdout, "kubewalk: the server stopped on its own")
+		fmt.Fprintln(stdout, "kubewalk: "+msgs("").CLIStoppedOwn)
 	}
 	if err := s.Close(); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+		return fmt.Errorf(msgs("").ErrShutdown, err)
+	}
+	if err := tlog.stop(); err != nil {
+		return err
 	}
 	if err := s.ExitErr(); err != nil && ctx.Err() == nil {
-		return fmt.Errorf("server stopped: %w", err)
+		return fmt.Errorf(msgs("").ErrServerStop, err)
 	}
-	fmt.Fprintln(stdout, "kubewalk: stopped cleanly")
+	fmt.Fprintln(stdout, "kubewalk: "+msgs("").CLIStoppedClean)
 	return nil
 }
 
 // printReady tells the learner where the server is and what to try.
 func printReady(w io.Writer, s *server.Server, took time.Duration, logPath string) {
 	kc := s.Kubeconfig()
+	tr := msgs("")
 	var phases []string
 	for _, t := range s.Timings() {
 		phases = append(phases, fmt.Sprintf("%s %s", t.Phase, t.Duration.Round(time.Millisecond)))
 	}
-	fmt.Fprintf(w, "kubewalk: API server ready at %s in %s\n", s.Address(), took.Round(time.Millisecond))
-	fmt.Fprintf(w, "  phases:     %s\n", strings.Join(phases, " → "))
-	fmt.Fprintf(w, "  kubeconfig: %s\n", kc)
-	fmt.Fprintf(w, "  contexts:   admin (system:masters), alice (configmaps in default), bob (discovery only)\n")
-	fmt.Fprintf(w, "  logs:       %s\n\n", logPath)
-	fmt.Fprintf(w, "Try it from another terminal:\n")
+	// The labels line up in terminal cells: Chinese labels are two cells a character.
+	labels := []string{tr.CLIPhases, tr.CLIKubeconfig, tr.CLIContexts, tr.CLILogs}
+	labelW := 0
+	for _, l := range labels {
+		labelW = max(labelW, ansi.StringWidth(l))
+	}
+	label := func(l string) string { return "  " + i18n.PadRight(l, labelW) + " " }
+	fmt.Fprintf(w, "kubewalk: "+tr.CLIReady+"\n", s.Address(), took.Round(time.Millisecond))
+	fmt.Fprintln(w, label(tr.CLIPhases)+strings.Join(phases, " → "))
+	fmt.Fprintln(w, label(tr.CLIKubeconfig)+kc)
+	fmt.Fprintln(w, label(tr.CLIContexts)+tr.CLIContextsValue)
+	fmt.Fprintln(w, label(tr.CLILogs)+logPath)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, tr.CLITry)
 	fmt.Fprintf(w, "  export KUBECONFIG=%s\n", kc)
 	fmt.Fprintf(w, "  kubectl get ns\n")
 	fmt.Fprintf(w, "  kubectl create configmap demo --from-literal=hello=world\n")
 	fmt.Fprintf(w, "  kubectl --context alice auth can-i --list\n")
-	fmt.Fprintf(w, "  kubectl --context bob get configmaps   # forbidden\n\n")
-	fmt.Fprintf(w, "Press Ctrl-C to stop; the server, etcd and temp files go with it.\n")
+	fmt.Fprintf(w, "  kubectl --context bob get configmaps   %s\n\n", tr.CLIForbidden)
+	fmt.Fprintln(w, tr.CLIStopHint)
 	if f, ok := w.(*os.File); ok {
 		_ = f.Sync()
 	}

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/kubewalk/kubewalk/runtime/cli/earlysignal"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 )
 
 // A panic in any goroutine — also one kubewalk does not own, in a library — ends a Go program
@@ -69,9 +70,10 @@ func supervise(args []string) (code int, ok bool) {
 	signal.Notify(quit, syscall.SIGQUIT)
 	defer signal.Stop(quit)
 
+	tr := msgs(langArg(args))
 	if s := earlysignal.Pending(); s != nil {
 		childEnd.Close()
-		fmt.Fprintln(os.Stderr, "kubewalk: interrupted")
+		fmt.Fprintln(os.Stderr, "kubewalk: "+tr.CLIInterruptedShort)
 		return 130, true
 	}
 	saved := saveTerminal()
@@ -86,7 +88,7 @@ func supervise(args []string) (code int, ok bool) {
 	}
 	childEnd.Close()
 
-	rep := &childReport{}
+	rep := &childReport{tr: tr}
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -117,6 +119,7 @@ func supervise(args []string) (code int, ok bool) {
 
 // childReport is what the child told its supervisor.
 type childReport struct {
+	tr      *i18n.Strings // what the supervisor says it in; nil is English
 	mu      sync.Mutex
 	logPath string
 	tui     bool
@@ -163,6 +166,10 @@ func (r *childReport) read(conn io.Reader) {
 func (r *childReport) conclude(ws syscall.WaitStatus, saved *terminalState, stderr io.Writer) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	tr := r.tr
+	if tr == nil {
+		tr = i18n.For(i18n.English)
+	}
 	code := ws.ExitStatus()
 	if ws.Signaled() {
 		code = signalExitCode(ws.Signal())
@@ -180,11 +187,11 @@ func (r *childReport) conclude(ws syscall.WaitStatus, saved *terminalState, stde
 	if ws.Signaled() && (ws.Signal() == syscall.SIGINT || ws.Signal() == syscall.SIGTERM || ws.Signal() == syscall.SIGHUP) {
 		// Killed by the signal's default action, before its handler was installed: nothing had
 		// been started yet.
-		fmt.Fprintln(stderr, "kubewalk: interrupted")
+		fmt.Fprintln(stderr, "kubewalk: "+tr.CLIInterruptedShort)
 		return code
 	}
 	left := r.removeOwned()
-	fmt.Fprintln(stderr, crashMessage(ws, r.logPath, left))
+	fmt.Fprintln(stderr, crashMessage(tr, ws, r.logPath, left))
 	return code
 }
 
@@ -212,20 +219,20 @@ func (r *childReport) removeOwned() []string {
 }
 
 // crashMessage says that the child crashed and where its log (with the trace) is.
-func crashMessage(ws syscall.WaitStatus, logPath string, left []string) string {
-	how := fmt.Sprintf("exit status %d", ws.ExitStatus())
+func crashMessage(tr *i18n.Strings, ws syscall.WaitStatus, logPath string, left []string) string {
+	how := fmt.Sprintf(tr.CLIExitStatus, ws.ExitStatus())
 	if ws.Signaled() {
-		how = "signal: " + ws.Signal().String()
+		how = fmt.Sprintf(tr.CLISignal, ws.Signal().String())
 	}
 	if logPath == "" {
-		return fmt.Sprintf("kubewalk crashed (%s) before it opened its log; its error output, if any, is above", how)
+		return fmt.Sprintf(tr.CLICrashedNoLog, how)
 	}
-	msg := fmt.Sprintf("kubewalk crashed (%s); the log is at %s", how, logPath)
+	msg := fmt.Sprintf(tr.CLICrashed, how, logPath)
 	if line := lastPanicLine(logPath); line != "" {
-		msg += fmt.Sprintf("\n  %s\n  (the stack trace is at the end of the log)", line)
+		msg += fmt.Sprintf(tr.CLICrashedTrace, line)
 	}
 	if len(left) > 0 {
-		msg += "\n  could not remove: " + strings.Join(left, ", ")
+		msg += fmt.Sprintf(tr.CLICouldNotRemove, strings.Join(left, ", "))
 	}
 	return msg
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/kubewalk/kubewalk/content"
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/logs"
 	"github.com/kubewalk/kubewalk/runtime/plain"
@@ -50,8 +51,9 @@ func (o *tourOptions) addFlags(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.BoolVar(&o.Plain, "plain", false, "line-mode transcript instead of the full-screen UI")
 	fs.BoolVar(&o.Auto, "auto", false, "run through every phase without stopping")
-	fs.StringVar(&o.Lang, "lang", "", "lesson language (en, zh-CN); default from LC_ALL/LANG")
+	fs.StringVar(&o.Lang, "lang", "", "language of the lessons and screens (en, zh-CN); default from LANGUAGE, LC_ALL, LC_MESSAGES, LANG")
 	fs.BoolVar(&o.Restart, "restart", false, "ignore saved progress")
+	o.addTourTraceFlags(fs)
 }
 
 // runTour starts the walkthrough: the full-screen UI on a terminal, plain mode otherwise. The
@@ -60,17 +62,21 @@ func (o *tourOptions) addFlags(cmd *cobra.Command) {
 func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess *session) error {
 	opts := o.serverOptions(nil)
 	if err := opts.Validate(); err != nil {
+		return fmt.Errorf(msgs(o.Lang).ErrFlags, err)
+	}
+	traces, err := o.newTourTracing()
+	if err != nil {
 		return err
 	}
 	lang := lessons.DetectLang(o.Lang, os.Getenv)
 	if o.Lang != "" {
 		if _, ok := lessons.NormalizeLang(o.Lang); !ok {
-			return fmt.Errorf("--lang %q: not a supported language (en, zh-CN)", o.Lang)
+			return fmt.Errorf(msgs("").ErrBadLang, o.Lang)
 		}
 	}
 	ls, lerr := lessons.Load(content.FS, lang)
 	if len(ls) == 0 {
-		return fmt.Errorf("lessons: %w", lerr)
+		return fmt.Errorf(i18n.For(lang).ErrLessons, lerr)
 	}
 
 	usePlain := o.Plain || o.Auto
@@ -88,17 +94,19 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	}
 	sopts := o.serverOptions(sink.File)
 	sopts.Track = sess.owns
-	eng, err := engine.New(sopts)
+	eng, err := engine.New(traces.apply(sopts))
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
+	defer traces.Breakpoints.Close() // before the server stops: no request stays held
 	// shutdown closes the engine; after an interrupt it says so first, on the terminal.
 	shutdown := func(interrupted bool) error {
 		if interrupted {
-			fmt.Fprintln(sink.Stderr, "kubewalk: shutting down (server, etcd, temp files)… Ctrl-C again exits at once")
+			fmt.Fprintln(sink.Stderr, "kubewalk: "+i18n.For(lang).CLIShuttingDown)
 			e2eHooks.shutdown()
 		}
+		traces.Breakpoints.Close() // before the server stops: no request stays held
 		return eng.Close()
 	}
 
@@ -114,6 +122,11 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	}
 
 	if usePlain {
+		if len(o.Breaks) > 0 {
+			// No one could step or release a held request here: the demo requests would stall.
+			fmt.Fprintln(stderr, "kubewalk: --break holds requests only in the full-screen UI; plain mode ignores it")
+			traces.Breakpoints.Clear()
+		}
 		res := lessons.NewResolver()
 		w := plain.Walkthrough{
 			Lessons: ls,
@@ -122,7 +135,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 			},
 			Progress: prog.record,
 		}
-		err := plain.Run(ctx, eng, w, plain.Options{Out: stdout, In: lines, Interactive: interactive, Start: start})
+		err := plain.Run(ctx, eng, w, plain.Options{Out: stdout, In: lines, Interactive: interactive, Start: start, Traces: traces.Store})
 		interrupted := ctx.Err() != nil
 		closeErr := shutdown(interrupted)
 		switch {
@@ -132,7 +145,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 			err = nil
 		}
 		if closeErr != nil && err == nil {
-			err = fmt.Errorf("shutdown: %w", closeErr)
+			err = fmt.Errorf(i18n.For(lang).ErrShutdown, closeErr)
 		}
 		return err
 	}
@@ -154,7 +167,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 		return errInterrupted
 	}
 	if closeErr != nil && err == nil {
-		err = fmt.Errorf("shutdown: %w", closeErr)
+		err = fmt.Errorf(i18n.For(lang).ErrShutdown, closeErr)
 	}
 	return err
 }
@@ -205,7 +218,7 @@ func newProgressRecorder(ls []lessons.Lesson, restart bool, warn io.Writer) *pro
 	r.path = path
 	p, err := lessons.LoadProgress(path)
 	if err != nil {
-		fmt.Fprintf(warn, "kubewalk: %v; progress will not be saved\n", err)
+		fmt.Fprintf(warn, "kubewalk: "+i18n.For(lessonsLang(ls)).CLIProgressNotSaved+"\n", err)
 		r.skip = true
 	}
 	if !restart && err == nil {
@@ -238,7 +251,7 @@ func offerResume(ctx context.Context, r *progressRecorder, in *plain.Lines, out 
 	if cp == "" {
 		return engine.NextCheckpoint(), nil
 	}
-	fmt.Fprintf(out, "Last time you reached %s. Run there without pausing? [Y/n] ", where)
+	fmt.Fprintf(out, i18n.For(lessonsLang(r.lessons)).CLIResume, where)
 	line, _ := in.ReadLine(ctx)
 	if err := ctx.Err(); err != nil {
 		fmt.Fprintln(out)

@@ -21,6 +21,8 @@ import (
 
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -40,6 +42,21 @@ type Options struct {
 	// Start is where the walk first pauses; the zero value is the first checkpoint. Earlier
 	// checkpoints run without being printed.
 	Start engine.Target
+	// Traces, when set, is the store the server records into: each demo request's lane is
+	// printed after its outcome, stage by stage.
+	Traces *tracing.Store
+	// Lang is the language of the transcript's own words ("en", "zh-CN"); empty takes the
+	// language the lessons were loaded in.
+	Lang string
+}
+
+// strings returns the catalogue in o.Lang, else in the lessons' language.
+func (o Options) strings(w Walkthrough) *i18n.Strings {
+	lang := o.Lang
+	if lang == "" && len(w.Lessons) > 0 {
+		lang = w.Lessons[0].Lang
+	}
+	return i18n.For(lang)
 }
 
 // Walkthrough is what plain mode needs from the lessons: the step for a checkpoint and its
@@ -79,6 +96,7 @@ func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) erro
 		o.In = NewLines(nil)
 	}
 	pause := o.Interactive
+	tr := o.strings(w)
 	total := len(server.Checkpoints())
 	target := engine.NextCheckpoint()
 	if err := eng.Start(ctx, o.Start); err != nil {
@@ -95,12 +113,12 @@ func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) erro
 		case ev.Failed != nil:
 			return ev.Failed
 		case ev.Served:
-			return finish(ctx, eng.Server(), o)
+			return finish(ctx, eng.Server(), o, tr)
 		}
 		stop := ev.Paused
-		printStop(o, w, stop, total)
+		printStop(o, tr, w, stop, total)
 		if pause {
-			fmt.Fprint(o.Out, "\n[Enter] next step · [p]+Enter next phase · [a]+Enter run to the end · [q]+Enter quit › ")
+			fmt.Fprint(o.Out, "\n"+tr.PlainPrompt)
 			line, err := o.In.ReadLine(ctx)
 			if ctx.Err() != nil {
 				fmt.Fprintln(o.Out)
@@ -131,35 +149,35 @@ func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) erro
 func IsQuit(err error) bool { return errors.Is(err, errQuit) }
 
 // printStop writes one step of the transcript.
-func printStop(o Options, w Walkthrough, stop *engine.Stop, total int) {
+func printStop(o Options, tr *i18n.Strings, w Walkthrough, stop *engine.Stop, total int) {
 	cp := stop.Checkpoint
 	rule := strings.Repeat("─", min(o.Width, 100))
 	fmt.Fprintf(o.Out, "\n%s\n[%d/%d] %s · %s — %s\n%s\n", rule, stop.Index+1, total, cp.Phase, cp.Name, cp.Title, rule)
 	lesson, step, ok := w.stepFor(cp.ID())
 	if !ok {
-		fmt.Fprintf(o.Out, "(no lesson step covers %s)\n", cp.ID())
+		fmt.Fprintf(o.Out, tr.PlainNoStep+"\n", cp.ID())
 	} else {
 		fmt.Fprintf(o.Out, "%s — %s\n\n", lesson.Title, step.Title)
 		fmt.Fprintln(o.Out, wrap(strings.TrimSpace(step.Text), o.Width))
 		if kube := firstNonEmpty(step.Kube, lesson.Kube); kube != "" {
-			fmt.Fprintf(o.Out, "\nIn kube-apiserver: %s\n", kube)
+			fmt.Fprintf(o.Out, "\n"+tr.PlainKube+"\n", kube)
 		}
 		if w.Source != nil {
 			if loc, err := w.Source(step); err == nil {
-				fmt.Fprintf(o.Out, "\nsource: server/%s:%d-%d (%s)\n", loc.File, loc.StartLine, loc.EndLine, step.Anchor)
+				fmt.Fprintf(o.Out, "\n"+tr.PlainSource+"\n", loc.File, loc.StartLine, loc.EndLine, step.Anchor)
 				fmt.Fprint(o.Out, excerpt(loc, o.Context))
 			} else {
-				fmt.Fprintf(o.Out, "\nsource: %s (not resolved: %v)\n", step.Anchor, err)
+				fmt.Fprintf(o.Out, "\n"+tr.PlainSourceError+"\n", step.Anchor, err)
 			}
 		}
 		if step.Upstream != "" {
-			fmt.Fprintf(o.Out, "upstream: %s\n", step.Upstream)
+			fmt.Fprintf(o.Out, tr.PlainUpstream+"\n", step.Upstream)
 		}
 		if w.Progress != nil {
 			w.Progress(lesson.ID, step.ID)
 		}
 	}
-	fmt.Fprintf(o.Out, "\nstate (%s):\n", cp.Phase)
+	fmt.Fprintf(o.Out, "\n"+tr.PlainState+"\n", cp.Phase)
 	for _, n := range stop.State.Children {
 		if n.Label == string(cp.Phase) {
 			fmt.Fprint(o.Out, indent(summarise(n, 3), "  "))
@@ -170,7 +188,7 @@ func printStop(o Options, w Walkthrough, stop *engine.Stop, total int) {
 		for _, t := range stop.Timings {
 			ts = append(ts, fmt.Sprintf("%s %s", t.Phase, t.Duration.Round(time.Millisecond)))
 		}
-		fmt.Fprintf(o.Out, "phases done: %s\n", strings.Join(ts, " → "))
+		fmt.Fprintf(o.Out, tr.PlainPhasesDone+"\n", strings.Join(ts, " → "))
 	}
 }
 
@@ -218,22 +236,24 @@ func summarise(n *server.Node, depth int) string {
 // each outcome. Interactive runs print how to reach the server with kubectl and keep it running
 // until Enter (nil) or ctx ends (ctx's error); other runs say that the server stops now and
 // print no instructions that could not be followed.
-func finish(ctx context.Context, s *server.Server, o Options) error {
-	fmt.Fprintf(o.Out, "\n%s\nThe server is serving at %s\n", strings.Repeat("═", min(o.Width, 100)), s.Address())
+func finish(ctx context.Context, s *server.Server, o Options, tr *i18n.Strings) error {
+	fmt.Fprintf(o.Out, "\n%s\n"+tr.PlainServing+"\n", strings.Repeat("═", min(o.Width, 100)), s.Address())
 	if o.Interactive {
-		fmt.Fprintf(o.Out, "kubeconfig: %s (contexts: admin, alice, bob)\n", s.Kubeconfig())
-		fmt.Fprintf(o.Out, "  export KUBECONFIG=%s; kubectl get ns\n", s.Kubeconfig())
+		fmt.Fprintf(o.Out, tr.PlainKubeconfig+"\n", s.Kubeconfig())
+		fmt.Fprintf(o.Out, tr.PlainExport+"\n", s.Kubeconfig())
 	}
-	fmt.Fprintln(o.Out, "\nRequests through the chain you just built:")
-	for _, r := range demoRequests() {
-		fmt.Fprintf(o.Out, "  %-7s %-52s → %s\n", r.who, r.what, outcome(ctx, s, r))
+	fmt.Fprintln(o.Out, "\n"+tr.PlainRequests)
+	for _, r := range demoRequests(tr) {
+		// Padded in terminal cells: a CJK description is two cells a character.
+		res, auditID := outcome(ctx, s, r, tr)
+		fmt.Fprintf(o.Out, "  %s %s → %s\n", i18n.PadRight(r.who, 7), i18n.PadRight(r.what, 52), res)
+		printLane(ctx, o, auditID)
 	}
 	if !o.Interactive {
-		fmt.Fprintln(o.Out, "\nstdin is not a terminal, so nothing can keep this server running: it stops now, with its")
-		fmt.Fprintln(o.Out, "kubeconfig. To use kubectl with a server, run `kubewalk serve` (or `kubewalk --plain` in a terminal).")
+		fmt.Fprintln(o.Out, "\n"+tr.PlainNoTerminal)
 		return nil
 	}
-	fmt.Fprint(o.Out, "\nThe server keeps running for kubectl. Press Enter (or Ctrl-C) to stop it › ")
+	fmt.Fprint(o.Out, "\n"+tr.PlainKeepsRunning)
 	wait, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -251,6 +271,18 @@ func finish(ctx context.Context, s *server.Server, o Options) error {
 	return nil
 }
 
+// printLane prints the lane of the request with audit ID id, once it has finished.
+func printLane(ctx context.Context, o Options, id string) {
+	if o.Traces == nil || id == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if tr, ok := o.Traces.WaitDone(ctx, id); ok {
+		tracing.WriteLane(o.Out, tr, "      ")
+	}
+}
+
 type demoRequest struct {
 	who  string // kubeconfig context, "" for anonymous
 	what string
@@ -258,28 +290,28 @@ type demoRequest struct {
 	path string // raw GET instead of do
 }
 
-func demoRequests() []demoRequest {
+func demoRequests(tr *i18n.Strings) []demoRequest {
 	return []demoRequest{
 		{who: "", what: "GET /healthz", path: "/healthz"},
 		{who: "", what: "GET /api", path: "/api"},
-		{who: "admin", what: "list namespaces", do: func(ctx context.Context, c kubernetes.Interface) error {
+		{who: "admin", what: tr.DemoListNS, do: func(ctx context.Context, c kubernetes.Interface) error {
 			_, err := c.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 			return err
 		}},
-		{who: "alice", what: "create configmap default/plain-demo", do: func(ctx context.Context, c kubernetes.Interface) error {
+		{who: "alice", what: tr.DemoCreateCM, do: func(ctx context.Context, c kubernetes.Interface) error {
 			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "plain-demo-"}, Data: map[string]string{"from": "plain mode"}}
 			_, err := c.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{})
 			return err
 		}},
-		{who: "alice", what: "list secrets in default", do: func(ctx context.Context, c kubernetes.Interface) error {
+		{who: "alice", what: tr.DemoListSecrets, do: func(ctx context.Context, c kubernetes.Interface) error {
 			_, err := c.CoreV1().Secrets("default").List(ctx, metav1.ListOptions{})
 			return err
 		}},
-		{who: "bob", what: "list configmaps in default", do: func(ctx context.Context, c kubernetes.Interface) error {
+		{who: "bob", what: tr.DemoListCM, do: func(ctx context.Context, c kubernetes.Interface) error {
 			_, err := c.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{})
 			return err
 		}},
-		{who: "admin", what: "create pod with image nginx:latest", do: func(ctx context.Context, c kubernetes.Interface) error {
+		{who: "admin", what: tr.DemoCreatePod, do: func(ctx context.Context, c kubernetes.Interface) error {
 			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{GenerateName: "latest-"},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx:latest"}}}}
 			_, err := c.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{})
@@ -288,39 +320,57 @@ func demoRequests() []demoRequest {
 	}
 }
 
-// outcome runs one demo request and describes the result in a few words.
-func outcome(ctx context.Context, s *server.Server, r demoRequest) string {
+// outcome runs one demo request and describes the result in a few words; it also returns
+// the request's audit ID (its Audit-Id response header, "" if none came back).
+func outcome(ctx context.Context, s *server.Server, r demoRequest, tr *i18n.Strings) (string, string) {
+	fail := func(err error) string { return fmt.Sprintf(tr.PlainError, err.Error()) }
 	cfg, err := s.RESTConfig(r.who)
 	if err != nil {
-		return "error: " + err.Error()
+		return fail(err), ""
 	}
+	var auditID string
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			resp, err := rt.RoundTrip(req)
+			if resp != nil {
+				auditID = resp.Header.Get("Audit-Id")
+			}
+			return resp, err
+		})
+	})
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if r.path != "" {
 		client, err := restHTTPClient(cfg)
 		if err != nil {
-			return "error: " + err.Error()
+			return fail(err), auditID
 		}
 		defer client.CloseIdleConnections()
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, cfg.Host+r.path, nil)
 		resp, err := client.Do(req)
 		if err != nil {
-			return "error: " + err.Error()
+			return fail(err), auditID
 		}
 		resp.Body.Close()
-		return resp.Status
+		return resp.Status, auditID
 	}
 	c, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return "error: " + err.Error()
+		return fail(err), auditID
 	}
 	err = r.do(ctx, c)
 	if err == nil {
-		return "200/201 allowed"
+		return tr.PlainAllowed, auditID
 	}
 	var st apierrors.APIStatus
 	if errors.As(err, &st) {
-		return fmt.Sprintf("%d %s: %s", st.Status().Code, st.Status().Reason, firstLine(st.Status().Message, 90))
+		return fmt.Sprintf("%d %s: %s", st.Status().Code, st.Status().Reason, firstLine(st.Status().Message, 90)), auditID
 	}
-	return "error: " + err.Error()
+	return fail(err), auditID
 }
+
+// roundTripFunc adapts a function to http.RoundTripper.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+// RoundTrip calls f.
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

@@ -1,8 +1,8 @@
 package tui
 
 import (
+	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
 )
 
@@ -23,21 +24,25 @@ import (
 type command struct {
 	name    string
 	aliases []string
-	args    string // the arguments' usage, "" when it takes none
-	desc    string
+	args    string                     // the arguments' usage, "" when it takes none
+	descOf  func(*i18n.Strings) string // what it does
 }
+
+// desc says what the command does, in tr's language.
+func (c command) desc(tr *i18n.Strings) string { return c.descOf(tr) }
 
 // commands are the : commands, in the order ? lists them.
 var commands = []command{
-	{"requests", []string{"req"}, "[all]", "live list of the requests through the chain (all: undo :clear)"},
-	{"kubectl", []string{"k"}, "ARGS", "run kubectl here against this server (--context admin|alice|bob)"},
-	{"etcd", nil, "", "what the server stores in etcd, decoded"},
-	{"break", nil, "[SPEC]", "hold requests at STAGE[:user=U][,verb=V][,resource=R]; alone: list them"},
-	{"unbreak", nil, "SPEC", "remove a breakpoint"},
-	{"clear", nil, "", "clear the requests list: hide the requests so far and the / filter"},
-	{"lesson", []string{"tour"}, "", "back to the walkthrough: source, state and lesson"},
-	{"help", nil, "", "every key and command"},
-	{"quit", []string{"q"}, "", "quit kubewalk"},
+	{"requests", []string{"req"}, "[all]", func(t *i18n.Strings) string { return t.CmdRequests }},
+	{"kubectl", []string{"k"}, "ARGS", func(t *i18n.Strings) string { return t.CmdKubectl }},
+	{"etcd", nil, "", func(t *i18n.Strings) string { return t.CmdEtcd }},
+	{"break", nil, "[SPEC]", func(t *i18n.Strings) string { return t.CmdBreak }},
+	{"unbreak", nil, "SPEC", func(t *i18n.Strings) string { return t.CmdUnbreak }},
+	{"clear", nil, "", func(t *i18n.Strings) string { return t.CmdClear }},
+	{"lesson", []string{"tour"}, "", func(t *i18n.Strings) string { return t.CmdLesson }},
+	{"glossary", []string{"gl"}, "", func(t *i18n.Strings) string { return t.CmdGlossary }},
+	{"help", nil, "", func(t *i18n.Strings) string { return t.CmdHelp }},
+	{"quit", []string{"q"}, "", func(t *i18n.Strings) string { return t.CmdQuit }},
 }
 
 // lookupCommand finds a command by name or alias.
@@ -76,8 +81,9 @@ type suggestion struct {
 }
 
 // completer knows what the suggestions draw on: the contexts and users of the run, the
-// breakpoints set.
+// breakpoints set, and the language the suggestions are described in.
 type completer struct {
+	tr          *i18n.Strings
 	contexts    []string
 	users       []string
 	breakpoints []string
@@ -85,33 +91,45 @@ type completer struct {
 
 // Words the kubectl suggestions offer.
 var (
-	kubectlVerbs = []suggestion{
-		{text: "get", desc: "list or show resources"}, {text: "describe", desc: "show details"},
-		{text: "create", desc: "create a resource"}, {text: "apply", desc: "apply a manifest file (-f FILE)"},
-		{text: "delete", desc: "delete resources"}, {text: "auth", desc: "can-i, whoami"},
-		{text: "api-resources", desc: "the resources the server serves"},
-		{text: "api-versions", desc: "the group versions the server serves"},
-		{text: "label", desc: "set labels"}, {text: "annotate", desc: "set annotations"},
-		{text: "patch", desc: "patch a resource"}, {text: "explain", desc: "document a resource's fields"},
-		{text: "version", desc: "client and server versions"}, {text: "config", desc: "view the kubeconfig"},
-	}
 	kubectlResources = []string{"configmaps", "namespaces", "roles", "rolebindings", "clusterroles",
 		"clusterrolebindings", "secrets", "serviceaccounts", "events"}
 	kubectlCreate = []string{"configmap", "namespace", "role", "rolebinding", "clusterrole", "clusterrolebinding", "secret"}
-	kubectlFlags  = []suggestion{
-		{text: "--context", desc: "who runs it: admin, alice or bob"}, {text: "-w", desc: "watch: stream until esc"},
-		{text: "-o", desc: "output: yaml, json, wide, name"}, {text: "-n", desc: "namespace"},
-		{text: "-A", desc: "all namespaces"}, {text: "--as", desc: "impersonate a user"},
-		{text: "-f", desc: "a manifest file"}, {text: "--dry-run=server", desc: "admission and validation without storing"},
-	}
-	breakStages = []suggestion{
-		{text: "authentication", desc: "once the user is known", open: true},
-		{text: "authorization", desc: "before the authorizers decide", open: true},
-		{text: "admission", desc: "before the first mutating admission plugin", open: true},
-		{text: "storage", desc: "before the store reads or writes etcd", open: true},
-	}
-	breakVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete"}
+	breakVerbs    = []string{"get", "list", "watch", "create", "update", "patch", "delete"}
 )
+
+// kubectlVerbs are the kubectl commands suggested first.
+func kubectlVerbs(tr *i18n.Strings) []suggestion {
+	return []suggestion{
+		{text: "get", desc: tr.VerbGet}, {text: "describe", desc: tr.VerbDescribe},
+		{text: "create", desc: tr.VerbCreate}, {text: "apply", desc: tr.VerbApply},
+		{text: "delete", desc: tr.VerbDelete}, {text: "auth", desc: tr.VerbAuth},
+		{text: "api-resources", desc: tr.VerbAPIResources},
+		{text: "api-versions", desc: tr.VerbAPIVersions},
+		{text: "label", desc: tr.VerbLabel}, {text: "annotate", desc: tr.VerbAnnotate},
+		{text: "patch", desc: tr.VerbPatch}, {text: "explain", desc: tr.VerbExplain},
+		{text: "version", desc: tr.VerbVersion}, {text: "config", desc: tr.VerbConfig},
+	}
+}
+
+// kubectlFlags are the kubectl flags suggested after a "-".
+func kubectlFlags(tr *i18n.Strings) []suggestion {
+	return []suggestion{
+		{text: "--context", desc: tr.FlagContext}, {text: "-w", desc: tr.FlagWatch},
+		{text: "-o", desc: tr.FlagOutput}, {text: "-n", desc: tr.FlagNamespace},
+		{text: "-A", desc: tr.FlagAllNamespaces}, {text: "--as", desc: tr.FlagAs},
+		{text: "-f", desc: tr.FlagFile}, {text: "--dry-run=server", desc: tr.FlagDryRun},
+	}
+}
+
+// breakStages are the stages a breakpoint can hold requests at.
+func breakStages(tr *i18n.Strings) []suggestion {
+	return []suggestion{
+		{text: "authentication", desc: tr.StageWhenAuthn, open: true},
+		{text: "authorization", desc: tr.StageWhenAuthz, open: true},
+		{text: "admission", desc: tr.StageWhenAdmission, open: true},
+		{text: "storage", desc: tr.StageWhenStorage, open: true},
+	}
+}
 
 // complete returns where the word before the cursor starts and its suggestions.
 func (c completer) complete(input []rune, cur int) (from int, out []suggestion) {
@@ -122,7 +140,7 @@ func (c completer) complete(input []rune, cur int) (from int, out []suggestion) 
 			names := append([]string{cmd.name}, cmd.aliases...)
 			for _, n := range names {
 				if strings.HasPrefix(n, word) {
-					desc := cmd.desc
+					desc := cmd.desc(c.tr)
 					if u := strings.TrimSpace(strings.TrimPrefix(cmd.usage(), ":"+cmd.name)); u != "" {
 						desc = u + " — " + desc
 					}
@@ -149,7 +167,7 @@ func (c completer) complete(input []rune, cur int) (from int, out []suggestion) 
 	switch cmd.name {
 	case "requests":
 		if len(args) == 0 {
-			cands = []suggestion{{text: "all", desc: "show the requests :clear hid"}}
+			cands = []suggestion{{text: "all", desc: c.tr.SuggestShowAll}}
 		}
 	case "kubectl":
 		cands = c.kubectlWords(args, word)
@@ -160,7 +178,7 @@ func (c completer) complete(input []rune, cur int) (from int, out []suggestion) 
 	case "unbreak":
 		if len(args) == 0 {
 			for _, b := range c.breakpoints {
-				cands = append(cands, suggestion{text: b, desc: "breakpoint"})
+				cands = append(cands, suggestion{text: b, desc: c.tr.SuggestBreakpoint})
 			}
 		}
 	}
@@ -174,18 +192,19 @@ func (c completer) complete(input []rune, cur int) (from int, out []suggestion) 
 
 // kubectlWords suggests the next kubectl word after args.
 func (c completer) kubectlWords(args []string, word string) []suggestion {
+	tr := c.tr
 	if len(args) > 0 && (args[len(args)-1] == "--context") {
-		return words(c.contexts, "context")
+		return words(c.contexts, tr.SuggestContext)
 	}
 	if strings.HasPrefix(word, "--context=") {
 		var out []suggestion
 		for _, x := range c.contexts {
-			out = append(out, suggestion{text: "--context=" + x, desc: "context"})
+			out = append(out, suggestion{text: "--context=" + x, desc: tr.SuggestContext})
 		}
 		return out
 	}
 	if strings.HasPrefix(word, "-") {
-		return kubectlFlags
+		return kubectlFlags(tr)
 	}
 	var pos []string
 	for i := 0; i < len(args); i++ {
@@ -200,17 +219,17 @@ func (c completer) kubectlWords(args []string, word string) []suggestion {
 	}
 	switch {
 	case len(pos) == 0:
-		return kubectlVerbs
+		return kubectlVerbs(tr)
 	case len(pos) == 1 && pos[0] == "auth":
-		return []suggestion{{text: "can-i", desc: "VERB RESOURCE: may I?"}, {text: "whoami", desc: "who the server thinks I am"}}
+		return []suggestion{{text: "can-i", desc: tr.SuggestCanI}, {text: "whoami", desc: tr.SuggestWhoami}}
 	case len(pos) == 1 && pos[0] == "create":
-		return words(kubectlCreate, "kind")
+		return words(kubectlCreate, tr.SuggestKind)
 	case len(pos) == 1 && strings.Contains(" get describe delete label annotate patch explain edit ", " "+pos[0]+" "):
-		return words(kubectlResources, "resource")
+		return words(kubectlResources, tr.SuggestResource)
 	case len(pos) == 2 && pos[0] == "auth" && pos[1] == "can-i":
-		return words(breakVerbs, "verb")
+		return words(breakVerbs, tr.SuggestVerb)
 	case len(pos) == 3 && pos[0] == "auth" && pos[1] == "can-i":
-		return words(kubectlResources, "resource")
+		return words(kubectlResources, tr.SuggestResource)
 	}
 	return nil
 }
@@ -220,7 +239,7 @@ func (c completer) breakWords(word string) []suggestion {
 	cut := strings.LastIndexAny(word, ":,")
 	if cut < 0 {
 		var out []suggestion
-		for _, s := range breakStages {
+		for _, s := range breakStages(c.tr) {
 			if strings.HasPrefix(s.text, word) && s.text != word {
 				out = append(out, s)
 			}
@@ -246,9 +265,11 @@ func (c completer) breakWords(word string) []suggestion {
 		}
 		return cands
 	}
-	for _, k := range []string{"user=", "verb=", "resource="} {
-		if strings.HasPrefix(k, clause) {
-			cands = append(cands, suggestion{text: head + k, desc: "only requests with this " + strings.TrimSuffix(k, "="), open: true})
+	for _, k := range []struct{ key, desc string }{
+		{"user=", c.tr.SuggestOnlyUser}, {"verb=", c.tr.SuggestOnlyVerb}, {"resource=", c.tr.SuggestOnlyResource},
+	} {
+		if strings.HasPrefix(k.key, clause) {
+			cands = append(cands, suggestion{text: head + k.key, desc: k.desc, open: true})
 		}
 	}
 	return cands
@@ -437,21 +458,21 @@ const maxSuggestions = 10
 
 // overlay is the suggestions (or the reason the line did not run) in a box drawn over the
 // bottom of the body, w cells wide: at most maxSuggestions of them, the selected one marked.
-func (p *prompt) overlay(st *Styles, w int) []string {
-	lines := p.overlayLines(st, w-2)
+func (p *prompt) overlay(st *Styles, tr *i18n.Strings, w int) []string {
+	lines := p.overlayLines(st, tr, w-2)
 	if len(lines) == 0 {
 		return nil
 	}
-	title := "suggestions · tab completes"
+	title := tr.SuggestTitle
 	if p.err != "" {
-		title = "not run · fix the line or esc"
+		title = tr.SuggestErrorTitle
 	} else if len(p.sugg) > 0 && !strings.Contains(string(p.input), " ") {
-		title = "commands · tab completes"
+		title = tr.SuggestCommandsTitle
 	}
 	return box(st, title, lines, w, len(lines)+2, true)
 }
 
-func (p *prompt) overlayLines(st *Styles, w int) []string {
+func (p *prompt) overlayLines(st *Styles, tr *i18n.Strings, w int) []string {
 	var out []string
 	if p.err != "" {
 		for _, l := range wrapLines("✗ "+p.err, w-1) {
@@ -480,14 +501,14 @@ func (p *prompt) overlayLines(st *Styles, w int) []string {
 		out = append(out, fit(line, w))
 	}
 	if n := len(p.sugg) - maxSuggestions; n > 0 {
-		out = append(out, fit(st.Prompt.Desc.Render(strings.Repeat(" ", 2)+"… tab goes through all "+strconv.Itoa(len(p.sugg))), w))
+		out = append(out, fit(st.Prompt.Desc.Render(strings.Repeat(" ", 2)+fmt.Sprintf(tr.SuggestMore, len(p.sugg))), w))
 	}
 	return out
 }
 
 // line is the prompt as the bottom line shows it: ":" then the text with the cursor, then a
 // hint when there is room.
-func (p *prompt) line(st *Styles, w int) string {
+func (p *prompt) line(st *Styles, tr *i18n.Strings, w int) string {
 	before := string(p.input[:p.cur])
 	// The cursor is a block at the end of the line; inside it, the character under it in
 	// reverse video, or (without colour and attributes, NO_COLOR) a bar before it.
@@ -506,7 +527,7 @@ func (p *prompt) line(st *Styles, w int) string {
 	if over := ansi.StringWidth(text) - (w - 1); over > 0 {
 		text = "…" + ansi.TruncateLeft(text, over+1, "")
 	}
-	hint := "  tab complete · ↑↓ history · enter run · esc back"
+	hint := tr.PromptHint
 	if ansi.StringWidth(text)+ansi.StringWidth(hint) <= w {
 		text += st.Prompt.Desc.Render(hint)
 	}

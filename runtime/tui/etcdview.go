@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 )
 
 // etcdPrefix is where the server keeps its objects; etcdPage how many keys one read lists.
@@ -136,6 +139,7 @@ type etcdRow struct {
 // › name, and the selected key's value decoded.
 type etcdView struct {
 	st    *Styles
+	tr    *i18n.Strings
 	tree  frame
 	value *textPane
 	focus int // 0 the tree, 1 the value
@@ -160,8 +164,8 @@ type etcdView struct {
 	watching bool
 }
 
-func newEtcdView(st *Styles) *etcdView {
-	v := &etcdView{st: st, tree: frame{st: st, dirty: true}, value: newTextPane(st, "Value"),
+func newEtcdView(st *Styles, tr *i18n.Strings) *etcdView {
+	v := &etcdView{st: st, tr: tr, tree: frame{st: st, tr: tr, dirty: true}, value: newTextPane(st, tr, tr.PaneValue),
 		open: map[string]bool{}, changed: map[string]byte{}}
 	v.relayoutValue()
 	return v
@@ -436,36 +440,41 @@ func (v *etcdView) Value(msg etcdValueMsg) {
 
 func (v *etcdView) relayoutValue() {
 	w := v.value.Inner()
-	st := v.st
+	st, tr := v.st, v.tr
 	var lines []string
+	labelW := 9
+	for _, l := range []string{tr.EtcdKey, tr.EtcdRevision, tr.EtcdStored} {
+		labelW = max(labelW, ansi.StringWidth(l))
+	}
 	row := func(label, value string) {
-		label = fmt.Sprintf("%-9s ", label)
-		for i, l := range wrapLines(value, max(w-10, 10)) {
+		label = i18n.PadRight(label, labelW) + " "
+		for i, l := range wrapLines(value, max(w-labelW-1, 10)) {
 			if i == 0 {
 				lines = append(lines, st.Lane.Dim.Render(label)+l)
 			} else {
-				lines = append(lines, strings.Repeat(" ", 10)+l)
+				lines = append(lines, strings.Repeat(" ", labelW+1)+l)
 			}
 		}
 	}
 	switch {
 	case v.sel == "":
-		lines = wrapLines(st.Lane.Dim.Render("Select a key (↑/↓, enter opens a resource or namespace) to see its value decoded with the server's own codecs."), w)
+		lines = wrapLines(st.Lane.Dim.Render(tr.EtcdSelect), w)
 	default:
-		row("key", v.sel)
+		row(tr.EtcdKey, v.sel)
 		switch {
 		case v.deleted:
-			lines = append(lines, "", st.Lane.Stopped.Render("✗ deleted: the watch reported this key removed"))
+			lines = append(lines, "")
+			lines = append(lines, wrapLines(st.Lane.Stopped.Render(tr.EtcdDeleted), w)...)
 		case v.valErr != "":
 			lines = append(lines, "")
 			lines = append(lines, wrapLines(st.Lane.Stopped.Render("✗ "+v.valErr), w)...)
 		case v.val == nil:
-			lines = append(lines, st.Lane.Dim.Render("decoding…"))
+			lines = append(lines, st.Lane.Dim.Render(tr.EtcdDecoding))
 		default:
 			k := v.val.EtcdKey
-			row("revision", fmt.Sprintf("modified at %d, created at %d, version %d", k.ModRevision, k.CreateRevision, k.Version))
-			row("stored", fmt.Sprintf("%d bytes, %s", k.Size, v.val.Encoding))
-			lines = append(lines, st.Lane.Heading.Render("decoded (YAML):"))
+			row(tr.EtcdRevision, fmt.Sprintf(tr.EtcdRevisionValue, k.ModRevision, k.CreateRevision, k.Version))
+			row(tr.EtcdStored, fmt.Sprintf(tr.EtcdStoredValue, k.Size, v.val.Encoding))
+			lines = append(lines, st.Lane.Heading.Render(tr.EtcdDecoded))
 			for _, l := range strings.Split(strings.TrimRight(v.val.YAML, "\n"), "\n") {
 				lines = append(lines, wrapLines(expandTabs(l), w)...)
 			}
@@ -476,37 +485,38 @@ func (v *etcdView) relayoutValue() {
 		_, _, name := splitKey(v.sel)
 		title = name
 	}
-	v.value.SetTitle("Value", title, "")
+	v.value.SetTitle(tr.PaneValue, title, "")
 	v.value.SetLines(lines)
 }
 
 // treeView renders the tree pane.
 func (v *etcdView) treeView(focused bool, wired bool) []string {
 	v.tree.SetFocused(focused)
-	detail := fmt.Sprintf("%d keys", len(v.keys))
+	tr := v.tr
+	detail := fmt.Sprintf(tr.EtcdKeys, len(v.keys))
 	if v.more() && v.started {
-		detail += " so far"
+		detail += tr.EtcdSoFar
 	}
 	figure := ""
 	if v.rev > 0 {
-		figure = fmt.Sprintf("rev %d", v.rev)
+		figure = fmt.Sprintf(tr.EtcdRev, v.rev)
 	}
-	return v.tree.render("etcd "+etcdPrefix, detail, figure, func() []string { return v.treeBody(wired) })
+	return v.tree.render(fmt.Sprintf(tr.PaneEtcdTree, etcdPrefix), detail, figure, func() []string { return v.treeBody(wired) })
 }
 
 func (v *etcdView) treeBody(wired bool) []string {
 	w := v.tree.w - 2
-	st := v.st
+	st, tr := v.st, v.tr
 	var out []string
 	switch {
 	case !wired:
-		return wrapLines(st.List.Dim.Render("The etcd explorer is not wired into this run: there is no etcd reader."), w)
+		return wrapLines(st.List.Dim.Render(tr.EtcdNotWired), w)
 	case v.err != "" && len(v.keys) == 0:
-		return wrapLines(st.Lane.Stopped.Render("✗ listing "+etcdPrefix+": "+v.err), w)
+		return wrapLines(st.Lane.Stopped.Render(fmt.Sprintf(tr.EtcdListError, etcdPrefix, v.err)), w)
 	case !v.started:
-		return []string{st.List.Dim.Render("Listing " + etcdPrefix + "…")}
+		return []string{st.List.Dim.Render(fmt.Sprintf(tr.EtcdListing, etcdPrefix))}
 	case len(v.keys) == 0 && !v.more():
-		return []string{st.List.Dim.Render("No key under " + etcdPrefix + ".")}
+		return []string{st.List.Dim.Render(fmt.Sprintf(tr.EtcdNoKey, etcdPrefix))}
 	}
 	end := min(v.offset+v.visible(), len(v.rows))
 	for i := v.offset; i < end; i++ {
@@ -535,12 +545,12 @@ func (v *etcdView) treeBody(wired bool) []string {
 			room := w - len([]rune(meta)) - 2
 			line = fit(mark+ch+indent+name, max(room, 8)) + "  " + st.List.Dim.Render(meta)
 		case rowMore:
-			text := "… more keys: move down to list the next page"
+			text := tr.EtcdMore
 			switch {
 			case v.loading:
-				text = "… listing the next page"
+				text = tr.EtcdListingNext
 			case v.err != "":
-				text = "✗ " + v.err + " (enter tries again)"
+				text = fmt.Sprintf(tr.EtcdRetry, v.err)
 			}
 			line = mark + st.List.Dim.Render(text)
 		}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -300,6 +301,15 @@ func fakeLive(upto int) []server.LiveObject {
 type fakeContent struct {
 	zh   bool
 	wrap bool // lessonText: inline code and words that must not be split
+}
+
+// Language is the learner's language: with zh the screen runs in Chinese, as it does for
+// lessons loaded in zh-CN.
+func (c fakeContent) Language() string {
+	if c.zh {
+		return i18n.SimplifiedChinese
+	}
+	return i18n.English
 }
 
 const fakeSource = `package server

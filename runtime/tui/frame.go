@@ -1,10 +1,16 @@
 package tui
 
-import "github.com/charmbracelet/x/ansi"
+import (
+	"github.com/charmbracelet/x/ansi"
 
-// frame is what every pane shares: its size, focus, tab bar and cached view.
+	"github.com/kubewalk/kubewalk/runtime/i18n"
+)
+
+// frame is what every pane shares: its styles and strings, size, focus, tab bar and cached
+// view.
 type frame struct {
 	st *Styles
+	tr *i18n.Strings
 
 	w, h    int
 	focused bool

@@ -1,6 +1,10 @@
 package tui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/kubewalk/kubewalk/runtime/i18n"
+)
 
 // KeyMap is every key binding of the walkthrough screen, with its help text.
 //
@@ -62,50 +66,54 @@ type KeyMap struct {
 	Quit key.Binding
 }
 
-// DefaultKeyMap returns kubewalk's key bindings.
-func DefaultKeyMap() KeyMap {
+// DefaultKeyMap returns kubewalk's key bindings, with English help.
+func DefaultKeyMap() KeyMap { return NewKeyMap(i18n.For(i18n.English)) }
+
+// NewKeyMap returns kubewalk's key bindings with help in tr's language; the keys are the same
+// in every language.
+func NewKeyMap(tr *i18n.Strings) KeyMap {
 	return KeyMap{
-		Next:      key.NewBinding(key.WithKeys(" ", "n", "right"), key.WithHelp("space/n/→", "next checkpoint")),
-		NextPhase: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "next phase")),
-		ToEnd:     key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "run to the end")),
-		Phase:     key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7"), key.WithHelp("1-7", "first step of a phase")),
-		Back:      key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "review earlier step")),
-		Forward:   key.NewBinding(key.WithKeys("l"), key.WithHelp("→/l", "review later step")),
-		Live:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to live")),
+		Next:      key.NewBinding(key.WithKeys(" ", "n", "right"), key.WithHelp("space/n/→", tr.KeyNext)),
+		NextPhase: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", tr.KeyNextPhase)),
+		ToEnd:     key.NewBinding(key.WithKeys("E"), key.WithHelp("E", tr.KeyToEnd)),
+		Phase:     key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7"), key.WithHelp("1-7", tr.KeyPhase)),
+		Back:      key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", tr.KeyBack)),
+		Forward:   key.NewBinding(key.WithKeys("l"), key.WithHelp("→/l", tr.KeyForward)),
+		Live:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.KeyLive)),
 
-		FocusNext: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
-		FocusPrev: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
-		Served:    key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "kubectl panel")),
-		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+u", "b"), key.WithHelp("pgup/b", "page up")),
-		PageDown:  key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "f"), key.WithHelp("pgdn/f", "page down")),
-		Top:       key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g/home", "top")),
-		Bottom:    key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G/end", "bottom")),
+		FocusNext: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", tr.KeyFocusNext)),
+		FocusPrev: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", tr.KeyFocusPrev)),
+		Served:    key.NewBinding(key.WithKeys("K"), key.WithHelp("K", tr.KeyServed)),
+		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", tr.KeyUp)),
+		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", tr.KeyDown)),
+		PageUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+u", "b"), key.WithHelp("pgup/b", tr.KeyPageUp)),
+		PageDown:  key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "f"), key.WithHelp("pgdn/f", tr.KeyPageDown)),
+		Top:       key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g/home", tr.KeyTop)),
+		Bottom:    key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G/end", tr.KeyBottom)),
 
-		Toggle:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open / show whole")),
-		NextChange:  key.NewBinding(key.WithKeys("]"), key.WithHelp("]/[", "next/prev change")),
-		PrevChange:  key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous change in state")),
-		ExpandAll:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "expand all")),
-		CollapseAll: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "collapse all")),
-		Raw:         key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "raw objects")),
-		Upstream:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "upstream source")),
-		Wrap:        key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "wrap source")),
-		Search:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search server/ source")),
-		MatchNext:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n/N", "next/prev match")),
-		MatchPrev:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
-		OpenMatch:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open the match's file")),
+		Toggle:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.KeyToggle)),
+		NextChange:  key.NewBinding(key.WithKeys("]"), key.WithHelp("]/[", tr.KeyNextChange)),
+		PrevChange:  key.NewBinding(key.WithKeys("["), key.WithHelp("[", tr.KeyPrevChange)),
+		ExpandAll:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", tr.KeyExpandAll)),
+		CollapseAll: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", tr.KeyCollapseAll)),
+		Raw:         key.NewBinding(key.WithKeys("r"), key.WithHelp("r", tr.KeyRaw)),
+		Upstream:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", tr.KeyUpstream)),
+		Wrap:        key.NewBinding(key.WithKeys("w"), key.WithHelp("w", tr.KeyWrap)),
+		Search:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", tr.KeySearch)),
+		MatchNext:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n/N", tr.KeyMatchNext)),
+		MatchPrev:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", tr.KeyMatchPrev)),
+		OpenMatch:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.KeyOpenMatch)),
 
-		Command:     key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command line")),
-		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter requests")),
-		Loopback:    key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "loopback requests")),
-		StageSource: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "the stage's source")),
-		StageEtcd:   key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "storage stage's etcd key")),
-		HeldStep:    key.NewBinding(key.WithKeys(" ", "n"), key.WithHelp("space/n", "held: next stage")),
-		HeldRun:     key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "held: run to the end")),
-		HeldAbort:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "held: fail it here")),
+		Command:     key.NewBinding(key.WithKeys(":"), key.WithHelp(":", tr.KeyCommand)),
+		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", tr.KeyFilter)),
+		Loopback:    key.NewBinding(key.WithKeys("L"), key.WithHelp("L", tr.KeyLoopback)),
+		StageSource: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", tr.KeyStageSource)),
+		StageEtcd:   key.NewBinding(key.WithKeys("S"), key.WithHelp("S", tr.KeyStageEtcd)),
+		HeldStep:    key.NewBinding(key.WithKeys(" ", "n"), key.WithHelp("space/n", tr.KeyHeldStep)),
+		HeldRun:     key.NewBinding(key.WithKeys("E"), key.WithHelp("E", tr.KeyHeldRun)),
+		HeldAbort:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", tr.KeyHeldAbort)),
 
-		Help: key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Help: key.NewBinding(key.WithKeys("?"), key.WithHelp("?", tr.KeyHelp)),
+		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", tr.KeyQuit)),
 	}
 }

@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 )
@@ -23,6 +24,7 @@ const maxKubectlLines = 10000
 // serves) and closes it when the screen ends. Only tea.Cmds and shutdown use it.
 type kubectlHolder struct {
 	mu     sync.Mutex
+	tr     *i18n.Strings
 	make   NewKubectl
 	r      Kubectl
 	closed bool
@@ -32,12 +34,12 @@ func (h *kubectlHolder) get(kubeconfig string) (Kubectl, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return nil, errors.New("kubewalk is shutting down")
+		return nil, errors.New(h.tr.KubectlShuttingDown)
 	}
 	if h.r == nil {
 		r, err := h.make(kubeconfig)
 		if err != nil {
-			return nil, fmt.Errorf("starting kubectl: %w", err)
+			return nil, fmt.Errorf(h.tr.KubectlStarting, err)
 		}
 		h.r = r
 	}
@@ -197,6 +199,7 @@ const (
 // with their lanes.
 type kubectlView struct {
 	st    *Styles
+	tr    *i18n.Strings
 	out   *textPane
 	reqs  *textPane
 	focus kcPane
@@ -220,8 +223,8 @@ type kubectlView struct {
 	wrapW     int
 }
 
-func newKubectlView(st *Styles) *kubectlView {
-	v := &kubectlView{st: st, out: newTextPane(st, "kubectl"), reqs: newTextPane(st, "Requests it made"),
+func newKubectlView(st *Styles, tr *i18n.Strings) *kubectlView {
+	v := &kubectlView{st: st, tr: tr, out: newTextPane(st, tr, tr.PaneKubectl), reqs: newTextPane(st, tr, tr.PaneRequestsMade),
 		traces: map[string]tracing.Trace{}}
 	v.out.tail, v.out.follow = true, true
 	v.relayout()
@@ -318,21 +321,18 @@ func (v *kubectlView) relayout() {
 
 func (v *kubectlView) relayoutOutput() {
 	w := v.out.Inner()
-	st := v.st
+	st, tr := v.st, v.tr
 	if v.run == nil {
-		v.out.SetTitle("kubectl", "", "")
+		v.out.SetTitle(tr.PaneKubectl, "", "")
 		var lines []string
-		for _, p := range []string{
-			"Type :k followed by kubectl's arguments, e.g. :k get cm or :k --context bob get cm. It runs the real kubectl command tree in-process against this run's server (no shell), as admin unless --context says alice or bob.",
-			"-w streams until esc. ↑/↓ in the prompt bring back earlier commands.",
-		} {
+		for _, p := range []string{tr.KubectlIntro, tr.KubectlIntroWatch} {
 			lines = append(append(lines, wrapLines(st.Served.Dim.Render(p), w)...), "")
 		}
 		v.out.SetLines(lines)
 		return
 	}
 	r := v.run
-	lines := wrapLines(st.Served.Command.Render("$ kubectl "+kubectl.Quote(r.args))+st.Served.Dim.Render("   (as "+r.ctx+")"), w)
+	lines := wrapLines(st.Served.Command.Render("$ kubectl "+kubectl.Quote(r.args))+st.Served.Dim.Render(fmt.Sprintf(tr.KubectlAs, r.ctx)), w)
 	if w != v.wrapW {
 		v.wrapped, v.rowsOf, v.wrapFirst, v.wrapW = nil, nil, 0, w
 	}
@@ -355,7 +355,7 @@ func (v *kubectlView) relayoutOutput() {
 		v.wrapFirst++
 	}
 	if v.wrapFirst > 0 {
-		lines = append(lines, st.Served.Dim.Render(fmt.Sprintf("… %d earlier lines dropped", v.wrapFirst)))
+		lines = append(lines, st.Served.Dim.Render(fmt.Sprintf(tr.KubectlDropped, v.wrapFirst)))
 	}
 	lines = append(lines, v.wrapped...)
 	if partial != "" {
@@ -366,52 +366,52 @@ func (v *kubectlView) relayoutOutput() {
 	var ref *kubectl.RefusedError
 	switch {
 	case len(v.notice) > 0:
-		figure = "not run"
+		figure = tr.KubectlNotRun
 		for _, n := range v.notice {
 			tail = append(tail, wrapLines(n, w)...)
 		}
 	case v.running:
-		figure = "running · esc stops it"
+		figure = tr.KubectlRunning
 	case errors.As(v.err, &ref):
-		figure = "refused"
-		tail = append(tail, wrapLines(st.Served.Failing.Render("✗ not run: "+ref.Reason), w)...)
+		figure = tr.KubectlRefused
+		tail = append(tail, wrapLines(st.Served.Failing.Render(fmt.Sprintf(tr.KubectlRefusedWhy, ref.Reason)), w)...)
 		if ref.Command != "" {
-			tail = append(tail, "", st.Served.Heading.Render("Run it in another terminal:"))
+			tail = append(tail, "", st.Served.Heading.Render(tr.KubectlElsewhere))
 			for _, l := range wrapCommand(ref.Command, w-2) {
 				tail = append(tail, "  "+st.Served.Command.Render(l))
 			}
 		}
 	case v.err != nil && !v.res.Canceled:
-		figure = fmt.Sprintf("exit %d", v.res.ExitCode)
+		figure = fmt.Sprintf(tr.KubectlExit, v.res.ExitCode)
 		tail = append(tail, wrapLines(st.Served.Failing.Render("✗ "+oneLine(v.err.Error())), w)...)
 	case v.res.Canceled:
-		figure = fmt.Sprintf("stopped (esc) · exit %d", v.res.ExitCode)
-		tail = append(tail, st.Served.Dim.Render("■ stopped with esc"))
+		figure = fmt.Sprintf(tr.KubectlStopped, v.res.ExitCode)
+		tail = append(tail, st.Served.Dim.Render(tr.KubectlStoppedEsc))
 	case v.res.ExitCode == 0:
-		figure = "exit 0"
-		tail = append(tail, st.Served.OK.Render("✓ exit 0"))
+		figure = fmt.Sprintf(tr.KubectlExit, 0)
+		tail = append(tail, st.Served.OK.Render(tr.KubectlExitOK))
 	default:
-		figure = fmt.Sprintf("exit %d", v.res.ExitCode)
-		tail = append(tail, st.Served.Failing.Render(fmt.Sprintf("✗ exit %d", v.res.ExitCode)))
+		figure = fmt.Sprintf(tr.KubectlExit, v.res.ExitCode)
+		tail = append(tail, st.Served.Failing.Render(fmt.Sprintf(tr.KubectlExitFail, v.res.ExitCode)))
 	}
 	if len(tail) > 0 {
 		lines = append(append(lines, ""), tail...)
 	}
-	v.out.SetTitle("kubectl", kubectl.Quote(r.args), figure)
+	v.out.SetTitle(tr.PaneKubectl, kubectl.Quote(r.args), figure)
 	v.out.SetLines(lines)
 }
 
 func (v *kubectlView) relayoutRequests() {
 	w := v.reqs.Inner()
-	st := v.st
+	st, tr := v.st, v.tr
 	var lines []string
 	switch {
 	case v.run == nil || len(v.notice) > 0:
-		lines = wrapLines(st.Lane.Dim.Render("The requests a command makes show here, each with its lane through the chain."), w)
+		lines = wrapLines(st.Lane.Dim.Render(tr.KubectlReqsIntro), w)
 	case v.running:
-		lines = wrapLines(st.Lane.Dim.Render("The requests show here when the command ends."), w)
+		lines = wrapLines(st.Lane.Dim.Render(tr.KubectlReqsLater), w)
 	case len(v.res.Requests) == 0:
-		lines = wrapLines(st.Lane.Dim.Render("The command made no request."), w)
+		lines = wrapLines(st.Lane.Dim.Render(tr.KubectlReqsNone), w)
 	}
 	v.cursor = max(min(v.cursor, len(v.res.Requests)-1), 0)
 	curLine := 0
@@ -422,7 +422,7 @@ func (v *kubectlView) relayoutRequests() {
 				mark = "›"
 				curLine = len(lines)
 			}
-			code := "no response"
+			code := tr.KubectlNoResponse
 			if q.Code != 0 {
 				code = fmt.Sprint(q.Code)
 			}
@@ -437,12 +437,12 @@ func (v *kubectlView) relayoutRequests() {
 			case q.AuditID == "":
 				sub = "✗ " + q.Err
 			case !v.wired:
-				sub = "audit ID " + q.AuditID + " (no trace store in this run)"
+				sub = fmt.Sprintf(tr.KubectlNoStore, q.AuditID)
 			default:
 				if t, ok := v.traces[q.AuditID]; ok {
-					sub = laneSummary(t)
+					sub = laneSummary(tr, t)
 				} else {
-					sub = "audit ID " + q.AuditID + " · lane not recorded (yet)"
+					sub = fmt.Sprintf(tr.KubectlNoLane, q.AuditID)
 				}
 			}
 			for _, l := range wrapLines(sub, w-4) {
@@ -450,10 +450,10 @@ func (v *kubectlView) relayoutRequests() {
 			}
 		}
 		if len(v.res.Requests) > 0 && v.wired {
-			lines = append(lines, "", st.Lane.Dim.Render("enter opens the lane in the Requests view"))
+			lines = append(lines, "", st.Lane.Dim.Render(tr.KubectlOpenLane))
 		}
 	}
-	v.reqs.SetTitle("Requests it made", "", fmt.Sprintf("%d", len(v.res.Requests)))
+	v.reqs.SetTitle(tr.PaneRequestsMade, "", fmt.Sprintf("%d", len(v.res.Requests)))
 	v.reqs.SetLines(lines)
 	// Keep the selected request in view.
 	if curLine < v.reqs.offset || curLine >= v.reqs.offset+v.reqs.visible()-1 {
@@ -464,20 +464,20 @@ func (v *kubectlView) relayoutRequests() {
 
 // laneSummary is a lane on one line: each stage's symbol and short name, then the code and
 // time.
-func laneSummary(t tracing.Trace) string {
+func laneSummary(tr *i18n.Strings, t tracing.Trace) string {
 	var parts []string
 	for _, s := range t.Stages {
 		if s.Name == tracing.StageResponse {
 			continue
 		}
-		name := stageLabel(s.Name, true)
+		name := stageLabel(tr, s.Name, true)
 		if i := pathIndex(s.Name); i >= 0 && (s.Name == requestPath[i].name) {
 			name = requestPath[i].short
 		}
 		p := stageSymbol(s.Outcome) + name
 		switch s.Outcome {
 		case tracing.OutcomeCache, tracing.OutcomeDenied, tracing.OutcomeRefused, tracing.OutcomeHeld, tracing.OutcomeAborted, tracing.OutcomeFailed:
-			p += "(" + outcomeWord(s.Outcome) + ")"
+			p += "(" + outcomeWord(tr, s.Outcome) + ")"
 		}
 		parts = append(parts, p)
 	}

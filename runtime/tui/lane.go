@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 )
 
@@ -37,36 +38,55 @@ func stageSymbol(o tracing.Outcome) string {
 	return "✓"
 }
 
-// stageLabel names a stage for a box: admission plugins by plugin and kind.
-func stageLabel(name string, short bool) string {
+// stageLabel names a stage for a box: admission plugins by plugin and kind. Stage and plugin
+// names stay English (they are what :break and the admission flags take).
+func stageLabel(tr *i18n.Strings, name string, short bool) string {
 	switch {
 	case strings.HasPrefix(name, tracing.StageMutatingPrefix):
 		p := strings.TrimPrefix(name, tracing.StageMutatingPrefix)
 		if short {
 			return p
 		}
-		return "mutating " + p
+		return fmt.Sprintf(tr.LaneMutating, p)
 	case strings.HasPrefix(name, tracing.StageValidatingPrefix):
 		p := strings.TrimPrefix(name, tracing.StageValidatingPrefix)
 		if short {
 			return p
 		}
-		return "validating " + p
+		return fmt.Sprintf(tr.LaneValidating, p)
 	}
 	return name
 }
 
 // outcomeWord is what a box says besides its symbol.
-func outcomeWord(o tracing.Outcome) string {
+func outcomeWord(tr *i18n.Strings, o tracing.Outcome) string {
 	switch o {
+	case tracing.OutcomeOK:
+		return tr.OutcomeOK
+	case tracing.OutcomeAllowed:
+		return tr.OutcomeAllowed
+	case tracing.OutcomeDenied:
+		return tr.OutcomeDenied
 	case tracing.OutcomeNoOpinion:
-		return "no opinion"
+		return tr.OutcomeNoOpinion
+	case tracing.OutcomeChanged:
+		return tr.OutcomeChanged
 	case tracing.OutcomeNoChange:
-		return "no change"
-	case tracing.OutcomeCache:
-		return "watch cache"
+		return tr.OutcomeNoChange
+	case tracing.OutcomeRefused:
+		return tr.OutcomeRefused
+	case tracing.OutcomeFailed:
+		return tr.OutcomeFailed
 	case tracing.OutcomeHeld:
-		return "held"
+		return tr.OutcomeHeld
+	case tracing.OutcomeAborted:
+		return tr.OutcomeAborted
+	case tracing.OutcomeCache:
+		return tr.OutcomeCache
+	case tracing.OutcomeEtcd:
+		return tr.OutcomeEtcd
+	case tracing.OutcomeSkipped:
+		return tr.OutcomeSkipped
 	}
 	return string(o)
 }
@@ -95,20 +115,20 @@ type laneCell struct {
 
 // lanePicture draws t's stages in at most w cells per line, the stage at index sel selected.
 // With tall, every stage is a three-line box; otherwise a one-line [box].
-func lanePicture(st *Styles, t tracing.Trace, sel, w int, tall bool) []string {
+func lanePicture(st *Styles, tr *i18n.Strings, t tracing.Trace, sel, w int, tall bool) []string {
 	if len(t.Stages) == 0 {
-		return []string{st.Lane.Dim.Render("No stage recorded yet.")}
+		return []string{st.Lane.Dim.Render(tr.LaneNoStage)}
 	}
 	var cells []laneCell
 	for i, s := range t.Stages {
 		if tall {
-			cells = append(cells, tallBox(st, s, i == sel, w))
+			cells = append(cells, tallBox(st, tr, s, i == sel, w))
 		} else {
-			cells = append(cells, flatBox(st, s, i == sel, w))
+			cells = append(cells, flatBox(st, tr, s, i == sel, w))
 		}
 	}
 	if !t.Done && !stoppedOrHeld(t) {
-		more := st.Lane.Dim.Render("… in flight")
+		more := st.Lane.Dim.Render(tr.LaneInFlight)
 		if tall {
 			cells = append(cells, laneCell{lines: []string{"", more, ""}, w: ansi.StringWidth(more)})
 		} else {
@@ -174,27 +194,27 @@ func stoppedOrHeld(t tracing.Trace) bool {
 }
 
 // mark is the word under a box that ended or holds the request.
-func mark(s tracing.Stage) string {
+func mark(tr *i18n.Strings, s tracing.Stage) string {
 	switch {
 	case s.Outcome == tracing.OutcomeHeld:
-		return "HELD"
+		return tr.MarkHeld
 	case s.Stopped:
-		return "STOPPED"
+		return tr.MarkStopped
 	}
 	return ""
 }
 
 // tallBox draws ╭─ label ─╮ / │ ✓ word 1ms │ / ╰─ STOPPED ─╯, thick when selected.
-func tallBox(st *Styles, s tracing.Stage, selected bool, maxW int) laneCell {
-	label := stageLabel(s.Name, false)
-	body := stageSymbol(s.Outcome) + " " + outcomeWord(s.Outcome)
+func tallBox(st *Styles, tr *i18n.Strings, s tracing.Stage, selected bool, maxW int) laneCell {
+	label := stageLabel(tr, s.Name, false)
+	body := stageSymbol(s.Outcome) + " " + outcomeWord(tr, s.Outcome)
 	if d := fmtDuration(s.Duration); d != "" {
 		body += " " + d
 	}
-	m := mark(s)
+	m := mark(tr, s)
 	inner := max(ansi.StringWidth(label)+2, ansi.StringWidth(body)+2, ansi.StringWidth(m)+2)
 	if inner+2 > maxW {
-		label = stageLabel(s.Name, true)
+		label = stageLabel(tr, s.Name, true)
 		inner = max(min(inner, maxW-2), 4)
 	}
 	b, bs := thinBorder, st.Lane.Border
@@ -217,14 +237,14 @@ func tallBox(st *Styles, s tracing.Stage, selected bool, maxW int) laneCell {
 
 // flatBox draws [✓ label] on one line, ▶ before it when selected and the outcome spelled out
 // when it is not a plain pass.
-func flatBox(st *Styles, s tracing.Stage, selected bool, maxW int) laneCell {
-	text := stageSymbol(s.Outcome) + " " + stageLabel(s.Name, true)
+func flatBox(st *Styles, tr *i18n.Strings, s tracing.Stage, selected bool, maxW int) laneCell {
+	text := stageSymbol(s.Outcome) + " " + stageLabel(tr, s.Name, true)
 	switch s.Outcome {
 	case tracing.OutcomeOK, tracing.OutcomeAllowed, tracing.OutcomeHeld:
 	default:
-		text += " " + outcomeWord(s.Outcome)
+		text += " " + outcomeWord(tr, s.Outcome)
 	}
-	if m := mark(s); m != "" {
+	if m := mark(tr, s); m != "" {
 		text += " " + m
 	}
 	lead := " "
@@ -257,19 +277,19 @@ func outcomeStyle(st *Styles, s tracing.Stage) lipgloss.Style {
 
 // stageDetails is what the details part of the lane pane shows for one stage: its outcome and
 // time, the summary, its fields, the JSON patch of a mutating plugin and where its code is.
-func stageDetails(st *Styles, s tracing.Stage, w int, hasEtcd bool) []string {
+func stageDetails(st *Styles, tr *i18n.Strings, s tracing.Stage, w int, hasEtcd bool) []string {
 	var out []string
 	add := func(style lipgloss.Style, text string) {
 		for _, l := range wrapLines(text, w) {
 			out = append(out, style.Render(l))
 		}
 	}
-	head := stageLabel(s.Name, false) + " · " + stageSymbol(s.Outcome) + " " + outcomeWord(s.Outcome)
+	head := stageLabel(tr, s.Name, false) + " · " + stageSymbol(s.Outcome) + " " + outcomeWord(tr, s.Outcome)
 	if s.Stopped {
-		head += " · the request stopped here"
+		head += tr.LaneStoppedHere
 	}
 	if s.Outcome == tracing.OutcomeHeld {
-		head += " · held by a breakpoint"
+		head += tr.LaneHeldHere
 	}
 	if d := fmtDuration(s.Duration); d != "" {
 		head += " · " + d
@@ -294,7 +314,7 @@ func stageDetails(st *Styles, s tracing.Stage, w int, hasEtcd bool) []string {
 		}
 	}
 	if s.Patch != "" {
-		add(st.Lane.Heading, "JSON patch (RFC 6902):")
+		add(st.Lane.Heading, tr.LanePatch)
 		for _, l := range patchLines(s.Patch) {
 			for _, wl := range wrapLines("  "+l, w) {
 				out = append(out, wl)
@@ -303,16 +323,16 @@ func stageDetails(st *Styles, s tracing.Stage, w int, hasEtcd bool) []string {
 	}
 	var src []string
 	if s.Source.Anchor != "" {
-		src = append(src, "code: "+s.Source.Anchor)
+		src = append(src, fmt.Sprintf(tr.LaneCode, s.Source.Anchor))
 	}
 	if s.Source.Upstream != "" {
-		src = append(src, "upstream: "+s.Source.Upstream)
+		src = append(src, fmt.Sprintf(tr.LaneUpstream, s.Source.Upstream))
 	}
 	if len(src) > 0 {
-		add(st.Lane.Dim, strings.Join(src, " · ")+" · s opens it")
+		add(st.Lane.Dim, strings.Join(src, " · ")+tr.LaneOpens)
 	}
 	if hasEtcd && s.Name == tracing.StageStorage && storageKey(s) != "" {
-		add(st.Lane.Dim, "S opens "+storageKey(s)+" in the etcd explorer")
+		add(st.Lane.Dim, fmt.Sprintf(tr.LaneEtcdKey, storageKey(s)))
 	}
 	return out
 }

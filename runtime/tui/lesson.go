@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/charmbracelet/glamour/styles"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -28,12 +30,12 @@ type lessonPane struct {
 	offset int
 }
 
-func newLessonPane(st *Styles, style string) *lessonPane {
+func newLessonPane(st *Styles, tr *i18n.Strings, style string) *lessonPane {
 	if style == "" {
 		style = "notty"
 	}
 	return &lessonPane{
-		frame: frame{st: st, dirty: true}, style: style, cache: map[string][]string{},
+		frame: frame{st: st, tr: tr, dirty: true}, style: style, cache: map[string][]string{},
 	}
 }
 
@@ -70,11 +72,11 @@ func (p *lessonPane) renderLines(w int) []string {
 	var out []string
 	if !p.hasStep {
 		if p.cp.Name == "" {
-			out = wrapLines(p.st.Lesson.Missing.Render("Starting the server…"), w)
+			out = wrapLines(p.st.Lesson.Missing.Render(p.tr.StartingServer), w)
 		} else {
 			out = append(out, wrapLines(p.st.Lesson.Title.Render(p.cp.Title), w)...)
 			out = append(out, "")
-			out = append(out, wrapLines(p.st.Lesson.Missing.Render("No lesson text for "+p.cp.ID()+" yet."), w)...)
+			out = append(out, wrapLines(p.st.Lesson.Missing.Render(fmt.Sprintf(p.tr.LessonNoText, p.cp.ID())), w)...)
 		}
 		p.cache[key] = out
 		return out
@@ -86,7 +88,7 @@ func (p *lessonPane) renderLines(w int) []string {
 	out = append(out, md...)
 	if p.step.Kube != "" {
 		out = append(out, "")
-		for _, l := range wrapLines("In kube-apiserver: "+p.step.Kube, w) {
+		for _, l := range wrapLines(fmt.Sprintf(p.tr.LessonKube, p.step.Kube), w) {
 			out = append(out, p.st.Lesson.Kube.Render(l))
 		}
 	}
@@ -264,7 +266,7 @@ func (p *lessonPane) figure() string {
 
 // View renders the pane: exactly h lines of exactly w cells.
 func (p *lessonPane) View() []string {
-	return p.render(paneLesson.String(), p.detail(), p.figure(), func() []string {
+	return p.render(paneLesson.name(p.tr), p.detail(), p.figure(), func() []string {
 		return p.lines[p.offset:min(p.offset+p.visible(), len(p.lines))]
 	})
 }

@@ -14,6 +14,7 @@ import (
 // resolved in our server source, upstream symbols in k8s.io/apiserver in the module cache.
 // It is safe for concurrent use.
 type LessonContent struct {
+	lang  string // the language the lessons were loaded in
 	steps map[string]Step
 	src   fs.FS
 	res   *lessons.Resolver
@@ -36,10 +37,14 @@ func LoadLessonContent(lang string) (*LessonContent, error) {
 }
 
 // NewLessonContent adapts loaded lessons; src holds the server package's source at its root.
-// When several steps name the same checkpoint, the first one is shown.
+// When several steps name the same checkpoint, the first one is shown. The screen speaks the
+// language the lessons were loaded in (see Language).
 func NewLessonContent(ls []lessons.Lesson, src fs.FS) *LessonContent {
 	c := &LessonContent{steps: map[string]Step{}, src: src, res: lessons.NewResolver()}
 	for _, l := range ls {
+		if c.lang == "" {
+			c.lang = l.Lang
+		}
 		for _, s := range l.Steps {
 			if _, dup := c.steps[s.Checkpoint]; dup {
 				continue
@@ -55,6 +60,15 @@ func NewLessonContent(ls []lessons.Lesson, src fs.FS) *LessonContent {
 		}
 	}
 	return c
+}
+
+// Language is the language the lessons were loaded in ("en" when unknown): the learner's
+// choice, which the screen's strings follow.
+func (c *LessonContent) Language() string {
+	if c == nil || c.lang == "" {
+		return lessons.DefaultLang
+	}
+	return c.lang
 }
 
 // SourceBrowser is implemented by a Content that hands out kubewalk's server source, so that

@@ -7,6 +7,7 @@ import (
 	"testing/fstest"
 
 	"github.com/kubewalk/kubewalk/lessons"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -103,6 +104,9 @@ func TestRealLessonsFit(t *testing.T) {
 		if len(c.steps) == 0 {
 			t.Fatalf("no %s lesson steps", lang)
 		}
+		if c.Language() != lang {
+			t.Errorf("LessonContent loaded in %s says its language is %s", lang, c.Language())
+		}
 		for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
 			for _, style := range []string{"notty", "dark"} {
 				t.Run(fmt.Sprintf("%s/%dx%d/%s", lang, size.w, size.h, style), func(t *testing.T) {
@@ -124,7 +128,7 @@ func TestRealLessonsFit(t *testing.T) {
 						}
 						hs.keys(" ", "u", "u", "r", "r")
 					}
-					hs.must("SERVING")
+					hs.must(i18n.For(lang).StatusServing)
 					for id := range c.steps {
 						if !checked[id] {
 							t.Errorf("step for %s was never shown", id)
@@ -167,7 +171,7 @@ func TestEmphasisProblems(t *testing.T) {
 		{"**State pane:** lists the four paths.", false},
 		{"Code may hold them: `a**b**c`.", false},
 	} {
-		p := newLessonPane(DefaultStyles(), "dark")
+		p := newLessonPane(DefaultStyles(), i18n.For(i18n.English), "dark")
 		p.SetSize(80, 24)
 		p.SetStep(Step{ID: "x/y", Title: "t", Text: tt.md}, true, cp)
 		if got := emphasisProblems(tt.md, p.lines); (len(got) > 0) != tt.want {

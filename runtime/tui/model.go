@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/server"
@@ -39,8 +40,9 @@ const (
 	paneServed
 )
 
-func (p paneID) String() string {
-	return [...]string{"Source", "State", "Lesson", "kubectl"}[p]
+// name is the pane's name in the title and the tab bar.
+func (p paneID) name(tr *i18n.Strings) string {
+	return [...]string{tr.PaneSource, tr.PaneState, tr.PaneLesson, tr.PaneKubectl}[p]
 }
 
 // Model is the walkthrough screen, a tea.Model. Create it with NewModel.
@@ -54,6 +56,7 @@ type model struct {
 	content Content
 	keys    KeyMap
 	st      *Styles
+	tr      *i18n.Strings
 	help    help.Model
 	done    <-chan struct{} // closed when Run's context ends; nil waits forever
 	now     func() time.Time
@@ -114,6 +117,7 @@ type model struct {
 	rq     *requestsView
 	kc     *kubectlView
 	ev     *etcdView
+	gl     *glossaryView
 }
 
 // NewModel builds the screen for an engine that has been (or is about to be) started. srv
@@ -123,36 +127,38 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 	if st == nil {
 		st = DefaultStyles()
 	}
-	keys := DefaultKeyMap()
+	tr := i18n.For(uiLang(opts.Lang, content))
+	keys := NewKeyMap(tr)
 	if opts.KeyMap != nil {
 		keys = *opts.KeyMap
 	}
 	if lc, ok := content.(*LessonContent); content == nil || (ok && lc == nil) {
-		content = noContent{}
+		content = noContent{tr: tr}
 	}
 	h := help.New()
 	h.Styles = st.Help
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &model{
-		eng: eng, srv: srv, content: content, keys: keys, st: st, help: h,
+		eng: eng, srv: srv, content: content, keys: keys, st: st, tr: tr, help: h,
 		now:    time.Now,
 		review: -1, shown: -1,
 		focus: paneSource, tab: paneLesson,
 		welcome: opts.ShowWelcome, onWelcome: opts.OnWelcomeDismissed,
-		source: newSourcePane(st, content),
-		state:  newStatePane(st),
-		lesson: newLessonPane(st, opts.GlamourStyle),
-		kubect: newServedPane(st),
+		source: newSourcePane(st, tr, content),
+		state:  newStatePane(st, tr),
+		lesson: newLessonPane(st, tr, opts.GlamourStyle),
+		kubect: newServedPane(st, tr),
 
 		reqs: opts.Requests, bps: opts.Breakpoints, etcd: opts.Etcd,
 		ctx: ctx, cancel: cancel, query: &reqQuery{}, heldSeen: map[string]string{},
 		prompt: newPrompt(),
-		rq:     newRequestsView(st, content),
-		kc:     newKubectlView(st),
-		ev:     newEtcdView(st),
+		rq:     newRequestsView(st, tr, content),
+		kc:     newKubectlView(st, tr),
+		ev:     newEtcdView(st, tr),
+		gl:     newGlossaryView(st, tr),
 	}
 	if opts.NewKubectl != nil {
-		m.kube = &kubectlHolder{make: opts.NewKubectl}
+		m.kube = &kubectlHolder{tr: tr, make: opts.NewKubectl}
 	}
 	m.kc.wired = m.reqs != nil
 	m.applyFocus()
@@ -176,7 +182,7 @@ func (m *model) shutdown() error {
 	}
 	if m.kube != nil {
 		if err := m.kube.Close(); err != nil {
-			return fmt.Errorf("closing kubectl: %w", err)
+			return fmt.Errorf(m.tr.ErrCloseKubectl, err)
 		}
 	}
 	return nil
@@ -192,14 +198,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) { return m, m.m.update(m
 func (m Model) View() string { return m.m.view() }
 
 // noContent is the Content of a walkthrough without lessons.
-type noContent struct{}
+type noContent struct{ tr *i18n.Strings }
 
 func (noContent) Step(string) (Step, bool) { return Step{}, false }
-func (noContent) Local(string, string) (Location, error) {
-	return Location{}, fmt.Errorf("no lessons loaded")
+func (c noContent) Local(string, string) (Location, error) {
+	return Location{}, errors.New(c.tr.ErrNoLessons)
 }
-func (noContent) Upstream(string) (Location, error) {
-	return Location{}, fmt.Errorf("no lessons loaded")
+func (c noContent) Upstream(string) (Location, error) {
+	return Location{}, errors.New(c.tr.ErrNoLessons)
 }
 
 // Messages from commands.
@@ -234,7 +240,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			m.running = false
 			m.state.SetFrozen(false)
-			m.note = "could not resume the server: " + msg.err.Error()
+			m.note = fmt.Sprintf(m.tr.NoteResumeFailed, msg.err.Error())
 		}
 	case locMsg:
 		if msg.pane != nil {
@@ -265,35 +271,36 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 	case reqLoadedMsg:
 		return m.requestsLoaded(msg)
 	case heldActionMsg:
+		tr := m.tr
 		if msg.err != nil {
-			m.note = msg.action + " failed: " + oneLine(msg.err.Error())
+			f := map[string]string{"step": tr.NoteStepFailed, "continue": tr.NoteLetGoFailed, "abort": tr.NoteAbortFailed}[msg.action]
+			m.note = fmt.Sprintf(f, oneLine(msg.err.Error()))
 		} else {
-			m.note = map[string]string{"step": "stepped on to its next stage", "continue": "let go: it runs to the end",
-				"abort": "failed at this stage: the client gets the error"}[msg.action]
+			m.note = map[string]string{"step": tr.NoteStepped, "continue": tr.NoteLetGo, "abort": tr.NoteAborted}[msg.action]
 		}
 		return m.loadNow()
 	case breakListMsg:
 		m.breakpoints = msg.specs
-		lines := []string{"Breakpoints hold matching requests at a stage until you step them on (space/n),", "let them run (E) or fail them (x). Held requests are let go after 10 minutes.", ""}
+		lines := []string{m.tr.BreakListIntro, ""}
 		if len(msg.specs) == 0 {
-			lines = append(lines, "No breakpoint is set. :break STAGE[:user=NAME][,verb=V][,resource=R] sets one,", "STAGE one of authentication, authorization, admission, storage.")
+			lines = append(lines, m.tr.BreakListNone)
 		}
 		for _, s := range msg.specs {
 			lines = append(lines, "  ⏸ "+s)
 		}
 		if n := len(m.rq.held); n > 0 {
-			lines = append(lines, "", fmt.Sprintf("%d request(s) held now: :req shows them.", n))
+			lines = append(lines, "", fmt.Sprintf(m.tr.BreakListHeld, n))
 		}
-		m.info = &infoBox{title: "Breakpoints · any key closes", lines: lines}
+		m.info = &infoBox{title: m.tr.BreakListTitle, lines: lines}
 	case breakSetMsg:
 		if msg.err != nil {
 			m.prompt.Reopen(msg.line, oneLine(msg.err.Error()), m.completer())
 			return nil
 		}
 		if msg.remove {
-			m.note = "breakpoint removed: " + msg.spec
+			m.note = fmt.Sprintf(m.tr.NoteBreakRemoved, msg.spec)
 		} else {
-			m.note = "breakpoint set: " + msg.spec + " · matching requests will be held (:unbreak " + msg.spec + " removes it)"
+			m.note = fmt.Sprintf(m.tr.NoteBreakSet, msg.spec)
 		}
 		return m.loadNow()
 	case kcOutputMsg:
@@ -315,7 +322,7 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 			}
 			var ref *kubectl.RefusedError
 			if errors.As(msg.err, &ref) {
-				m.note = "not run: see the kubectl pane for why, and the command to run elsewhere"
+				m.note = m.tr.NoteKubectlRefused
 			}
 			return m.loadNow()
 		}
@@ -422,13 +429,13 @@ func (m *model) live() *engine.Stop {
 func (m *model) resume(t engine.Target, what string) tea.Cmd {
 	switch {
 	case m.failed != nil:
-		m.note = "the startup failed; q quits"
+		m.note = m.tr.NoteStartupFailed
 		return nil
 	case m.served:
-		m.note = "startup is finished: the server is serving"
+		m.note = m.tr.NoteStartupFinished
 		return nil
 	case m.running || len(m.history) == 0:
-		m.note = "the server is still running"
+		m.note = m.tr.NoteStillRunning
 		return nil
 	}
 	var cmd tea.Cmd
@@ -489,7 +496,7 @@ func (m *model) reviewPanes() {
 // toggleServed switches the shared place between the lesson and the kubectl panel.
 func (m *model) toggleServed() {
 	if !m.served {
-		m.note = "the kubectl panel opens once the server serves"
+		m.note = m.tr.NoteKubectlPanelLater
 		return
 	}
 	if m.tab == paneServed {
@@ -590,7 +597,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		if m.review >= 0 {
 			return m.reviewTo(m.review + 1)
 		}
-		return m.resume(engine.NextCheckpoint(), "the next checkpoint")
+		return m.resume(engine.NextCheckpoint(), m.tr.TargetNextCheckpoint)
 	case key.Matches(msg, k.Forward):
 		if m.review >= 0 {
 			return m.reviewTo(m.review + 1)
@@ -601,9 +608,9 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		return m.reviewTo(m.review - 1)
 	case key.Matches(msg, k.NextPhase):
-		return m.resume(engine.NextPhase(), "the next phase")
+		return m.resume(engine.NextPhase(), m.tr.TargetNextPhase)
 	case key.Matches(msg, k.ToEnd):
-		return m.resume(engine.ToEnd(), "the end (serving)")
+		return m.resume(engine.ToEnd(), m.tr.TargetEnd)
 	case key.Matches(msg, k.Phase):
 		return m.toPhase(int(msg.Runes[0] - '1'))
 	case key.Matches(msg, k.Served):
@@ -626,7 +633,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		m.source.StartSearch()
 	case key.Matches(msg, k.Toggle):
 		if m.focus == paneState && !m.state.Toggle() {
-			m.note = "this row is shown whole already"
+			m.note = m.tr.NoteRowWhole
 		}
 	case key.Matches(msg, k.NextChange), key.Matches(msg, k.PrevChange):
 		d := 1
@@ -635,7 +642,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.setFocus(paneState)
 		if m.state.raw || !m.state.JumpChange(d) {
-			m.note = "nothing new or changed in the state tree at this step"
+			m.note = m.tr.NoteNoChange
 		}
 	case key.Matches(msg, k.ExpandAll):
 		if m.focus == paneState {
@@ -680,7 +687,7 @@ func (m *model) toPhase(i int) tea.Cmd {
 	}
 	live := m.live()
 	if live == nil {
-		m.note = "the server is still starting"
+		m.note = m.tr.NoteStillStarting
 		return nil
 	}
 	cur := phaseIndex(live.Checkpoint.Phase)
@@ -688,14 +695,14 @@ func (m *model) toPhase(i int) tea.Cmd {
 		cur = len(phases) // every phase is behind
 	}
 	if i > cur {
-		return m.resume(engine.ToPhase(phases[i]), "phase "+string(phases[i]))
+		return m.resume(engine.ToPhase(phases[i]), fmt.Sprintf(m.tr.TargetPhase, phases[i]))
 	}
 	for j, s := range m.history {
 		if s.Checkpoint.Phase == phases[i] {
 			return m.reviewTo(j)
 		}
 	}
-	m.note = "no recorded stop in phase " + string(phases[i])
+	m.note = fmt.Sprintf(m.tr.NoteNoStopInPhase, phases[i])
 	return nil
 }
 
@@ -769,9 +776,9 @@ func (m *model) applyFocus() {
 		var parts []string
 		for _, p := range tabs {
 			if p == m.tab {
-				parts = append(parts, "["+p.String()+"]")
+				parts = append(parts, "["+p.name(m.tr)+"]")
 			} else {
-				parts = append(parts, p.String())
+				parts = append(parts, p.name(m.tr))
 			}
 		}
 		bar = strings.Join(parts, " ")

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -59,7 +60,7 @@ func TestFramesFitEverywhere(t *testing.T) {
 	forEach(t, func(t *testing.T, w, h int, c Content) {
 		hs := newHarness(t, w, h, c, fakeServer{})
 		hs.keys(tourFlow...)
-		hs.must("SERVING", "kubectl")
+		hs.must(i18n.For(uiLang("", c)).StatusServing, "kubectl")
 		// Resizing, including below the minimum and back, keeps every frame inside.
 		for _, s := range []tea.WindowSizeMsg{{Width: 79, Height: 24}, {Width: 40, Height: 10}, {Width: 119, Height: 30}, {Width: 121, Height: 25}, {Width: w, Height: h}} {
 			hs.send(s)
@@ -349,7 +350,7 @@ func TestLessonLinesFit(t *testing.T) {
 	for _, l := range langs {
 		step, _ := l.content.Step(cpID(5))
 		for w := 20; w <= 120; w++ {
-			p := newLessonPane(st, "notty")
+			p := newLessonPane(st, i18n.For(uiLang("", l.content)), "notty")
 			p.SetSize(w, 50)
 			p.SetStep(step, true, server.Checkpoints()[5])
 			for i, line := range p.lines {
@@ -384,6 +385,9 @@ func TestWrapLines(t *testing.T) {
 		{"code padding never breaks", "a \uE001Node,RBAC\uE001.", 12, []string{"a", "\uE001Node,RBAC\uE001."}},
 		{"cjk punctuation stays put", "认证成功，然后鉴权。", 8, []string{"认证成", "功，然后", "鉴权。"}},
 		{"cjk opening punctuation", "甲乙丙（丁）", 8, []string{"甲乙丙", "（丁）"}},
+		{"latin word in cjk brackets stays whole", "基于角色的访问控制（RBAC）", 20, []string{"基于角色的访问控制", "（RBAC）"}},
+		{"latin word after cjk", "鉴权器RBAC拒绝", 6, []string{"鉴权器", "RBAC拒", "绝"}},
+		{"ascii brackets around cjk", "✓storage(监视缓存) → 200", 16, []string{"✓storage(监视缓", "存) → 200"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -418,10 +422,26 @@ func TestGolden(t *testing.T) {
 		{"lesson_wrap_120x40", 120, 40, fakeContent{wrap: true}, []string{"tab", "tab"}, nil},
 		{"welcome_80x24", 80, 24, fakeContent{}, nil, nil},
 		{"welcome_120x40", 120, 40, fakeContent{}, nil, nil},
+		// The screen in Chinese (fakeContent{zh: true} says its language is zh-CN): the
+		// walkthrough's panes above, and every other screen at both sizes.
+		{"zh_state_80x24", 80, 24, fakeContent{zh: true}, []string{"2", " ", "tab"}, nil},
+		{"zh_review_80x24", 80, 24, fakeContent{zh: true}, []string{"2", " ", "left"}, nil},
+		{"zh_review_120x40", 120, 40, fakeContent{zh: true}, []string{"2", " ", "left"}, nil},
+		{"zh_upstream_80x24", 80, 24, fakeContent{zh: true}, []string{"2", "u"}, nil},
+		{"zh_upstream_120x40", 120, 40, fakeContent{zh: true}, []string{"7", "u"}, nil},
+		{"zh_search_120x40", 120, 40, fakeContent{zh: true}, []string{"/", "r", "e", "t", "enter"}, nil},
+		{"zh_welcome_80x24", 80, 24, fakeContent{zh: true}, nil, nil},
+		{"zh_welcome_120x40", 120, 40, fakeContent{zh: true}, nil, nil},
+		{"zh_help_80x24", 80, 24, fakeContent{zh: true}, []string{"?"}, nil},
+		{"zh_help_120x40", 120, 40, fakeContent{zh: true}, []string{"?"}, nil},
+		{"zh_served_80x24", 80, 24, fakeContent{zh: true}, []string{"E"}, fakeServer{}},
+		{"zh_served_120x40", 120, 40, fakeContent{zh: true}, []string{"E"}, fakeServer{}},
+		{"zh_small_60x20", 60, 20, fakeContent{zh: true}, nil, nil},
+		{"zh_small_79x24", 79, 24, fakeContent{zh: true}, nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			opts := Options{GlamourStyle: "notty", ShowWelcome: strings.HasPrefix(tt.name, "welcome")}
+			opts := Options{GlamourStyle: "notty", ShowWelcome: strings.Contains(tt.name, "welcome")}
 			hs := newHarnessOpts(t, tt.w, tt.h, tt.content, tt.srv, opts)
 			hs.keys(tt.keys...)
 			golden.RequireEqual(t, []byte(hs.view()))

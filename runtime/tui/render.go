@@ -78,11 +78,12 @@ const (
 // unkeep turns keepSpace and gluedSpace back into spaces.
 var unkeep = strings.NewReplacer(string(keepSpace), " ", string(gluedSpace), " ")
 
-// CJK punctuation that must not start a line (it stays with the text before it) or end one
-// (it goes with the text after it).
+// Punctuation that must not start a line (it stays with the text before it) or end one (it
+// goes with the text after it): CJK, and the ASCII kind, which after a CJK character
+// ("监视缓存)") would otherwise be a word of its own.
 const (
-	noBreakBefore = "，。、；：？！）》」』】〉〕…％"
-	noBreakAfter  = "（《「『【〈〔"
+	noBreakBefore = "，。、；：？！）》」』】〉〕…％)]},.;:!?"
+	noBreakAfter  = "（《「『【〈〔([{"
 )
 
 // unit is a piece of a line that breakCells never breaks: a run of spaces, a word of narrow

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -86,12 +87,16 @@ const (
 	rqSource
 )
 
-func (p rqPane) String() string { return [...]string{"Requests", "Lane", "Request", "Source"}[p] }
+// name is the pane's name in its title and the tab bar.
+func (p rqPane) name(tr *i18n.Strings) string {
+	return [...]string{tr.PaneRequests, tr.PaneLane, tr.PaneRequest, tr.PaneStageSource}[p]
+}
 
 // requestsView is the Requests view: the live list, the selected request's lane (a picture of
 // its stages and the selected stage's details), its attributes, and the code of the stage.
 type requestsView struct {
 	st *Styles
+	tr *i18n.Strings
 
 	list    frame
 	lane    *textPane
@@ -124,17 +129,17 @@ type requestsView struct {
 	notice string // why the list is empty, when it is not for a filter
 }
 
-func newRequestsView(st *Styles, content Content) *requestsView {
+func newRequestsView(st *Styles, tr *i18n.Strings, content Content) *requestsView {
 	v := &requestsView{
-		st: st, list: frame{st: st, dirty: true},
-		lane:    newTextPane(st, rqLane.String()),
-		details: newTextPane(st, rqDetails.String()),
-		source:  newSourcePane(st, stageContent{content}),
+		st: st, tr: tr, list: frame{st: st, tr: tr, dirty: true},
+		lane:    newTextPane(st, tr, rqLane.name(tr)),
+		details: newTextPane(st, tr, rqDetails.name(tr)),
+		source:  newSourcePane(st, tr, stageContent{content}),
 		extra:   map[string]tracing.Trace{},
 		held:    map[string]HeldRequest{},
 		tab:     rqLane,
 	}
-	v.source.empty = "Select a stage in the lane and press s to see its code here."
+	v.source.empty = tr.RqSelectStage
 	return v
 }
 
@@ -332,35 +337,36 @@ func (v *requestsView) SetSize(wide bool, list, lane, details, source rect) {
 func (v *requestsView) refreshLane(top bool) {
 	t, ok := v.selected()
 	w := v.lane.Inner()
+	tr := v.tr
 	if !ok {
-		msg := "Select a request in the list (↑/↓) to see its lane."
+		msg := tr.RqSelectRequest
 		if len(v.shown) == 0 {
-			msg = "Its lane shows here once a request is selected."
+			msg = tr.RqLaneLater
 		}
 		v.lane.SetLines(wrapLines(v.st.Lane.Dim.Render(msg), w))
-		v.lane.SetTitle(rqLane.String(), "", "")
+		v.lane.SetTitle(rqLane.name(tr), "", "")
 		v.details.SetLines(nil)
-		v.details.SetTitle(rqDetails.String(), "", "")
+		v.details.SetTitle(rqDetails.name(tr), "", "")
 		return
 	}
 	if v.stage < 0 || v.stage >= len(t.Stages) {
 		v.stage = pickStage(t, "")
 	}
-	pic := lanePicture(v.st, t, v.stage, w, true)
+	pic := lanePicture(v.st, tr, t, v.stage, w, true)
 	if len(pic) > max(v.lane.h-2, 0)/2 {
-		pic = lanePicture(v.st, t, v.stage, w, false)
+		pic = lanePicture(v.st, tr, t, v.stage, w, false)
 	}
 	lines := append([]string{}, pic...)
 	if v.stage >= 0 && v.stage < len(t.Stages) {
 		lines = append(lines, "")
-		lines = append(lines, stageDetails(v.st, t.Stages[v.stage], w, true)...)
+		lines = append(lines, stageDetails(v.st, tr, t.Stages[v.stage], w, true)...)
 	}
 	v.lane.SetLines(lines)
 	code := "…"
 	if t.Code != 0 {
 		code = fmt.Sprint(t.Code)
 	}
-	v.lane.SetTitle(rqLane.String(), t.Verb+" "+resourceText(t)+" → "+code, fmt.Sprintf("stage %d/%d", v.stage+1, len(t.Stages)))
+	v.lane.SetTitle(rqLane.name(tr), t.Verb+" "+resourceText(t)+" → "+code, fmt.Sprintf(tr.RqStageOf, v.stage+1, len(t.Stages)))
 	if top {
 		v.lane.Top()
 		v.details.Top()
@@ -370,12 +376,12 @@ func (v *requestsView) refreshLane(top bool) {
 	if held {
 		hp = &h
 	}
-	v.details.SetLines(requestLines(v.st, t, hp, v.details.Inner()))
-	title := "audit ID " + t.ID
+	v.details.SetLines(requestLines(v.st, tr, t, hp, v.details.Inner()))
+	title := fmt.Sprintf(tr.RqAuditID, t.ID)
 	if held {
-		title = "⏸ HELD · " + title
+		title = fmt.Sprintf(tr.RqHeldTitle, title)
 	}
-	v.details.SetTitle(rqDetails.String(), title, "")
+	v.details.SetTitle(rqDetails.name(tr), title, "")
 }
 
 // resourceText is a trace's resource as the list shows it: resource[/subresource]
@@ -400,44 +406,52 @@ func resourceText(t tracing.Trace) string {
 }
 
 // requestLines are the request's attributes (and, when it is held, what it is held for).
-func requestLines(st *Styles, t tracing.Trace, held *HeldRequest, w int) []string {
+func requestLines(st *Styles, tr *i18n.Strings, t tracing.Trace, held *HeldRequest, w int) []string {
 	var out []string
+	// The labels' column is as wide as the widest label in this language (CJK labels are two
+	// cells a character), at least the 10 cells English has always had.
+	labels := []string{tr.RqUser, tr.RqGroups, tr.RqActingAs, tr.RqVerb, tr.RqResource, tr.RqNamespace,
+		tr.RqName, tr.RqPath, tr.RqResponse, tr.RqReceived, tr.RqAgent, tr.RqAuditCol}
+	labelW := 10
+	for _, l := range labels {
+		labelW = max(labelW, ansi.StringWidth(l))
+	}
 	row := func(label, value string) {
 		if value == "" {
 			return
 		}
-		label = fmt.Sprintf("%-10s ", label)
-		for i, l := range wrapLines(value, max(w-11, 10)) {
+		label = i18n.PadRight(label, labelW) + " "
+		for i, l := range wrapLines(value, max(w-labelW-1, 10)) {
 			if i == 0 {
 				out = append(out, st.Lane.Dim.Render(label)+l)
 			} else {
-				out = append(out, strings.Repeat(" ", 11)+l)
+				out = append(out, strings.Repeat(" ", labelW+1)+l)
 			}
 		}
 	}
 	if held != nil {
-		for _, l := range wrapLines(fmt.Sprintf("⏸ HELD at %s since %s by breakpoint %s", held.Stage, held.Since.Format("15:04:05"), held.Spec), w) {
+		for _, l := range wrapLines(fmt.Sprintf(tr.RqHeldAt, held.Stage, held.Since.Format("15:04:05"), held.Spec), w) {
 			out = append(out, st.Lane.Held.Render(l))
 		}
-		for _, l := range wrapLines("space/n next stage · E run to the end · x fail it here", w) {
+		for _, l := range wrapLines(tr.RqHeldKeys, w) {
 			out = append(out, st.Lane.Dim.Render(l))
 		}
 		out = append(out, "")
 	}
 	user := t.User
 	if t.Loopback {
-		user += " (the server's own loopback client)"
+		user += tr.RqLoopbackUser
 	}
-	row("user", user)
-	row("groups", strings.Join(t.Groups, ", "))
+	row(tr.RqUser, user)
+	row(tr.RqGroups, strings.Join(t.Groups, ", "))
 	if t.Impersonator != "" {
-		row("acting as", t.User+", impersonated by "+t.Impersonator)
+		row(tr.RqActingAs, fmt.Sprintf(tr.RqImpersonatedBy, t.User, t.Impersonator))
 	}
 	verb := t.Verb
 	if t.LongRunning {
-		verb += " (long-running)"
+		verb += tr.RqLongRunning
 	}
-	row("verb", verb)
+	row(tr.RqVerb, verb)
 	gv := t.APIVersion
 	if t.APIGroup != "" {
 		gv = t.APIGroup + "/" + t.APIVersion
@@ -449,39 +463,39 @@ func requestLines(st *Styles, t tracing.Trace, held *HeldRequest, w int) []strin
 	if res != "" && gv != "" {
 		res += " (" + gv + ")"
 	}
-	row("resource", res)
-	row("namespace", t.Namespace)
-	row("name", t.Name)
+	row(tr.RqResource, res)
+	row(tr.RqNamespace, t.Namespace)
+	row(tr.RqName, t.Name)
 	if held != nil {
 		// What a held write would store comes right after who, what and where.
 		if held.Body == "" {
-			for _, l := range wrapLines("body: none decoded at this stage (reads have none; a write's is decoded after authorization)", w) {
+			for _, l := range wrapLines(tr.RqBodyNone, w) {
 				out = append(out, st.Lane.Dim.Render(l))
 			}
 		} else {
-			out = append(out, st.Lane.Heading.Render("body (decoded):"))
+			out = append(out, st.Lane.Heading.Render(tr.RqBodyDecoded))
 			for _, l := range strings.Split(strings.TrimRight(held.Body, "\n"), "\n") {
 				out = append(out, wrapLines("  "+expandTabs(l), w)...)
 			}
 		}
 	}
-	row("path", t.Path)
-	code := "in flight"
+	row(tr.RqPath, t.Path)
+	code := tr.RqInFlight
 	if t.Code != 0 {
 		code = fmt.Sprint(t.Code)
 	}
 	if t.Done && t.Duration > 0 {
-		code += " after " + fmtDuration(t.Duration)
+		code = fmt.Sprintf(tr.RqAfter, code, fmtDuration(t.Duration))
 	}
 	if t.Bytes > 0 {
-		code += fmt.Sprintf(", %d bytes", t.Bytes)
+		code = fmt.Sprintf(tr.RqBytes, code, t.Bytes)
 	}
-	row("response", code)
+	row(tr.RqResponse, code)
 	if !t.Received.IsZero() {
-		row("received", t.Received.Format("15:04:05.000"))
+		row(tr.RqReceived, t.Received.Format("15:04:05.000"))
 	}
-	row("agent", t.UserAgent)
-	row("audit ID", t.ID)
+	row(tr.RqAgent, t.UserAgent)
+	row(tr.RqAuditCol, t.ID)
 	return out
 }
 
@@ -491,20 +505,21 @@ func (v *requestsView) listView(focused bool, reqsWired, served bool, now time.T
 	if !v.list.dirty && v.list.view != nil {
 		return v.list.view
 	}
-	detail := fmt.Sprintf("%d shown", len(v.shown))
+	tr := v.tr
+	detail := fmt.Sprintf(tr.RqShown, len(v.shown))
 	if v.since > 0 {
-		detail += " since :clear"
+		detail += tr.RqSinceClear
 	}
 	if !v.loopback {
-		detail += " · loopback hidden (L)"
+		detail += tr.RqLoopbackHidden
 	} else {
-		detail += " · loopback shown (L)"
+		detail += tr.RqLoopbackShown
 	}
-	figure := fmt.Sprintf("%d dropped", v.dropped)
+	figure := fmt.Sprintf(tr.RqDropped, v.dropped)
 	if n := len(v.held); n > 0 {
-		figure = fmt.Sprintf("⏸ %d held · ", n) + figure
+		figure = fmt.Sprintf(tr.RqHeldCount, n) + figure
 	}
-	return v.list.render(rqList.String(), detail, figure, func() []string {
+	return v.list.render(rqList.name(tr), detail, figure, func() []string {
 		return v.listBody(reqsWired, served)
 	})
 }
@@ -522,30 +537,30 @@ func (v *requestsView) listBody(reqsWired, served bool) []string {
 	if w <= 0 {
 		return nil
 	}
-	st := v.st.List
+	st, tr := v.st.List, v.tr
 	rest := max(w-3-colTime-colVerb-colCode-colLatency-5, 10)
 	userW := min(max(rest*35/100, 6), 20)
 	resW := rest - userW
-	header := "   " + fit("TIME", colTime) + " " + fit("USER", userW) + " " + fit("VERB", colVerb) + " " +
-		fit("RESOURCE", resW) + " " + padLeft("CODE", colCode) + " " + padLeft("LATENCY", colLatency)
+	header := "   " + fit(tr.ColTime, colTime) + " " + fit(tr.ColUser, userW) + " " + fit(tr.ColVerb, colVerb) + " " +
+		fit(tr.ColResource, resW) + " " + padLeft(tr.ColCode, colCode) + " " + padLeft(tr.ColLatency, colLatency)
 	out := []string{st.Header.Render(fit(header, w))}
 	rows := v.listRows()
 	switch {
 	case !reqsWired:
-		out = append(out, wrapLines(st.Dim.Render("Request tracing is not wired into this run: there is no trace store to read."), w)...)
+		out = append(out, wrapLines(st.Dim.Render(tr.RqNotWired), w)...)
 	case len(v.shown) == 0 && !v.loaded:
-		out = append(out, st.Dim.Render("Reading the traces…"))
+		out = append(out, st.Dim.Render(tr.RqReading))
 	case len(v.shown) == 0:
-		msg := "No request yet."
+		var msg string
 		switch {
 		case !served:
-			msg = "The server is not serving yet: requests reach it once it serves (E runs the startup to the end)."
+			msg = tr.RqNotServing
 		case v.text != "":
-			msg = fmt.Sprintf("No request matches %q (esc clears the filter).", v.text)
+			msg = fmt.Sprintf(tr.RqNoMatch, v.text)
 		case v.since > 0:
-			msg = "No request since :clear (:requests all shows the earlier ones)."
+			msg = tr.RqNoneSinceClear
 		default:
-			msg += " Try :k get cm, or kubectl in another terminal."
+			msg = tr.RqNoneYet
 		}
 		out = append(out, wrapLines(st.Dim.Render(msg), w)...)
 	}
@@ -564,7 +579,7 @@ func (v *requestsView) listBody(reqsWired, served bool) []string {
 		}
 		code := "…"
 		if _, ok := v.held[t.ID]; ok {
-			code = "held"
+			code = tr.CodeHeld
 		} else if t.Code != 0 {
 			code = fmt.Sprint(t.Code)
 		}
@@ -601,9 +616,9 @@ func (v *requestsView) listBody(reqsWired, served bool) []string {
 func (v *requestsView) filterLine() string {
 	ps := v.st.Source
 	if v.typing {
-		return ps.Prompt.Render("/") + string(v.input) + "█" + ps.Info.Render("  filter by user, verb, resource, name, path or code · enter · esc cancel")
+		return ps.Prompt.Render("/") + string(v.input) + "█" + ps.Info.Render(v.tr.RqFilterTyping)
 	}
-	return ps.Prompt.Render("/") + v.text + ps.Info.Render(fmt.Sprintf("  %d match · esc clears", len(v.shown)))
+	return ps.Prompt.Render("/") + v.text + ps.Info.Render(fmt.Sprintf(v.tr.RqFilterMatches, len(v.shown)))
 }
 
 // stoppedAt is the index of the stage that stopped t, or -1.
@@ -698,7 +713,7 @@ func (v *requestsView) ShowSource() (tea.Cmd, bool) {
 		return nil, true
 	}
 	v.srcKey = key
-	title := "stage " + stageLabel(s.Name, false)
+	title := fmt.Sprintf(v.tr.RqStageTitle, stageLabel(v.tr, s.Name, false))
 	step := Step{ID: key, Title: title, Anchor: s.Source.Anchor, Upstream: s.Source.Upstream}
 	v.source.upstream = s.Source.Anchor == ""
 	return v.source.SetStep(step, true, server.Checkpoint{}), true

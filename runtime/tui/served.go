@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -86,8 +87,8 @@ type servedPane struct {
 	offset int
 }
 
-func newServedPane(st *Styles) *servedPane {
-	return &servedPane{frame: frame{st: st, dirty: true}}
+func newServedPane(st *Styles, tr *i18n.Strings) *servedPane {
+	return &servedPane{frame: frame{st: st, tr: tr, dirty: true}}
 }
 
 func (p *servedPane) SetSize(w, h int) {
@@ -131,25 +132,31 @@ func (p *servedPane) relayout() {
 		p.lines = nil
 		return
 	}
-	st := p.st.Served
+	st, tr := p.st.Served, p.tr
 	var out []string
 	add := func(style func(...string) string, text string) {
 		for _, l := range wrapLines(text, w) {
 			out = append(out, style(l))
 		}
 	}
-	health := st.Dim.Render("readyz: checking…")
+	health := st.Dim.Render(tr.ServedChecking)
 	if p.checked {
-		when := p.at.Format("15:04:05")
+		checked := st.Dim.Render(fmt.Sprintf(tr.ServedChecked, p.status, p.at.Format("15:04:05")))
 		if p.ok {
-			health = st.OK.Render("readyz: ✓ ok") + st.Dim.Render(" ("+p.status+") · checked "+when)
+			health = st.OK.Render(tr.ServedOK) + checked
 		} else {
-			health = st.Failing.Render("readyz: ✗ failing") + st.Dim.Render(" ("+p.status+") · checked "+when)
+			health = st.Failing.Render(tr.ServedFailing) + checked
 		}
 	}
 	out = append(out, wrapLines(health, w)...)
-	add(st.Label.Render, "server:     "+p.address)
-	add(st.Label.Render, "kubeconfig: "+p.kubeconfig)
+	// The labels line up in cells: CJK labels are two cells a character.
+	labelW := 0
+	for _, l := range []string{tr.ServedServer, tr.ServedKubeconfig, tr.ServedContexts} {
+		labelW = max(labelW, ansi.StringWidth(l))
+	}
+	label := func(l string) string { return i18n.PadRight(l, labelW) + " " }
+	add(st.Label.Render, label(tr.ServedServer)+p.address)
+	add(st.Label.Render, label(tr.ServedKubeconfig)+p.kubeconfig)
 	var ctxs []string
 	for _, id := range p.ids {
 		groups := strings.Join(id.Groups, ",")
@@ -159,17 +166,11 @@ func (p *servedPane) relayout() {
 		ctxs = append(ctxs, fmt.Sprintf("%s → %s%s", id.Context, id.User, groups))
 	}
 	if len(ctxs) > 0 {
-		add(st.Label.Render, "contexts:   "+strings.Join(ctxs, "; "))
+		add(st.Label.Render, label(tr.ServedContexts)+strings.Join(ctxs, "; "))
 	}
 	out = append(out, "")
-	add(st.Heading.Render, "Try it from another terminal:")
-	notes := []string{
-		"",
-		"# as admin (system:masters)",
-		"# alice may write configmaps",
-		"# bob may not: expect Forbidden",
-		"# what RBAC allows alice",
-	}
+	add(st.Heading.Render, tr.ServedTry)
+	notes := []string{"", tr.ServedAsAdmin, tr.ServedAliceWrites, tr.ServedBobMayNot, tr.ServedAliceRBAC}
 	for i, c := range p.Commands() {
 		if notes[i] != "" {
 			add(st.Comment.Render, notes[i])
@@ -179,8 +180,8 @@ func (p *servedPane) relayout() {
 		}
 	}
 	out = append(out, "")
-	add(st.Heading.Render, "Or right here, on the : command line:")
-	add(st.Comment.Render, "# :k runs kubectl inside kubewalk; :req lists every request with its lane through the chain")
+	add(st.Heading.Render, tr.ServedHere)
+	add(st.Comment.Render, tr.ServedHereNote)
 	for _, c := range []string{":k get ns", ":k --context bob get cm", ":req"} {
 		out = append(out, st.Command.Render(c))
 	}
@@ -200,7 +201,7 @@ func (p *servedPane) Page() int { return max(p.visible()-2, 1) }
 
 // View renders the pane: exactly h lines of exactly w cells.
 func (p *servedPane) View() []string {
-	return p.render(paneServed.String(), "the server is serving", "", func() []string {
+	return p.render(paneServed.name(p.tr), p.tr.ServedTitle, "", func() []string {
 		return p.lines[p.offset:min(p.offset+p.visible(), len(p.lines))]
 	})
 }

@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -171,9 +172,9 @@ type sourcePane struct {
 	empty string
 }
 
-func newSourcePane(st *Styles, content Content) *sourcePane {
+func newSourcePane(st *Styles, tr *i18n.Strings, content Content) *sourcePane {
 	p := &sourcePane{
-		frame: frame{st: st, dirty: true}, content: content,
+		frame: frame{st: st, tr: tr, dirty: true}, content: content,
 		locs: map[string]locResult{}, pending: map[string]bool{}, files: map[string]*srcFile{},
 	}
 	if sb, ok := content.(SourceBrowser); ok {
@@ -250,12 +251,12 @@ func (p *sourcePane) load() tea.Cmd {
 	}
 	p.pending[key] = true
 	res, known := p.locs[key]
-	content, st, step, upstream, browse, srcFS := p.content, p.st, p.step, p.upstream, p.browse, p.srcFS
+	content, st, tr, step, upstream, browse, srcFS := p.content, p.st, p.tr, p.step, p.upstream, p.browse, p.srcFS
 	return func() tea.Msg {
 		if !known {
 			switch {
 			case browse != "":
-				res.loc, res.err = browseLocation(srcFS, browse)
+				res.loc, res.err = browseLocation(tr, srcFS, browse)
 			case upstream:
 				res.loc, res.err = content.Upstream(step.Upstream)
 			default:
@@ -299,9 +300,9 @@ func (p *sourcePane) show(key string) {
 }
 
 // browseLocation reads a whole server/ file to show it without an anchor.
-func browseLocation(srcFS fs.FS, shown string) (Location, error) {
+func browseLocation(tr *i18n.Strings, srcFS fs.FS, shown string) (Location, error) {
 	if srcFS == nil {
-		return Location{}, fmt.Errorf("no server source to open %s", shown)
+		return Location{}, fmt.Errorf(tr.SourceNoServerSource, shown)
 	}
 	data, err := fs.ReadFile(srcFS, strings.TrimPrefix(shown, "server/"))
 	if err != nil {
@@ -629,9 +630,9 @@ func (p *sourcePane) searchCorpus() []string {
 // name says whose source is shown.
 func (p *sourcePane) name() string {
 	if p.upstream {
-		return "Upstream"
+		return p.tr.PaneUpstream
 	}
-	return "Source"
+	return p.tr.PaneSource
 }
 
 // detail is the file and lines shown, cut from the left when the title has no room.
@@ -667,10 +668,10 @@ func (p *sourcePane) detail() string {
 func (p *sourcePane) figure() string {
 	var parts []string
 	if p.browse != "" {
-		parts = append(parts, "esc: back to the step")
+		parts = append(parts, p.tr.SourceBackToStep)
 	}
 	if p.wrap {
-		parts = append(parts, "wrapped")
+		parts = append(parts, p.tr.SourceWrapped)
 	}
 	return strings.Join(parts, " · ")
 }
@@ -713,36 +714,36 @@ func (p *sourcePane) body() []string {
 
 // prompt is the search line at the bottom of the pane.
 func (p *sourcePane) prompt() string {
-	s := p.search
+	s, tr := p.search, p.tr
 	if s.typing {
-		return p.st.Source.Prompt.Render("/") + string(s.input) + "█" + p.st.Source.Info.Render("  enter search · esc cancel")
+		return p.st.Source.Prompt.Render("/") + string(s.input) + "█" + p.st.Source.Info.Render(tr.SourceSearchTyping)
 	}
-	info := "no match"
+	info := tr.SourceNoMatch
 	if len(s.matches) > 0 {
-		info = fmt.Sprintf("%d of %d", s.cur+1, len(s.matches))
+		info = fmt.Sprintf(tr.SourceMatchOf, s.cur+1, len(s.matches))
 	}
 	if len(s.matches) > 0 {
 		m := s.matches[s.cur]
 		info += fmt.Sprintf(" · %s:%d", m.file, m.line+1)
 	}
-	return p.st.Source.Prompt.Render("/") + s.query + p.st.Source.Info.Render("  "+info+" · n/N next/prev · enter open · esc clear")
+	return p.st.Source.Prompt.Render("/") + s.query + p.st.Source.Info.Render("  "+info+tr.SourceMatchKeys)
 }
 
 // message explains why there is no code to show.
 func (p *sourcePane) message(w int) []string {
-	note := p.st.Source.Info
+	note, tr := p.st.Source.Info, p.tr
 	var text string
 	switch {
 	case !p.hasStep && p.empty != "":
 		text = p.empty
 	case !p.hasStep && p.cp.Name == "":
-		text = "Starting the server…"
+		text = tr.StartingServer
 	case !p.hasStep:
-		text = fmt.Sprintf("No lesson step for checkpoint %s yet.", p.cp.ID())
+		text = fmt.Sprintf(tr.SourceNoStep, p.cp.ID())
 	case p.upstream && p.step.Upstream == "":
-		text = "This step names no upstream function.\n\nPress u to return to kubewalk's source."
+		text = tr.SourceNoUpstream
 	case !p.upstream && p.step.Anchor == "":
-		text = "This step names no source anchor."
+		text = tr.SourceNoAnchor
 	default:
 		res, ok := p.locs[p.locKey()]
 		switch {
@@ -751,12 +752,12 @@ func (p *sourcePane) message(w int) []string {
 			if p.upstream {
 				what = p.step.Upstream
 			}
-			text = "Loading " + what + "…"
+			text = fmt.Sprintf(tr.SourceLoading, what)
 		case p.upstream:
 			path, sym := splitSymbol(p.step.Upstream)
-			text = fmt.Sprintf("Upstream source unavailable: %v\n\nimport path: %s\nsymbol:      %s\n\nRun `go mod download k8s.io/apiserver` to fetch it into the module cache; press u to return to kubewalk's source.", res.err, path, sym)
+			text = fmt.Sprintf(tr.SourceUnavailable, res.err, path, sym)
 		default:
-			text = fmt.Sprintf("Cannot show %s: %v", p.step.Anchor, res.err)
+			text = fmt.Sprintf(tr.SourceCannotShow, p.step.Anchor, res.err)
 		}
 	}
 	var out []string
@@ -799,7 +800,7 @@ func (p *sourcePane) codeRows(f *srcFile, loc Location, w int) []string {
 			title := p.step.Title
 			if p.upstream {
 				path, sym := splitSymbol(p.step.Upstream)
-				title = "upstream: " + sym + " in " + path
+				title = fmt.Sprintf(p.tr.SourceUpstreamIn, sym, path)
 			}
 			ann := strings.Repeat(" ", gutter) + st.Annotation.Render("└─ "+title)
 			out = append(out, fit(ann, w))

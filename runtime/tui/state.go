@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/inspect"
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -48,9 +50,9 @@ type statePane struct {
 	offset int
 }
 
-func newStatePane(st *Styles) *statePane {
+func newStatePane(st *Styles, tr *i18n.Strings) *statePane {
 	return &statePane{
-		frame: frame{st: st, dirty: true}, open: map[string]bool{}, rawOpen: map[string]bool{},
+		frame: frame{st: st, tr: tr, dirty: true}, open: map[string]bool{}, rawOpen: map[string]bool{},
 		whole: map[string]bool{}, rawWhole: map[string]bool{}, rawRoots: map[int][]*inspect.Node{},
 	}
 }
@@ -195,7 +197,7 @@ func (p *statePane) rebuild() {
 	p.rows = p.rows[:0]
 	switch {
 	case p.stop == nil:
-		p.rows = append(p.rows, treeRow{label: "Starting the server…", note: true})
+		p.rows = append(p.rows, treeRow{label: p.tr.StartingServer, note: true})
 	case p.raw:
 		p.rawRows()
 	default:
@@ -214,7 +216,7 @@ func (p *statePane) rebuild() {
 
 func (p *statePane) treeRows() {
 	if p.stop.State == nil || len(p.stop.State.Children) == 0 {
-		p.rows = append(p.rows, treeRow{label: "Nothing built yet.", note: true})
+		p.rows = append(p.rows, treeRow{label: p.tr.StateNothing, note: true})
 		return
 	}
 	var walk func(n *server.Node, parent string, depth int, inPhase bool)
@@ -244,15 +246,15 @@ func (p *statePane) treeRows() {
 
 func (p *statePane) rawRows() {
 	if p.frozen {
-		p.rows = append(p.rows, treeRow{label: "The server is running; live objects are read again at the next pause.", note: true})
+		p.rows = append(p.rows, treeRow{label: p.tr.StateFrozen, note: true})
 		return
 	}
 	if len(p.stop.Live) == 0 {
-		p.rows = append(p.rows, treeRow{label: "No live objects at this checkpoint.", note: true})
+		p.rows = append(p.rows, treeRow{label: p.tr.StateNoLive, note: true})
 		return
 	}
 	if p.reviewing {
-		p.rows = append(p.rows, treeRow{label: "Live objects are read now: they show the server as it is, not as it was at this stop.", note: true})
+		p.rows = append(p.rows, treeRow{label: p.tr.StateLiveNow, note: true})
 	}
 	roots, ok := p.rawRoots[p.stop.Index]
 	if !ok {
@@ -457,9 +459,9 @@ func (p *statePane) keepCursorVisible() {
 // detail names the mode.
 func (p *statePane) detail() string {
 	if p.raw {
-		return "raw live objects (r: tree)"
+		return p.tr.StateRawDetail
 	}
-	return "tree (r: raw objects)"
+	return p.tr.StateTreeDetail
 }
 
 // figure counts what the step added or changed.
@@ -467,16 +469,16 @@ func (p *statePane) figure() string {
 	switch n := p.changes(); {
 	case p.raw || n == 0:
 	case n == 1:
-		return "1 change: ]/["
+		return p.tr.StateOneChange
 	default:
-		return strconv.Itoa(n) + " changes: ]/["
+		return fmt.Sprintf(p.tr.StateChanges, n)
 	}
 	return ""
 }
 
 // View renders the pane: exactly h lines of exactly w cells.
 func (p *statePane) View() []string {
-	return p.render(paneState.String(), p.detail(), p.figure(), p.body)
+	return p.render(paneState.name(p.tr), p.detail(), p.figure(), p.body)
 }
 
 func (p *statePane) body() []string {

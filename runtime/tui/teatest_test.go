@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -54,6 +55,7 @@ func TestTeatestFlow(t *testing.T) {
 		t.Run(l.name, func(t *testing.T) {
 			eng := newFakeEngine().start()
 			m := NewModel(eng, fakeServer{}, l.content, Options{GlamourStyle: "notty"})
+			tr := m.m.tr
 			done := make(chan struct{})
 			defer close(done)
 			m.m.done = done
@@ -78,30 +80,31 @@ func TestTeatestFlow(t *testing.T) {
 				}
 			}
 
-			wait("PAUSED at " + cpID(0))
+			paused := func(id string) string { return fmt.Sprintf(tr.StatusPausedAt, id) }
+			wait(paused(cpID(0)))
 			press(" ")
-			wait("PAUSED at "+cpID(1), "checkpoint 2/")
+			wait(paused(cpID(1)), fmt.Sprintf(tr.CheckpointOf, 2, len(server.Checkpoints())))
 			press("left")
-			wait("REVIEWING step 1/2")
+			wait(fmt.Sprintf(tr.StatusReviewing, 1, 2, cpID(0)))
 			press("right")
-			wait("PAUSED at " + cpID(1))
+			wait(paused(cpID(1)))
 			press("2")
 			authn := server.PhaseCheckpoints(server.PhaseAuthn)[0].ID()
-			wait("PAUSED at " + authn)
+			wait(paused(authn))
 			press("u")
-			wait("Upstream source unavailable")
+			wait(strings.Split(tr.SourceUnavailable, "%")[0])
 			press("u")
-			wait("Source · server/authn.go")
+			wait(tr.PaneSource + " · server/authn.go")
 			press("r", "tab", "enter")
 			wait("port int = 6443")
 			press("?")
-			wait("Keys · ")
+			wait(strings.SplitAfter(tr.HelpTitle, "· ")[0])
 			press("x")
 			press("tea", "wid", "th") // ignored keys: no crash
 			tm.Send(tea.WindowSizeMsg{Width: 70, Height: 20})
-			wait("kubewalk needs at least 80×24; this window is 70×20")
+			wait(fmt.Sprintf(tr.TooSmall, 80, 24, 70, 20))
 			tm.Send(tea.WindowSizeMsg{Width: 100, Height: 30})
-			wait("PAUSED at " + authn)
+			wait(paused(authn))
 			press("q")
 
 			final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(fitModel)

@@ -1,5 +1,7 @@
 package tui
 
+import "github.com/kubewalk/kubewalk/runtime/i18n"
+
 // textPane is a framed, scrollable list of lines (already wrapped or cut by whoever sets
 // them): the kubectl output, a request's details, a decoded etcd value.
 type textPane struct {
@@ -13,8 +15,8 @@ type textPane struct {
 	tail, follow bool
 }
 
-func newTextPane(st *Styles, name string) *textPane {
-	return &textPane{frame: frame{st: st, dirty: true}, name: name}
+func newTextPane(st *Styles, tr *i18n.Strings, name string) *textPane {
+	return &textPane{frame: frame{st: st, tr: tr, dirty: true}, name: name}
 }
 
 // SetSize sets the pane's outer size.

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -53,6 +54,13 @@ type Location struct {
 	StartLine, EndLine, FocusStart, FocusEnd int
 	// Source is the whole file.
 	Source []byte
+}
+
+// Language is implemented by a Content that knows the language it was loaded in (the
+// learner's choice, even where a lesson string is still English): the screen's strings follow
+// it unless Options.Lang says otherwise. LessonContent implements it.
+type Language interface {
+	Language() string
 }
 
 // Content supplies the lesson steps and resolves their source. Local and Upstream are called
@@ -102,6 +110,10 @@ type Options struct {
 	OnWelcomeDismissed func()
 	// Start is where Run first pauses; the zero value is the first checkpoint.
 	Start engine.Target
+	// Lang is the language of the screen's strings ("en", "zh-CN"). Empty takes the language
+	// the content was loaded in, when it says (LessonContent does: the learner's choice),
+	// else English.
+	Lang string
 
 	// Requests is the trace store the Requests view and the kubectl pane's lanes read; nil
 	// leaves them without lanes.
@@ -162,8 +174,9 @@ func Run(ctx context.Context, eng *engine.Engine, content Content, opts Options)
 	if opts.GlamourStyle == "" {
 		opts.GlamourStyle = pickGlamourStyle(opts.NoColor, dark)
 	}
+	tr := i18n.For(uiLang(opts.Lang, content))
 	if err := eng.Start(ctx, opts.Start); err != nil {
-		return fmt.Errorf("tui: start the server: %w", err)
+		return fmt.Errorf(tr.ErrStart, err)
 	}
 	m := NewModel(eng, eng.Server(), content, opts)
 	m.m.done = ctx.Done()
@@ -181,7 +194,7 @@ func Run(ctx context.Context, eng *engine.Engine, content Content, opts Options)
 	}
 	switch {
 	case errors.Is(err, tea.ErrProgramPanic):
-		return fmt.Errorf("tui: internal error, the stack trace is printed above: %w", err)
+		return fmt.Errorf(tr.ErrInternal, err)
 	case errors.Is(err, tea.ErrInterrupted):
 		return ErrInterrupted
 	case ctx.Err() != nil:
@@ -190,9 +203,21 @@ func Run(ctx context.Context, eng *engine.Engine, content Content, opts Options)
 		return fmt.Errorf("tui: %w", err)
 	}
 	if fm, ok := final.(Model); ok && fm.m.failed != nil {
-		return fmt.Errorf("startup failed: %w", fm.m.failed)
+		return fmt.Errorf(tr.ErrStartup, fm.m.failed)
 	}
 	return nil
+}
+
+// uiLang is the screen's language: lang if set, else the content's (see Language), else
+// English.
+func uiLang(lang string, content Content) string {
+	if lang != "" {
+		return lang
+	}
+	if l, ok := content.(Language); ok && content != nil {
+		return l.Language()
+	}
+	return i18n.English
 }
 
 // interruptOnCtrlC turns Ctrl-C (a key in raw mode, not a signal) into bubbletea's interrupt, so

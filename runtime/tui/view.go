@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -106,8 +107,8 @@ func (m *model) view() string {
 		return ""
 	}
 	if m.lay.small {
-		msg := fmt.Sprintf("kubewalk needs at least %d×%d; this window is %d×%d", MinWidth, MinHeight, m.w, m.h)
-		lines := append(wrapLines(m.st.Small.Render(msg), m.w), "", ansi.Truncate("q quits", m.w, ""))
+		msg := fmt.Sprintf(m.tr.TooSmall, MinWidth, MinHeight, m.w, m.h)
+		lines := append(wrapLines(m.st.Small.Render(msg), m.w), "", ansi.Truncate(m.tr.TooSmallQuit, m.w, ""))
 		return strings.Join(placeCenter(lines, m.w, m.h), "\n")
 	}
 	lines := make([]string, 0, m.h)
@@ -115,7 +116,7 @@ func (m *model) view() string {
 	body := m.body()
 	if m.prompt.open {
 		// The suggestions cover the bottom of the body, right above the prompt line.
-		over := m.prompt.overlay(m.st, m.w)
+		over := m.prompt.overlay(m.st, m.tr, m.w)
 		if len(over) > len(body) {
 			over = over[len(over)-len(body):]
 		}
@@ -123,7 +124,7 @@ func (m *model) view() string {
 	}
 	lines = append(lines, body...)
 	if m.prompt.open {
-		lines = append(lines, m.prompt.line(m.st, m.w))
+		lines = append(lines, m.prompt.line(m.st, m.tr, m.w))
 	} else {
 		lines = append(lines, fit(m.help.ShortHelpView(m.shortHelp()), m.w))
 	}
@@ -162,18 +163,18 @@ func (m *model) body() []string {
 // helpOverlay is the ? screen: every key by what it acts on, then how the main ones work, in a
 // box that scrolls when the window is too small for it.
 func (m *model) helpOverlay(w, h int) []string {
-	k := m.keys
+	k, tr := m.keys, m.tr
 	sections := []struct {
 		title string
 		keys  []key.Binding
 	}{
-		{"The live server", []key.Binding{k.Next, k.NextPhase, k.ToEnd, k.Phase}},
-		{"Reviewing", []key.Binding{k.Back, k.Forward, k.Live}},
-		{"Panes", []key.Binding{k.FocusNext, k.FocusPrev, k.Served,
-			joinHelp(k.Up, k.Down, "up/down"), joinHelp(k.PageUp, k.PageDown, "page up/down"), joinHelp(k.Top, k.Bottom, "top/bottom")}},
-		{"Source", []key.Binding{k.Upstream, k.Wrap, k.Search, k.MatchNext, k.OpenMatch}},
-		{"State", []key.Binding{k.NextChange, k.Toggle, k.ExpandAll, k.CollapseAll, k.Raw}},
-		{"Requests view (:req)", []key.Binding{k.Filter, k.Loopback, joinHelp(k.Back, k.Forward, "a stage of the lane"), k.StageSource, k.StageEtcd,
+		{tr.HelpLiveServer, []key.Binding{k.Next, k.NextPhase, k.ToEnd, k.Phase}},
+		{tr.HelpReviewing, []key.Binding{k.Back, k.Forward, k.Live}},
+		{tr.HelpPanes, []key.Binding{k.FocusNext, k.FocusPrev, k.Served,
+			joinHelp(k.Up, k.Down, tr.HelpUpDown), joinHelp(k.PageUp, k.PageDown, tr.HelpPageUpDown), joinHelp(k.Top, k.Bottom, tr.HelpTopBottom)}},
+		{tr.HelpSource, []key.Binding{k.Upstream, k.Wrap, k.Search, k.MatchNext, k.OpenMatch}},
+		{tr.HelpState, []key.Binding{k.NextChange, k.Toggle, k.ExpandAll, k.CollapseAll, k.Raw}},
+		{tr.HelpRequestsView, []key.Binding{k.Filter, k.Loopback, joinHelp(k.Back, k.Forward, tr.HelpLaneStage), k.StageSource, k.StageEtcd,
 			k.HeldStep, k.HeldRun, k.HeldAbort}},
 		{"", []key.Binding{k.Command, k.Help, k.Quit}},
 	}
@@ -244,12 +245,7 @@ func (m *model) helpOverlay(w, h int) []string {
 		}
 	}
 	for _, p := range []string{
-		"space runs the live server to its next checkpoint and pauses it there. ← reviews the stops recorded so far (their code, state and lesson); the server stays where it is.",
-		"1-7 go to the first step of a phase: ahead of the server they run it there; behind, they review that phase's first recorded stop.",
-		"/ searches all of kubewalk's server/ source: n/N move between matches across files (the search line names the file), enter keeps the match's file open, esc goes back to the step's code.",
-		"In the state pane + marks what this step added and ~ what it changed: the pane opens on the first of them, and ] / [ jump between them. enter opens a node, or shows a row cut at the edge (…) whole; r shows the live objects.",
-		"After serve, K switches between the lesson and the kubectl panel.",
-		": opens the command line, as in k9s: :req, :k (kubectl), :etcd, :break… — :help lists the commands.",
+		tr.HelpParaSpace, tr.HelpParaPhases, tr.HelpParaSearch, tr.HelpParaState, tr.HelpParaServed, tr.HelpParaCommand,
 	} {
 		body = append(append(body, wrapLines(p, inner)...), "")
 	}
@@ -260,29 +256,26 @@ func (m *model) helpOverlay(w, h int) []string {
 	// Scrolling: the offset is kept within the lines.
 	vis := max(h-2, 1)
 	m.helpOffset = max(min(m.helpOffset, len(body)-vis), 0)
-	title := "Keys · any key closes"
+	title := tr.HelpTitle
 	if len(body) > vis {
-		title = fmt.Sprintf("Keys · ↑/↓ scroll (%d%%) · any other key closes", 100*(m.helpOffset+vis)/len(body))
+		title = fmt.Sprintf(tr.HelpTitleScroll, 100*(m.helpOffset+vis)/len(body))
 		body = body[m.helpOffset : m.helpOffset+vis]
 	}
 	return box(m.st, title, body, bw, min(len(body)+2, h), true)
 }
 
 // commandsHelp is what :help shows: the commands and how the after-serve views work.
-func commandsHelp(st *Styles) *infoBox {
-	lines := []string{"The : command line, as in k9s: tab completes, ↑/↓ bring back earlier lines, enter runs, esc backs out.", ""}
+func commandsHelp(st *Styles, tr *i18n.Strings) *infoBox {
+	lines := []string{tr.CommandsIntro, ""}
 	w := 0
 	for _, c := range commands {
 		w = max(w, ansi.StringWidth(c.usage()))
 	}
 	for _, c := range commands {
-		lines = append(lines, "  "+st.Help.FullKey.Render(fit(c.usage(), w))+"  "+st.Help.FullDesc.Render(c.desc))
+		lines = append(lines, "  "+st.Help.FullKey.Render(fit(c.usage(), w))+"  "+st.Help.FullDesc.Render(c.desc(tr)))
 	}
-	lines = append(lines, "",
-		"The Requests view lists every request the server handled, newest first. A request's lane shows each stage of the chain it went through as a box: ✓ passed, ✗ STOPPED the request, ⏸ HELD by a breakpoint, – did not apply. ←/→ select a stage, s opens its code, S a storage stage's etcd key; / filters, L shows the server's own loopback requests, :clear starts the list afresh.",
-		"",
-		"A breakpoint (:break authorization:user=bob) holds matching requests: the screen jumps to one, and space/n steps it on to the next breakpoint stage, E lets it run to the end, x fails it at that stage with an error the client sees. ? lists every key.")
-	return &infoBox{title: "Commands · any key closes", lines: lines}
+	lines = append(lines, "", tr.CommandsRequests, "", tr.CommandsBreak)
+	return &infoBox{title: tr.CommandsTitle, lines: lines}
 }
 
 // infoOverlay is the box of an infoBox (the :break list, :help).
@@ -310,21 +303,21 @@ func joinHelp(a, b key.Binding, desc string) key.Binding {
 func (m *model) welcomeBox(w, h int) []string {
 	bw := min(w, 78)
 	inner := bw - 4
-	k := m.st.Help.FullKey
+	k, tr := m.st.Help.FullKey, m.tr
 	var phases []string
 	for _, p := range server.Phases() {
 		phases = append(phases, string(p))
 	}
 	paras := [][]string{
-		{"kubewalk starts a real Kubernetes-style API server on this machine (k8s.io/apiserver with an embedded etcd) and walks you through its startup, phase by phase:"},
+		{tr.WelcomeIntro},
 		{"  " + strings.Join(phases, " → ")},
-		{"The server is real, and paused right now at its first checkpoint. At every stop you see the code that just ran, the state it built (+ new, ~ changed) and a lesson about it. After serve, kubectl works against it."},
+		{tr.WelcomePaused},
 		{
-			k.Render("  space ") + " run the server to its next checkpoint",
-			k.Render("  ←     ") + " review an earlier stop (the server stays where it is)",
-			k.Render("  ?     ") + " every key",
+			k.Render("  space ") + " " + tr.WelcomeKeySpace,
+			k.Render("  ←     ") + " " + tr.WelcomeKeyBack,
+			k.Render("  ?     ") + " " + tr.WelcomeKeyHelp,
 		},
-		{m.st.Status.Note.Render("Press any key to begin · q quits")},
+		{m.st.Status.Note.Render(tr.WelcomeBegin)},
 	}
 	var body []string
 	for i, p := range paras {
@@ -337,7 +330,7 @@ func (m *model) welcomeBox(w, h int) []string {
 			}
 		}
 	}
-	return box(m.st, "Welcome to kubewalk", body, bw, min(len(body)+2, h), true)
+	return box(m.st, tr.WelcomeTitle, body, bw, min(len(body)+2, h), true)
 }
 
 // header is the chain, the checkpoint line and the status line.
@@ -410,7 +403,7 @@ func shortDuration(d time.Duration) string {
 func (m *model) checkpointLine() string {
 	stop := m.displayed()
 	if stop == nil {
-		return m.st.Status.Note.Render("Starting the server…")
+		return m.st.Status.Note.Render(m.tr.StartingServer)
 	}
 	all := server.Checkpoints()
 	pos := 0
@@ -419,7 +412,7 @@ func (m *model) checkpointLine() string {
 			pos = i + 1
 		}
 	}
-	right := fmt.Sprintf("  checkpoint %d/%d", pos, len(all))
+	right := "  " + fmt.Sprintf(m.tr.CheckpointOf, pos, len(all))
 	left := m.st.Chain.Checkpoint.Render(stop.Checkpoint.ID()) + "  " + m.st.Chain.Title.Render(stop.Checkpoint.Title)
 	room := m.w - ansi.StringWidth(right)
 	if room < 20 {
@@ -430,48 +423,44 @@ func (m *model) checkpointLine() string {
 
 // status says what the server is doing, and whether the screen shows an earlier stop.
 func (m *model) status() string {
-	st := m.st.Status
+	st, tr := m.st.Status, m.tr
 	live := m.live()
 	where := ""
 	switch {
 	case m.failed != nil:
-		where = "the server failed"
+		where = tr.WhereFailed
 	case m.served:
-		where = "the server is serving"
+		where = tr.WhereServing
 	case m.running:
-		where = "the server is running to " + m.target
+		where = fmt.Sprintf(tr.WhereRunningTo, m.target)
 	case live != nil:
-		where = "the server is paused at " + live.Checkpoint.ID()
+		where = fmt.Sprintf(tr.WherePausedAt, live.Checkpoint.ID())
+	}
+	serving := tr.StatusServing
+	if m.srv != nil {
+		serving = fmt.Sprintf(tr.StatusServingAt, m.srv.Address())
 	}
 	var s string
 	switch {
 	case m.review >= 0:
 		shown := m.history[m.review]
-		s = st.Review.Render(fmt.Sprintf(" REVIEWING step %d/%d (%s) ", m.review+1, len(m.history), shown.Checkpoint.ID())) +
-			"— " + where + st.Note.Render(" · ←/→ step through · esc back to live")
+		s = st.Review.Render(" "+fmt.Sprintf(tr.StatusReviewing, m.review+1, len(m.history), shown.Checkpoint.ID())+" ") +
+			fmt.Sprintf(tr.StatusReviewWhere, where) + st.Note.Render(tr.StatusReviewNote)
 	case m.failed != nil:
-		s = st.Failed.Render("✗ FAILED: ") + oneLine(m.failed.Error()) + st.Note.Render(" · q quits")
+		s = st.Failed.Render(tr.StatusFailed) + oneLine(m.failed.Error()) + st.Note.Render(tr.StatusQuits)
 	case m.served && m.at != viewTour:
-		addr := ""
-		if m.srv != nil {
-			addr = " at " + m.srv.Address()
-		}
-		s = st.Served.Render("✓ SERVING"+addr) + st.Note.Render(" · :lesson goes back to the walkthrough")
+		s = st.Served.Render(serving) + st.Note.Render(tr.StatusBackToLesson)
 	case m.served:
-		addr := ""
-		if m.srv != nil {
-			addr = " at " + m.srv.Address()
-		}
-		s = st.Served.Render("✓ SERVING"+addr) + st.Note.Render(" · all phases done · K: try kubectl (the kubectl panel)")
+		s = st.Served.Render(serving) + st.Note.Render(tr.StatusAllDone)
 	case m.running:
-		s = st.Running.Render("… running to " + m.target)
+		s = st.Running.Render(fmt.Sprintf(tr.StatusRunningTo, m.target))
 	case live != nil:
-		s = st.Paused.Render("⏸ PAUSED at "+live.Checkpoint.ID()) + st.Note.Render(" · the live server waits here · space: next checkpoint")
+		s = st.Paused.Render(fmt.Sprintf(tr.StatusPausedAt, live.Checkpoint.ID())) + st.Note.Render(tr.StatusPausedNote)
 	default:
-		s = st.Running.Render("… starting the server")
+		s = st.Running.Render(tr.StatusStarting)
 	}
 	if n := len(m.rq.held); n > 0 {
-		s = st.Paused.Render(fmt.Sprintf("⏸ %d HELD", n)) + " · " + s
+		s = st.Paused.Render(fmt.Sprintf(tr.StatusHeld, n)) + " · " + s
 	}
 	if m.note != "" {
 		s += st.Note.Render(" · " + m.note)
@@ -484,26 +473,26 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // shortHelp is the help bar: the keys that matter now.
 func (m *model) shortHelp() []key.Binding {
-	k := m.keys
+	k, tr := m.keys, m.tr
 	switch {
 	case m.lay.small:
 		return []key.Binding{k.Quit}
 	case m.source.search.typing:
 		return []key.Binding{
-			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "search")),
-			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.BarSearch)),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarCancel)),
 		}
 	case m.showHelp:
-		return []key.Binding{key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "scroll")),
-			key.NewBinding(key.WithKeys("?"), key.WithHelp("any other key", "close help")), k.Quit}
+		return []key.Binding{key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", tr.BarScroll)),
+			key.NewBinding(key.WithKeys("?"), key.WithHelp(tr.KeyAnyOtherKey, tr.BarCloseHelp)), k.Quit}
 	case m.welcome:
-		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp("any key", "begin")), k.Quit}
+		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp(tr.KeyAnyKey, tr.BarBegin)), k.Quit}
 	case m.info != nil:
-		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp("any key", "close")), k.Quit}
+		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp(tr.KeyAnyKey, tr.BarClose)), k.Quit}
 	case m.at == viewRequests && m.rq.typing:
 		return []key.Binding{
-			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "filter")),
-			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.BarFilter)),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarCancel)),
 		}
 	case m.at != viewTour:
 		return m.viewHelp()
@@ -512,21 +501,21 @@ func (m *model) shortHelp() []key.Binding {
 	var out []key.Binding
 	switch {
 	case m.source.search.active():
-		out = append(out, k.MatchNext, k.OpenMatch, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear search")))
+		out = append(out, k.MatchNext, k.OpenMatch, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarClearSearch)))
 	case m.source.Browsing():
-		out = append(out, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to the step's code")))
+		out = append(out, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarBackToStep)))
 	}
 	if m.review >= 0 {
 		out = append(out,
-			key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", "earlier/later")),
-			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "live")))
+			key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", tr.BarEarlierLater)),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarLive)))
 	} else {
-		out = append(out, key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "next")),
-			key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "back")))
+		out = append(out, key.NewBinding(key.WithKeys(" "), key.WithHelp("space", tr.BarNext)),
+			key.NewBinding(key.WithKeys("left"), key.WithHelp("←", tr.BarBack)))
 	}
 	out = append(out, k.Help, k.Quit, k.FocusNext)
 	if m.served {
-		out = append(out, k.Served, key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")))
+		out = append(out, k.Served, key.NewBinding(key.WithKeys(":"), key.WithHelp(":", tr.BarCommand)))
 	}
 	if m.focus == paneState {
 		out = append(out, k.NextChange, k.Toggle, k.Raw)

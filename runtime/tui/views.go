@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
@@ -23,9 +24,12 @@ const (
 	viewRequests
 	viewKubectl
 	viewEtcd
+	viewGlossary
 )
 
-func (v viewID) String() string { return [...]string{"walkthrough", "Requests", "kubectl", "etcd"}[v] }
+func (v viewID) String() string {
+	return [...]string{"walkthrough", "Requests", "kubectl", "etcd", "glossary"}[v]
+}
 
 // viewRects are where the after-serve views' panes go. In the stacked layout the Requests
 // view's lane, request and source panes share one place (rqLane), switched by focus.
@@ -70,6 +74,7 @@ func (m *model) layoutViews() {
 	m.rq.SetSize(m.lay.wide, r.rqList, r.rqLane, r.rqDetails, r.rqSource)
 	m.kc.SetSize(r.kcOut, r.kcReqs)
 	m.ev.SetSize(r.evTree, r.evValue)
+	m.gl.SetSize(b.w, b.h)
 	m.applyViewFocus()
 }
 
@@ -87,9 +92,9 @@ func (m *model) applyViewFocus() {
 		var parts []string
 		for _, p := range []rqPane{rqLane, rqDetails, rqSource} {
 			if p == rq.tab {
-				parts = append(parts, "["+p.String()+"]")
+				parts = append(parts, "["+p.name(m.tr)+"]")
 			} else {
-				parts = append(parts, p.String())
+				parts = append(parts, p.name(m.tr))
 			}
 		}
 		bar = strings.Join(parts, " ")
@@ -135,30 +140,35 @@ func (m *model) viewBody() []string {
 			return joinColumns(tree, m.ev.value.View())
 		}
 		return append(append([]string{}, tree...), m.ev.value.View()...)
+	case viewGlossary:
+		return m.gl.View()
 	}
 	return nil
 }
 
 // viewTitle is the second header line of an after-serve view.
 func (m *model) viewTitle() string {
-	st := m.st
+	st, tr := m.st, m.tr
 	var left, right string
 	switch m.at {
 	case viewRequests:
-		left = "Requests through the chain"
-		right = fmt.Sprintf("%d breakpoint(s) · :break", len(m.breakpoints))
+		left = tr.ViewRequestsTitle
+		right = fmt.Sprintf(tr.ViewBreakpoints, len(m.breakpoints))
 	case viewKubectl:
-		left = "kubectl in-process against this server"
-		right = ":k ARGS runs a command"
+		left = tr.ViewKubectlTitle
+		right = tr.ViewKubectlHint
 	case viewEtcd:
-		left = "etcd: what the server stores under " + etcdPrefix
-		right = "live (watch)"
+		left = fmt.Sprintf(tr.ViewEtcdTitle, etcdPrefix)
+		right = tr.ViewEtcdLive
 		if !m.ev.watching {
 			right = ""
 		}
+	case viewGlossary:
+		left = tr.ViewGlossaryTitle
+		right = tr.ViewGlossaryHint
 	}
 	l := st.Chain.Checkpoint.Render(left)
-	room := m.w - len([]rune(right)) - 2
+	room := m.w - ansi.StringWidth(right) - 2
 	if room < 20 {
 		return l
 	}
@@ -169,11 +179,11 @@ func (m *model) viewTitle() string {
 // in the Requests view, where the selected request got) marked by a symbol, not colour alone.
 func (m *model) requestChain() string {
 	st := m.st.Chain
-	at, sym, lead := -1, "", "request path: "
+	at, sym, lead := -1, "", m.tr.PathLead
 	var passed map[int]bool
 	if h, ok := m.focusHeld(); ok {
 		at, sym = pathIndex(h.Stage), "⏸"
-		lead = "⏸ held at " + h.Stage + ": "
+		lead = fmt.Sprintf(m.tr.PathHeldAt, h.Stage)
 	} else if t, ok := m.rq.selected(); ok && m.at == viewRequests {
 		passed = map[int]bool{}
 		for _, s := range t.Stages {
@@ -218,7 +228,7 @@ func (m *model) requestChain() string {
 			l = ""
 		}
 		s := l + render(try.short, try.arrow)
-		if len([]rune(stripANSI(s))) <= m.w {
+		if ansi.StringWidth(s) <= m.w {
 			return s
 		}
 	}
@@ -243,35 +253,37 @@ func (m *model) focusHeld() (HeldRequest, bool) {
 
 // viewHelp is the help bar of an after-serve view.
 func (m *model) viewHelp() []key.Binding {
-	k := m.keys
+	k, tr := m.keys, m.tr
 	b := func(keys, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))
 	}
-	out := []key.Binding{b(":", "command")}
+	out := []key.Binding{b(":", tr.BarCommand)}
 	switch m.at {
 	case viewRequests:
 		if _, ok := m.focusHeld(); ok {
-			out = append(out, b("space/n", "step held"), b("E", "run to end"), b("x", "fail it"))
+			out = append(out, b("space/n", tr.BarStepHeld), b("E", tr.BarRunToEnd), b("x", tr.BarFailIt))
 		}
 		switch m.rq.focus {
 		case rqList:
-			out = append(out, b("↑/↓", "select"), b("enter", "lane"), k.Filter, k.Loopback)
+			out = append(out, b("↑/↓", tr.BarSelect), b("enter", tr.BarLane), k.Filter, k.Loopback)
 		case rqLane:
-			out = append(out, b("←/→", "stage"), k.StageSource, k.StageEtcd)
+			out = append(out, b("←/→", tr.BarStage), k.StageSource, k.StageEtcd)
 		case rqSource:
 			out = append(out, k.Upstream, k.Wrap)
 		}
 		out = append(out, k.FocusNext)
 	case viewKubectl:
 		if m.kc.running {
-			out = append(out, b("esc", "stop"))
+			out = append(out, b("esc", tr.BarStop))
 		}
-		out = append(out, k.FocusNext, b("↑/↓", "scroll"))
+		out = append(out, k.FocusNext, b("↑/↓", tr.BarScroll))
 		if m.kc.focus == kcRequests {
-			out = append(out, b("enter", "open lane"))
+			out = append(out, b("enter", tr.BarOpenLane))
 		}
 	case viewEtcd:
-		out = append(out, b("↑/↓", "move"), b("enter", "open/close"), k.FocusNext)
+		out = append(out, b("↑/↓", tr.BarMove), b("enter", tr.BarOpenClose), k.FocusNext)
+	case viewGlossary:
+		out = append(out, b("↑/↓", tr.BarScroll), k.PageDown)
 	}
 	return append(out, k.Help, k.Quit)
 }
@@ -299,6 +311,8 @@ func (m *model) viewKey(msg tea.KeyMsg) tea.Cmd {
 		return m.kubectlKey(msg)
 	case viewEtcd:
 		return m.etcdKey(msg)
+	case viewGlossary:
+		m.glossaryKey(msg)
 	}
 	return nil
 }
@@ -335,15 +349,15 @@ func (m *model) requestsKey(msg tea.KeyMsg) tea.Cmd {
 		rq.loopback = !rq.loopback
 		rq.list.dirty = true
 		if rq.loopback {
-			m.note = "showing the server's own loopback requests too"
+			m.note = m.tr.NoteLoopbackShown
 		} else {
-			m.note = "hiding the server's own loopback requests"
+			m.note = m.tr.NoteLoopbackHidden
 		}
 		return m.loadNow()
 	case key.Matches(msg, k.StageSource), rq.focus == rqLane && msg.Type == tea.KeyEnter:
 		cmd, ok := rq.ShowSource()
 		if !ok {
-			m.note = "this stage names no code"
+			m.note = m.tr.NoteStageNoCode
 			return nil
 		}
 		rq.focus = rqSource
@@ -352,7 +366,7 @@ func (m *model) requestsKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.StageEtcd):
 		_, s, ok := rq.Stage()
 		if !ok || storageKey(s) == "" {
-			m.note = "S opens the etcd key of a storage stage; select one in the lane (←/→)"
+			m.note = m.tr.NoteStageNoEtcd
 			return nil
 		}
 		return m.openEtcdKey(storageKey(s))
@@ -417,7 +431,7 @@ func (m *model) kubectlKey(msg tea.KeyMsg) tea.Cmd {
 	case msg.Type == tea.KeyEsc:
 		if kc.running {
 			kc.run.cancel()
-			m.note = "stopping kubectl…"
+			m.note = m.tr.NoteStoppingKubectl
 		}
 	case key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):
 		kc.focus = 1 - kc.focus
@@ -425,7 +439,7 @@ func (m *model) kubectlKey(msg tea.KeyMsg) tea.Cmd {
 	case kc.focus == kcRequests && msg.Type == tea.KeyEnter:
 		id := kc.Selected()
 		if id == "" || m.reqs == nil {
-			m.note = "no lane to open for this request"
+			m.note = m.tr.NoteNoLane
 			return nil
 		}
 		return m.openTrace(id)
@@ -561,12 +575,12 @@ type etcdWatchMsg struct{ ch <-chan EtcdChange }
 // openEtcdKey shows one key in the etcd view (from a trace's storage stage).
 func (m *model) openEtcdKey(key string) tea.Cmd {
 	if m.etcd == nil {
-		m.note = "the etcd explorer is not wired into this run"
+		m.note = m.tr.NoteEtcdNotWired
 		return nil
 	}
 	cmd := m.openEtcd()
 	if !m.ev.SelectKey(key) && m.ev.started {
-		m.note = "not among the keys listed so far; its value is shown"
+		m.note = m.tr.NoteKeyNotListed
 	}
 	m.ev.Decoding(key)
 	m.ev.focus = 0
@@ -713,7 +727,7 @@ func (m *model) heldChanged(held []HeldRequest) tea.Cmd {
 		return cmd
 	}
 	if m.prompt.open {
-		m.note = "a request is held at " + fresh.Stage + " (:req shows it)"
+		m.note = fmt.Sprintf(m.tr.NoteHeldWhileTyping, fresh.Stage)
 		return nil
 	}
 	m.showHelp, m.info = false, nil
@@ -721,7 +735,7 @@ func (m *model) heldChanged(held []HeldRequest) tea.Cmd {
 	m.rq.Select(fresh.ID, fresh.Stage)
 	m.rq.focus = rqLane
 	m.applyViewFocus()
-	m.note = "⏸ a request is held at " + fresh.Stage + ": space/n steps it on · E runs it to the end · x fails it"
+	m.note = fmt.Sprintf(m.tr.NoteHeldJump, fresh.Stage)
 	cmd, _ := m.rq.ShowSource()
 	return cmd
 }
@@ -735,12 +749,12 @@ type heldActionMsg struct {
 // heldAction steps, continues or aborts the held request the screen is about.
 func (m *model) heldAction(action string) tea.Cmd {
 	if m.bps == nil {
-		m.note = "breakpoints are not wired into this run"
+		m.note = m.tr.NoteBreakNotWired
 		return nil
 	}
 	h, ok := m.focusHeld()
 	if !ok {
-		m.note = "no request is held: :break STAGE[:user=NAME] holds the next matching one"
+		m.note = m.tr.NoteNothingHeld
 		return nil
 	}
 	bps, id := m.bps, h.ID
@@ -785,15 +799,15 @@ func (m *model) runLine(line string) (tea.Cmd, string) {
 	rest = strings.TrimSpace(rest)
 	c, ok := lookupCommand(name)
 	if !ok {
-		return nil, fmt.Sprintf("unknown command %q: tab completes, :help lists the commands", name)
+		return nil, fmt.Sprintf(m.tr.CmdUnknown, name)
 	}
 	if rest != "" && c.args == "" {
-		return nil, fmt.Sprintf(":%s takes no arguments", c.name)
+		return nil, fmt.Sprintf(m.tr.CmdNoArgs, c.name)
 	}
 	switch c.name {
 	case "requests":
 		if rest != "" && rest != "all" {
-			return nil, ":requests takes no argument but all"
+			return nil, m.tr.CmdRequestsArg
 		}
 		m.at = viewRequests
 		m.rq.list.dirty = true
@@ -807,13 +821,13 @@ func (m *model) runLine(line string) (tea.Cmd, string) {
 		return m.openEtcd(), ""
 	case "break", "unbreak":
 		if m.bps == nil {
-			m.note = "breakpoints are not wired into this run"
+			m.note = m.tr.NoteBreakNotWired
 			return nil, ""
 		}
 		bps := m.bps
 		if rest == "" {
 			if c.name == "unbreak" {
-				return nil, ":unbreak SPEC: which breakpoint? (tab lists them)"
+				return nil, m.tr.CmdUnbreakWhich
 			}
 			return func() tea.Msg { return breakListMsg{specs: bps.List()} }, ""
 		}
@@ -830,12 +844,14 @@ func (m *model) runLine(line string) (tea.Cmd, string) {
 	case "clear":
 		m.at = viewRequests
 		m.rq.Clear()
-		m.note = "cleared: only requests from now on are listed (:requests all shows the others)"
+		m.note = m.tr.NoteCleared
 		return m.loadNow(), ""
 	case "lesson":
 		m.at = viewTour
+	case "glossary":
+		m.at = viewGlossary
 	case "help":
-		m.info = commandsHelp(m.st)
+		m.info = commandsHelp(m.st, m.tr)
 	case "quit":
 		return tea.Quit, ""
 	}
@@ -852,7 +868,7 @@ func (m *model) kubectlLine(rest string) (tea.Cmd, string) {
 	if err != nil {
 		var pe *kubectl.ParseError
 		if errors.As(err, &pe) {
-			return nil, fmt.Sprintf("column %d: %s", pe.Col+len(":k "), pe.Msg)
+			return nil, fmt.Sprintf(m.tr.CmdColumn, pe.Col+len(":k "), pe.Msg)
 		}
 		return nil, err.Error()
 	}
@@ -860,7 +876,7 @@ func (m *model) kubectlLine(rest string) (tea.Cmd, string) {
 		args = args[1:]
 	}
 	if m.kc.running {
-		return nil, "kubectl " + kubectl.Quote(m.kc.run.args) + " is still running: esc in the kubectl view stops it"
+		return nil, fmt.Sprintf(m.tr.CmdKubectlRunning, kubectl.Quote(m.kc.run.args))
 	}
 	m.at = viewKubectl
 	m.kc.focus = kcOutput
@@ -868,11 +884,11 @@ func (m *model) kubectlLine(rest string) (tea.Cmd, string) {
 	switch {
 	case !m.served || m.srv == nil:
 		m.kc.Notice(rest, args,
-			m.st.Served.Failing.Render("✗ the server is not serving yet — a client would get connection refused."),
-			"Run the startup to the end first: :lesson goes back to the walkthrough, where E runs it to serve.")
+			m.st.Served.Failing.Render(m.tr.KubectlNotServing),
+			m.tr.KubectlRunToEnd)
 		return nil, ""
 	case m.kube == nil:
-		m.kc.Notice(rest, args, "kubectl inside kubewalk is not wired into this run. Run it in another terminal:",
+		m.kc.Notice(rest, args, m.tr.KubectlNotWired,
 			"  KUBECONFIG="+m.srv.Kubeconfig()+" kubectl "+kubectl.Quote(args))
 		return nil, ""
 	}
@@ -885,7 +901,7 @@ func (m *model) kubectlLine(rest string) (tea.Cmd, string) {
 
 // completer is what the command line's suggestions draw on now.
 func (m *model) completer() completer {
-	c := completer{breakpoints: m.breakpoints}
+	c := completer{tr: m.tr, breakpoints: m.breakpoints}
 	seen := map[string]bool{}
 	if m.served && m.srv != nil {
 		for _, id := range m.srv.Identities() {
@@ -947,6 +963,13 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 		ts = []target{{r.kcOut, func() { m.kc.focus = kcOutput }}, {r.kcReqs, func() { m.kc.focus = kcRequests }}}
 	case viewEtcd:
 		ts = []target{{r.evTree, func() { m.ev.focus = 0 }}, {r.evValue, func() { m.ev.focus = 1 }}}
+	case viewGlossary:
+		if msg.Button == tea.MouseButtonWheelUp {
+			m.gl.pane.Scroll(-3)
+		} else if msg.Button == tea.MouseButtonWheelDown {
+			m.gl.pane.Scroll(3)
+		}
+		return
 	}
 	for _, t := range ts {
 		if t.at.contains(msg.X, msg.Y) {

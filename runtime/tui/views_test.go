@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 )
 
@@ -27,6 +28,12 @@ type fixture struct {
 // the startup to serve.
 func newFixture(t *testing.T, w, h int, traces ...tracing.Trace) *fixture {
 	t.Helper()
+	return newFixtureIn(t, i18n.English, w, h, traces...)
+}
+
+// newFixtureIn is newFixture with the screen in lang (and, in zh-CN, the lessons too).
+func newFixtureIn(t *testing.T, lang string, w, h int, traces ...tracing.Trace) *fixture {
+	t.Helper()
 	f := &fixture{store: newFakeStore(1000), kube: &fakeKubectl{watch: make(chan string, 4)}}
 	f.bps = &fakeBreakpoints{store: f.store}
 	f.etcd = newFakeEtcd("/registry/configmaps/default/demo", "/registry/configmaps/default/kube-root-ca.crt",
@@ -35,7 +42,7 @@ func newFixture(t *testing.T, w, h int, traces ...tracing.Trace) *fixture {
 	for _, tr := range traces {
 		f.store.add(tr)
 	}
-	f.hs = newHarnessOpts(t, w, h, fakeContent{}, fakeServer{}, Options{GlamourStyle: "notty",
+	f.hs = newHarnessOpts(t, w, h, fakeContent{zh: lang == i18n.SimplifiedChinese}, fakeServer{}, Options{GlamourStyle: "notty", Lang: lang,
 		Requests: f.store, Breakpoints: f.bps, Etcd: f.etcd,
 		NewKubectl: func(string) (Kubectl, error) { return f.kube, nil }})
 	f.hs.keys("E")
@@ -567,30 +574,41 @@ func TestViewsWithoutBackends(t *testing.T) {
 // TestViewsFit: every view, at every size, through resizes, never draws outside the window
 // (the harness checks every frame).
 func TestViewsFit(t *testing.T) {
-	for _, s := range sizes {
-		t.Run(fmt.Sprintf("%dx%d", s.w, s.h), func(t *testing.T) {
-			f := newFixture(t, s.w, s.h, sampleTraces()...)
-			hs := f.hs
-			hs.typeLine("req")
-			hs.keys("down", "tab", "right", "right", "s", "tab", "pgdown", "tab", "/", "x", "enter", "esc", "L")
-			hs.typeLine("k get cm")
-			hs.keys("tab", "down", "pgdown")
-			hs.typeLine("etcd")
-			hs.keys("down", "enter", "down", "enter", "down", "down", "tab", "pgdown")
-			hs.keys(":", "k", " ", "g", "e", "t", " ", "tab")
-			for _, r := range []tea.WindowSizeMsg{{Width: 79, Height: 24}, {Width: 121, Height: 30}, {Width: 80, Height: 24}, {Width: s.w, Height: s.h}} {
-				hs.send(r)
-				hs.settle()
-			}
-			hs.keys("esc")
-			for _, v := range []string{"req", "k", "etcd"} {
-				hs.typeLine(v)
-				for _, r := range []tea.WindowSizeMsg{{Width: 200, Height: 60}, {Width: 80, Height: 24}, {Width: s.w, Height: s.h}} {
-					hs.send(r)
-					hs.settle()
-				}
-			}
-		})
+	for _, lang := range i18n.Languages() {
+		for _, s := range sizes {
+			t.Run(fmt.Sprintf("%s/%dx%d", lang, s.w, s.h), func(t *testing.T) { viewsFit(t, lang, s.w, s.h) })
+		}
+	}
+}
+
+// viewsFit goes through every view in lang at w×h, resizing as it goes.
+func viewsFit(t *testing.T, lang string, w, h int) {
+	f := newFixtureIn(t, lang, w, h, sampleTraces()...)
+	hs := f.hs
+	hs.typeLine("req")
+	hs.keys("down", "tab", "right", "right", "s", "tab", "pgdown", "tab", "/", "x", "enter", "esc", "L")
+	hs.typeLine("k get cm")
+	hs.keys("tab", "down", "pgdown")
+	hs.typeLine("etcd")
+	hs.keys("down", "enter", "down", "enter", "down", "down", "tab", "pgdown")
+	hs.keys(":", "k", " ", "g", "e", "t", " ", "tab")
+	for _, r := range []tea.WindowSizeMsg{{Width: 79, Height: 24}, {Width: 121, Height: 30}, {Width: 80, Height: 24}, {Width: w, Height: h}} {
+		hs.send(r)
+		hs.settle()
+	}
+	hs.keys("esc")
+	hs.typeLine("help")
+	hs.keys("x")
+	hs.typeLine("break")
+	hs.keys("x")
+	hs.typeLine("glossary")
+	hs.keys("down", "pgdown", "G", "g")
+	for _, v := range []string{"req", "k", "etcd", "glossary"} {
+		hs.typeLine(v)
+		for _, r := range []tea.WindowSizeMsg{{Width: 200, Height: 60}, {Width: 80, Height: 24}, {Width: w, Height: h}} {
+			hs.send(r)
+			hs.settle()
+		}
 	}
 }
 
@@ -628,14 +646,32 @@ func TestViewsGolden(t *testing.T) {
 			f.hs.typeLine("etcd")
 			f.hs.keys("down", "enter", "down", "right", "down")
 		}},
+		{"glossary", func(f *fixture) {
+			f.hs.typeLine("glossary")
+		}},
+		{"commands", func(f *fixture) {
+			f.hs.typeLine("help")
+		}},
+		{"breakpoints", func(f *fixture) {
+			f.hs.typeLine("break")
+		}},
+		{"badline", func(f *fixture) {
+			f.hs.typeLine("frobnicate now")
+		}},
 	}
-	for _, tt := range tests {
-		for _, sz := range viewSizes {
-			t.Run(fmt.Sprintf("%s_%dx%d", tt.name, sz.w, sz.h), func(t *testing.T) {
-				f := newFixture(t, sz.w, sz.h, sampleTraces()...)
-				tt.run(f)
-				golden.RequireEqual(t, []byte(f.hs.view()))
-			})
+	for _, lang := range i18n.Languages() {
+		prefix := ""
+		if lang != i18n.English {
+			prefix = "zh_"
+		}
+		for _, tt := range tests {
+			for _, sz := range viewSizes {
+				t.Run(fmt.Sprintf("%s%s_%dx%d", prefix, tt.name, sz.w, sz.h), func(t *testing.T) {
+					f := newFixtureIn(t, lang, sz.w, sz.h, sampleTraces()...)
+					tt.run(f)
+					golden.RequireEqual(t, []byte(f.hs.view()))
+				})
+			}
 		}
 	}
 }
@@ -646,7 +682,7 @@ func TestViewsGolden(t *testing.T) {
 func TestKubectlOutputBounded(t *testing.T) {
 	for _, every := range []int{7, 997, 1 << 30} {
 		t.Run(fmt.Sprint(every), func(t *testing.T) {
-			v := newKubectlView(DefaultStyles())
+			v := newKubectlView(DefaultStyles(), i18n.For(i18n.English))
 			v.SetSize(rect{w: 80, h: 20}, rect{w: 80, h: 4})
 			run := newKcRun("get cm -w", []string{"get", "cm", "-w"}, func() {})
 			v.Start(run)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -83,7 +84,7 @@ func TestLessonWrapKeepsCodeAndWords(t *testing.T) {
 	cp := server.Checkpoints()[0]
 	for _, style := range []string{"notty", "dark", "light"} {
 		for w := 24; w <= 120; w++ {
-			p := newLessonPane(DefaultStyles(), style)
+			p := newLessonPane(DefaultStyles(), i18n.For(i18n.English), style)
 			p.SetSize(w, 40)
 			p.SetStep(step, true, cp)
 			for _, prob := range wrapProblems(lessonText, p.lines, w-2) {
@@ -146,7 +147,7 @@ func TestLessonWrapLatinAfterCJKPunctuation(t *testing.T) {
 	cp := server.Checkpoints()[0]
 	for _, style := range []string{"notty", "dark"} {
 		for w := 24; w <= 120; w++ {
-			p := newLessonPane(DefaultStyles(), style)
+			p := newLessonPane(DefaultStyles(), i18n.For(i18n.English), style)
 			p.SetSize(w, 40)
 			p.SetStep(step, true, cp)
 			for _, prob := range wrapProblems(text, p.lines, w-2) {

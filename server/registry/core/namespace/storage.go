@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kubewalk/kubewalk/server/apis"
+	"github.com/kubewalk/kubewalk/server/registry/internal/store"
 	"github.com/kubewalk/kubewalk/server/registry/internal/table"
 )
 
@@ -70,14 +71,15 @@ func NewREST(s *apis.Scheme, optsGetter generic.RESTOptionsGetter) (*REST, *Stat
 	if err := st.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}); err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: complete store: %w", resource, err)
 	}
+	store.Decorate(optsGetter, st)
 
 	statusStore := *st
 	status := statusStrategy{main}
-	statusStore.UpdateStrategy, statusStore.ResetFieldsStrategy = status, status
+	statusStore.UpdateStrategy, statusStore.ResetFieldsStrategy = store.DecorateUpdate(optsGetter, st.DefaultQualifiedResource, status), status
 
 	finalizeStore := *st
 	finalize := finalizeStrategy{main}
-	finalizeStore.UpdateStrategy, finalizeStore.ResetFieldsStrategy = finalize, finalize
+	finalizeStore.UpdateStrategy, finalizeStore.ResetFieldsStrategy = store.DecorateUpdate(optsGetter, st.DefaultQualifiedResource, finalize), finalize
 
 	return &REST{store: st}, &StatusREST{store: &statusStore}, &FinalizeREST{store: &finalizeStore}, nil
 }

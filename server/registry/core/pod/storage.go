@@ -50,7 +50,7 @@ func NewREST(s *apis.Scheme, optsGetter generic.RESTOptionsGetter) (*REST, *Stat
 	}
 	statusStore := *st
 	status := statusStrategy{newStrategy(s)}
-	statusStore.UpdateStrategy = status
+	statusStore.UpdateStrategy = store.DecorateUpdate(optsGetter, st.DefaultQualifiedResource, status)
 	statusStore.ResetFieldsStrategy = status
 	return &REST{st}, &StatusREST{store: &statusStore}, nil
 }

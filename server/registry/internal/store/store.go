@@ -76,7 +76,41 @@ func New(optsGetter generic.RESTOptionsGetter, c Config) (*genericregistry.Store
 	if err != nil {
 		return nil, fmt.Errorf("%s: complete store: %w", c.Resource, err)
 	}
+	Decorate(optsGetter, s)
 	return s, nil
+}
+
+// StrategyDecorator may be implemented by the RESTOptionsGetter a store is built with. The
+// server's does when it records requests: the decorated strategies report each validation's
+// verdict. The strategies themselves stay as they are.
+type StrategyDecorator interface {
+	DecorateCreate(resource schema.GroupResource, s rest.RESTCreateStrategy) rest.RESTCreateStrategy
+	DecorateUpdate(resource schema.GroupResource, s rest.RESTUpdateStrategy) rest.RESTUpdateStrategy
+}
+
+// Decorate replaces a completed store's create and update strategies with optsGetter's
+// decorations when it is a StrategyDecorator, and leaves them otherwise. New calls it; a
+// registry that builds its store itself, or copies one with another update strategy (a status
+// subresource), calls it (or DecorateUpdate) too.
+func Decorate(optsGetter generic.RESTOptionsGetter, s *genericregistry.Store) {
+	d, ok := optsGetter.(StrategyDecorator)
+	if !ok {
+		return
+	}
+	if s.CreateStrategy != nil {
+		s.CreateStrategy = d.DecorateCreate(s.DefaultQualifiedResource, s.CreateStrategy)
+	}
+	if s.UpdateStrategy != nil {
+		s.UpdateStrategy = d.DecorateUpdate(s.DefaultQualifiedResource, s.UpdateStrategy)
+	}
+}
+
+// DecorateUpdate returns s decorated by optsGetter when it is a StrategyDecorator, else s.
+func DecorateUpdate(optsGetter generic.RESTOptionsGetter, resource schema.GroupResource, s rest.RESTUpdateStrategy) rest.RESTUpdateStrategy {
+	if d, ok := optsGetter.(StrategyDecorator); ok {
+		return d.DecorateUpdate(resource, s)
+	}
+	return s
 }
 
 // Object is the constraint satisfied by pointers to the API types we store.

@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kubewalk/kubewalk/runtime/i18n"
+)
+
+// setLocale puts the test in a locale: every variable lessons.DetectLang reads is set, so the
+// machine's own locale does not leak in, and progress goes to a temporary directory.
+func setLocale(t *testing.T, lang string) {
+	t.Helper()
+	for _, k := range []string{"LANGUAGE", "LC_ALL", "LC_MESSAGES"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("LANG", lang)
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+}
+
+// run executes kubewalk's command line in-process.
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = Execute(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// TestCLIErrorsInChinese: with --lang zh-CN (or a Chinese locale) the errors kubewalk reports
+// itself are Chinese; a bad --lang is reported in the locale's language.
+func TestCLIErrorsInChinese(t *testing.T) {
+	tests := []struct {
+		name   string
+		locale string
+		args   []string
+		want   []string
+	}{
+		{"bad flag value, --lang zh-CN", "en_US.UTF-8", []string{"tour", "--lang", "zh-CN", "--bind-address", "nope"},
+			[]string{"kubewalk: 命令行参数有误：", `--bind-address "nope"`}},
+		{"bad flag value, Chinese locale", "zh_CN.UTF-8", []string{"serve", "--secure-port", "70000"},
+			[]string{"kubewalk: 命令行参数有误：", "--secure-port 70000"}},
+		{"unsupported --lang, Chinese locale", "zh_CN.UTF-8", []string{"tour", "--lang", "klingon"},
+			[]string{`--lang "klingon"：不支持该语言`, "繁体中文"}},
+		{"Traditional Chinese asked for", "zh_CN.UTF-8", []string{"lessons", "--lang", "zh-TW"},
+			[]string{`--lang "zh-TW"：不支持该语言`}},
+		{"glossary, unsupported --lang", "zh_CN.UTF-8", []string{"glossary", "--lang", "fr"},
+			[]string{`--lang "fr"：不支持该语言`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			setLocale(t, tt.locale)
+			code, _, stderr := run(t, tt.args...)
+			if code != 1 {
+				t.Errorf("exit code %d, want 1; stderr %q", code, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q lacks %q", stderr, w)
+				}
+			}
+			if strings.Count(stderr, "\n") != 1 {
+				t.Errorf("not one line: %q", stderr)
+			}
+		})
+	}
+	// The same mistakes in English, unchanged.
+	setLocale(t, "en_US.UTF-8")
+	if _, _, stderr := run(t, "tour", "--lang", "klingon"); !strings.Contains(stderr, `--lang "klingon": not a supported language`) {
+		t.Errorf("English: %q", stderr)
+	}
+	if _, _, stderr := run(t, "tour", "--bind-address", "nope"); stderr != "kubewalk: --bind-address \"nope\": not an IP address\n" {
+		t.Errorf("English: %q", stderr)
+	}
+}
+
+// TestLessonsListAligned: `kubewalk lessons --lang zh-CN` has a Chinese header and its columns
+// start at the same terminal cell on every line (CJK is two cells wide); a corrupt progress
+// file is a Chinese warning.
+func TestLessonsListAligned(t *testing.T) {
+	for _, lang := range []string{"en", "zh-CN"} {
+		t.Run(lang, func(t *testing.T) {
+			setLocale(t, "C.UTF-8")
+			code, out, stderr := run(t, "lessons", "--lang", lang)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+			tr := i18n.For(lang)
+			header := strings.Split(tr.CLILessonsHeader, "\t")
+			if !strings.HasPrefix(lines[0], header[0]) {
+				t.Fatalf("header %q, want %q first", lines[0], header[0])
+			}
+			checkColumns(t, lines)
+		})
+	}
+	setLocale(t, "zh_CN.UTF-8")
+	dir := os.Getenv("XDG_STATE_HOME")
+	if err := os.MkdirAll(filepath.Join(dir, "kubewalk"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kubewalk", "progress.json"), []byte("{nope"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, "lessons")
+	if code != 0 || !strings.Contains(stderr, "kubewalk: 警告：") || !strings.Contains(stderr, "不显示学习进度") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if !strings.HasPrefix(out, "阶段") {
+		t.Errorf("the locale did not choose Chinese: %q", out)
+	}
+}
+
+// checkColumns fails unless every column of a table (runs of two or more spaces separate
+// them) starts at the same terminal cell on every line.
+func checkColumns(t *testing.T, lines []string) {
+	t.Helper()
+	starts := func(l string) []int {
+		var out []int
+		cell, prevSpaces := 0, 0
+		for _, r := range l {
+			if r == ' ' {
+				prevSpaces++
+			} else {
+				if prevSpaces >= 2 || (cell == 0 && prevSpaces == 0) {
+					out = append(out, cell)
+				}
+				prevSpaces = 0
+			}
+			cell += ansi.StringWidth(string(r))
+		}
+		return out
+	}
+	want := starts(lines[0])
+	for _, l := range lines[1:] {
+		got := starts(l)
+		for i := 0; i < len(got) && i < len(want); i++ {
+			if got[i] != want[i] {
+				t.Errorf("column %d starts at cell %d, header's at %d:\n%s\n%s", i+1, got[i], want[i], lines[0], l)
+				break
+			}
+		}
+	}
+}
+
+// TestGlossaryCommand: `kubewalk glossary` prints every term of the glossary in both languages,
+// aligned in terminal cells, with the header in the chosen language.
+func TestGlossaryCommand(t *testing.T) {
+	terms, err := i18n.Glossary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lang := range []string{"en", "zh-CN"} {
+		t.Run(lang, func(t *testing.T) {
+			setLocale(t, "C.UTF-8")
+			code, out, stderr := run(t, "glossary", "--lang", lang)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			tr := i18n.For(lang)
+			if !strings.HasPrefix(out, tr.GlossaryIntro+"\n\n") {
+				t.Errorf("no introduction: %q", out[:min(len(out), 200)])
+			}
+			table := strings.Split(strings.TrimRight(strings.SplitN(out, "\n\n", 2)[1], "\n"), "\n")
+			if len(table) != len(terms)+1 {
+				t.Fatalf("%d lines, want a header and %d terms", len(table), len(terms))
+			}
+			if want := strings.Split(tr.CLIGlossaryHeader, "\t")[1]; !strings.Contains(table[0], want) {
+				t.Errorf("header %q lacks %q", table[0], want)
+			}
+			// The Chinese term starts at the same cell on every line.
+			col := -1
+			for i, term := range terms {
+				l := table[i+1]
+				j := strings.Index(l, term.Chinese)
+				if !strings.HasPrefix(l, term.English) || j < 0 {
+					t.Fatalf("line %q lacks %q / %q", l, term.English, term.Chinese)
+				}
+				c := ansi.StringWidth(l[:j])
+				if col < 0 {
+					col = c
+				} else if c != col {
+					t.Errorf("%q starts at cell %d, not %d: %q", term.Chinese, c, col, l)
+				}
+				if term.Note != "" && !strings.HasSuffix(l, term.Note) {
+					t.Errorf("line %q lacks the note %q", l, term.Note)
+				}
+			}
+		})
+	}
+}
+
+func TestLangArg(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"tour", "--lang", "zh-CN"}, "zh-CN"},
+		{[]string{"--lang=zh", "--plain"}, "zh"},
+		{[]string{"serve", "--", "--lang", "zh"}, ""},
+		{[]string{"tour", "--lang"}, ""},
+	} {
+		if got := langArg(tt.args); got != tt.want {
+			t.Errorf("langArg(%q) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
+
+// TestCrashMessageInChinese: the supervisor says in the run's language that kubewalk crashed.
+func TestCrashMessageInChinese(t *testing.T) {
+	zh := i18n.For(i18n.SimplifiedChinese)
+	got := crashMessage(zh, syscall.WaitStatus(2<<8), "/tmp/kubewalk.log", []string{"/tmp/x"})
+	for _, w := range []string{"kubewalk 崩溃了（退出状态 2）；日志位于 /tmp/kubewalk.log", "无法删除：/tmp/x"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("%q lacks %q", got, w)
+		}
+	}
+}

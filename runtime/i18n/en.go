@@ -1,0 +1,802 @@
+package i18n
+
+// Strings is every string kubewalk shows a learner, in one language; english() has the English
+// text of each field, which is also what the field means. Format verbs are noted by the
+// English text; translations keep the same arguments and may reorder them with %[n]s.
+type Strings struct {
+	lang string
+
+	// Panes, views and their titles.
+	PaneSource, PaneUpstream, PaneState, PaneLesson, PaneKubectl string
+	PaneRequests, PaneLane, PaneRequest, PaneStageSource         string
+	PaneRequestsMade, PaneValue, PaneGlossary                    string
+	PaneEtcdTree                                                 string // %s: the key prefix
+
+	// The screen too small for the layout.
+	TooSmall, TooSmallQuit string
+
+	// Keys (bubbles key.Binding help text). The key names themselves are not translated.
+	KeyNext, KeyNextPhase, KeyToEnd, KeyPhase, KeyBack, KeyForward, KeyLive             string
+	KeyFocusNext, KeyFocusPrev, KeyServed, KeyUp, KeyDown, KeyPageUp, KeyPageDown       string
+	KeyTop, KeyBottom, KeyToggle, KeyNextChange, KeyPrevChange, KeyExpandAll            string
+	KeyCollapseAll, KeyRaw, KeyUpstream, KeyWrap, KeySearch, KeyMatchNext, KeyMatchPrev string
+	KeyOpenMatch, KeyCommand, KeyFilter, KeyLoopback, KeyStageSource, KeyStageEtcd      string
+	KeyHeldStep, KeyHeldRun, KeyHeldAbort, KeyHelp, KeyQuit                             string
+	// Keys the help bar names only in one situation.
+	KeyAnyKey, KeyAnyOtherKey                                                     string
+	BarSearch, BarCancel, BarScroll, BarCloseHelp, BarBegin, BarClose, BarFilter  string
+	BarClearSearch, BarBackToStep, BarEarlierLater, BarLive, BarNext, BarBack     string
+	BarCommand, BarStepHeld, BarRunToEnd, BarFailIt, BarSelect, BarLane, BarStage string
+	BarStop, BarOpenLane, BarMove, BarOpenClose, HelpUpDown, HelpPageUpDown       string
+	HelpTopBottom, HelpLaneStage                                                  string
+
+	// The help overlay (?).
+	HelpLiveServer, HelpReviewing, HelpPanes, HelpSource, HelpState, HelpRequestsView string
+	HelpParaSpace, HelpParaPhases, HelpParaSearch, HelpParaState, HelpParaServed      string
+	HelpParaCommand, HelpTitle                                                        string
+	HelpTitleScroll                                                                   string // %d: percent shown
+
+	// The welcome screen.
+	WelcomeTitle, WelcomeIntro, WelcomePaused, WelcomeKeySpace, WelcomeKeyBack string
+	WelcomeKeyHelp, WelcomeBegin                                               string
+
+	// The header: checkpoint line and status line.
+	StartingServer                                   string
+	CheckpointOf                                     string // %d/%d: position among all checkpoints
+	WhereFailed                                      string
+	WhereServing                                     string
+	WhereRunningTo                                   string // %s: a target
+	WherePausedAt                                    string // %s: a checkpoint ID
+	StatusReviewing                                  string // %d/%d step, %s checkpoint ID
+	StatusReviewWhere                                string // %s: a Where* string
+	StatusReviewNote                                 string
+	StatusFailed                                     string
+	StatusQuits                                      string
+	StatusServing                                    string
+	StatusServingAt                                  string // %s: the address
+	StatusBackToLesson                               string
+	StatusAllDone                                    string
+	StatusRunningTo                                  string // %s: a target
+	StatusPausedAt                                   string // %s: a checkpoint ID
+	StatusPausedNote                                 string
+	StatusStarting                                   string
+	StatusHeld                                       string // %d: held requests
+	TargetNextCheckpoint, TargetNextPhase, TargetEnd string
+	TargetPhase                                      string // %s: a phase name
+
+	// One-off notes in the status line.
+	NoteResumeFailed      string // %s: the error
+	NoteStartupFailed     string
+	NoteStartupFinished   string
+	NoteStillRunning      string
+	NoteStillStarting     string
+	NoteKubectlPanelLater string
+	NoteRowWhole          string
+	NoteNoChange          string
+	NoteNoStopInPhase     string // %s: a phase
+	NoteKubectlRefused    string
+	NoteLoopbackShown     string
+	NoteLoopbackHidden    string
+	NoteStageNoCode       string
+	NoteStageNoEtcd       string
+	NoteStoppingKubectl   string
+	NoteNoLane            string
+	NoteEtcdNotWired      string
+	NoteKeyNotListed      string
+	NoteHeldWhileTyping   string // %s: the stage
+	NoteHeldJump          string // %s: the stage
+	NoteBreakNotWired     string
+	NoteNothingHeld       string
+	NoteCleared           string
+	NoteBreakRemoved      string // %s: the spec
+	NoteBreakSet          string // %s: the spec (twice)
+	NoteStepped           string
+	NoteLetGo             string
+	NoteAborted           string
+	NoteStepFailed        string // %s: the error
+	NoteLetGoFailed       string // %s: the error
+	NoteAbortFailed       string // %s: the error
+
+	// The : command line.
+	CmdRequests, CmdKubectl, CmdEtcd, CmdBreak, CmdUnbreak, CmdClear, CmdLesson string
+	CmdGlossary, CmdHelp, CmdQuit                                               string
+	CmdUnknown                                                                  string // %q: the name
+	CmdNoArgs                                                                   string // %s: the command
+	CmdRequestsArg, CmdUnbreakWhich                                             string
+	CmdColumn                                                                   string // %d: a column, %s: the problem
+	CmdKubectlRunning                                                           string // %s: the command line
+	SuggestTitle, SuggestErrorTitle, SuggestCommandsTitle                       string
+	SuggestMore                                                                 string // %d: how many
+	PromptHint                                                                  string
+	SuggestShowAll, SuggestBreakpoint, SuggestContext, SuggestKind              string
+	SuggestResource, SuggestVerb, SuggestOnlyUser, SuggestOnlyVerb              string
+	SuggestOnlyResource, SuggestCanI, SuggestWhoami                             string
+	VerbGet, VerbDescribe, VerbCreate, VerbApply, VerbDelete, VerbAuth          string
+	VerbAPIResources, VerbAPIVersions, VerbLabel, VerbAnnotate, VerbPatch       string
+	VerbExplain, VerbVersion, VerbConfig                                        string
+	FlagContext, FlagWatch, FlagOutput, FlagNamespace, FlagAllNamespaces        string
+	FlagAs, FlagFile, FlagDryRun                                                string
+	StageWhenAuthn, StageWhenAuthz, StageWhenAdmission, StageWhenStorage        string
+	CommandsIntro, CommandsRequests, CommandsBreak, CommandsTitle               string
+	BreakListIntro, BreakListNone, BreakListTitle                               string
+	BreakListHeld                                                               string // %d: held requests
+
+	// The after-serve views' header line.
+	ViewRequestsTitle string
+	ViewBreakpoints   string // %d: breakpoints set
+	ViewKubectlTitle  string
+	ViewKubectlHint   string
+	ViewEtcdTitle     string // %s: the key prefix
+	ViewEtcdLive      string
+	ViewGlossaryTitle string
+	ViewGlossaryHint  string
+	PathLead          string
+	PathHeldAt        string // %s: a stage
+
+	// The Requests view.
+	RqSelectStage, RqSelectRequest, RqLaneLater string
+	RqStageOf                                   string // %d/%d
+	RqAuditID                                   string // %s: the ID
+	RqHeldTitle                                 string // %s: the rest of the title
+	RqUser, RqGroups, RqActingAs, RqVerb        string
+	RqResource, RqNamespace, RqName, RqPath     string
+	RqResponse, RqReceived, RqAgent, RqAuditCol string
+	RqLoopbackUser                              string
+	RqImpersonatedBy                            string // %s user, %s impersonator
+	RqLongRunning                               string
+	RqHeldAt                                    string // %s stage, %s time, %s spec
+	RqHeldKeys                                  string
+	RqBodyNone, RqBodyDecoded, RqInFlight       string
+	RqAfter                                     string // %s code, %s duration
+	RqBytes                                     string // %s code, %d bytes
+	RqShown                                     string // %d
+	RqSinceClear, RqLoopbackHidden              string
+	RqLoopbackShown                             string
+	RqDropped                                   string // %d
+	RqHeldCount                                 string // %d
+	ColTime, ColUser, ColVerb, ColResource      string
+	ColCode, ColLatency, CodeHeld               string
+	RqNotWired, RqReading, RqNoneYet            string
+	RqNotServing                                string
+	RqNoMatch                                   string // %q: the filter
+	RqNoneSinceClear                            string
+	RqFilterTyping                              string
+	RqFilterMatches                             string // %d
+	RqStageTitle                                string // %s: the stage
+
+	// Request lanes.
+	LaneMutating, LaneValidating                                   string // %s: the plugin
+	OutcomeOK, OutcomeAllowed, OutcomeDenied, OutcomeNoOpinion     string
+	OutcomeChanged, OutcomeNoChange, OutcomeRefused, OutcomeFailed string
+	OutcomeHeld, OutcomeAborted, OutcomeCache, OutcomeEtcd         string
+	OutcomeSkipped, MarkHeld, MarkStopped                          string
+	LaneNoStage, LaneInFlight, LaneStoppedHere, LaneHeldHere       string
+	LanePatch                                                      string
+	LaneCode, LaneUpstream                                         string // %s
+	LaneOpens                                                      string
+	LaneEtcdKey                                                    string // %s: the key
+
+	// The kubectl view.
+	KubectlShuttingDown, KubectlIntro, KubectlIntroWatch string
+	KubectlStarting                                      string // %w: the error
+	KubectlAs                                            string // %s: the context
+	KubectlDropped                                       string // %d
+	KubectlNotRun, KubectlRunning, KubectlRefused        string
+	KubectlExit                                          string // %d
+	KubectlStopped                                       string // %d
+	KubectlStoppedEsc                                    string
+	KubectlExitOK                                        string
+	KubectlExitFail                                      string // %d
+	KubectlRefusedWhy                                    string // %s
+	KubectlElsewhere                                     string
+	KubectlReqsIntro, KubectlReqsLater, KubectlReqsNone  string
+	KubectlNoResponse                                    string
+	KubectlNoStore                                       string // %s: audit ID
+	KubectlNoLane                                        string // %s: audit ID
+	KubectlOpenLane                                      string
+	KubectlNotServing, KubectlRunToEnd, KubectlNotWired  string
+
+	// The etcd view.
+	EtcdSelect, EtcdKey, EtcdRevision, EtcdStored, EtcdDeleted, EtcdDecoding string
+	EtcdRevisionValue                                                        string // %d modified, %d created, %d version
+	EtcdStoredValue                                                          string // %d bytes, %s encoding
+	EtcdDecoded                                                              string
+	EtcdKeys                                                                 string // %d
+	EtcdSoFar                                                                string
+	EtcdRev                                                                  string // %d
+	EtcdNotWired                                                             string
+	EtcdListError                                                            string // %s prefix, %s error
+	EtcdListing                                                              string // %s prefix
+	EtcdNoKey                                                                string // %s prefix
+	EtcdMore, EtcdListingNext                                                string
+	EtcdRetry                                                                string // %s: the error
+
+	// The after-serve panel.
+	ServedChecking, ServedOK, ServedFailing string
+	ServedChecked                           string // %s status, %s time
+	ServedServer, ServedKubeconfig          string
+	ServedContexts, ServedTry               string
+	ServedAsAdmin, ServedAliceWrites        string
+	ServedBobMayNot, ServedAliceRBAC        string
+	ServedHere, ServedHereNote, ServedTitle string
+
+	// The lesson pane.
+	LessonNoText string // %s: checkpoint ID
+	LessonKube   string // %s: where in kube-apiserver
+
+	// The source pane.
+	SourceBackToStep, SourceWrapped, SourceSearchTyping, SourceNoMatch string
+	SourceMatchOf                                                      string // %d of %d
+	SourceMatchKeys                                                    string
+	SourceNoStep                                                       string // %s: checkpoint ID
+	SourceNoUpstream, SourceNoAnchor                                   string
+	SourceLoading                                                      string // %s
+	SourceUnavailable                                                  string // %v error, %s path, %s symbol
+	SourceCannotShow                                                   string // %s anchor, %v error
+	SourceNoServerSource                                               string // %s: the file
+	SourceUpstreamIn                                                   string // %s symbol, %s path
+
+	// The state pane.
+	StateNothing, StateFrozen, StateNoLive, StateLiveNow, StateRawDetail string
+	StateTreeDetail, StateOneChange                                      string
+	StateChanges                                                         string // %d
+
+	// The glossary.
+	GlossaryEnglish, GlossaryChinese, GlossaryNote, GlossaryIntro string
+	GlossaryError                                                 string // %v: the error
+
+	// Errors the walkthrough returns to the command line.
+	ErrNoLessons    string
+	ErrStart        string // %w
+	ErrInternal     string // %w
+	ErrStartup      string // %w
+	ErrShutdown     string // %w
+	ErrLessons      string // %w
+	ErrServerStop   string // %w
+	ErrAlsoShutdown string // %w error, %v shutdown error
+	ErrBadLang      string // %q: the flag value
+	ErrFlags        string // %w: the problems with the flags (English says nothing more)
+	ErrCloseKubectl string // %w
+
+	// The command line (kubewalk tour, serve, lessons, glossary).
+	CLIInterrupted      string
+	CLIInterruptedShort string
+	CLIShuttingDown     string
+	CLIProgressNotSaved string // %v: the error
+	CLIResume           string // %s: where
+	CLIStoppedOwn       string
+	CLIStoppedClean     string
+	CLIReady            string // %s address, %s time
+	CLIPhases           string
+	CLIKubeconfig       string
+	CLIContexts         string
+	CLIContextsValue    string
+	CLILogs             string
+	CLITry              string
+	CLIForbidden        string
+	CLIStopHint         string
+	CLILessonsWarn      string // %v
+	CLINoProgress       string // %v
+	CLILessonsHeader    string // PHASE, STEPS, PROGRESS, LESSON, tab-separated
+	CLILessonDone       string
+	CLIGlossaryHeader   string // ENGLISH, CHINESE, NOTE, tab-separated
+	CLICrashedNoLog     string // %s: how
+	CLICrashed          string // %s how, %s log path
+	CLICrashedTrace     string // %s: the panic line
+	CLICouldNotRemove   string // %s: the paths
+	CLIAgainInterrupted string // %s: the temp dir
+	CLIAgainTerminated  string // %s: the temp dir
+	CLIExitStatus       string // %d
+	CLISignal           string // %s
+
+	// Plain mode (a transcript instead of the full screen).
+	PlainPrompt       string
+	PlainNoStep       string // %s: checkpoint ID
+	PlainKube         string // %s
+	PlainSource       string // %s file, %d-%d lines, %s anchor
+	PlainSourceError  string // %s anchor, %v error
+	PlainUpstream     string // %s
+	PlainState        string // %s: the phase
+	PlainPhasesDone   string // %s
+	PlainServing      string // %s: the address
+	PlainKubeconfig   string // %s
+	PlainExport       string // %s
+	PlainRequests     string
+	PlainNoTerminal   string
+	PlainKeepsRunning string
+	PlainError        string // %s
+	PlainAllowed      string
+	DemoListNS        string
+	DemoCreateCM      string
+	DemoListSecrets   string
+	DemoListCM        string
+	DemoCreatePod     string
+}
+
+// english is the base catalogue: every string, in English.
+func english() Strings {
+	return Strings{
+		PaneSource:       "Source",
+		PaneUpstream:     "Upstream",
+		PaneState:        "State",
+		PaneLesson:       "Lesson",
+		PaneKubectl:      "kubectl",
+		PaneRequests:     "Requests",
+		PaneLane:         "Lane",
+		PaneRequest:      "Request",
+		PaneStageSource:  "Source",
+		PaneRequestsMade: "Requests it made",
+		PaneValue:        "Value",
+		PaneGlossary:     "Glossary",
+		PaneEtcdTree:     "etcd %s",
+
+		TooSmall:     "kubewalk needs at least %d×%d; this window is %d×%d",
+		TooSmallQuit: "q quits",
+
+		KeyNext:        "next checkpoint",
+		KeyNextPhase:   "next phase",
+		KeyToEnd:       "run to the end",
+		KeyPhase:       "first step of a phase",
+		KeyBack:        "review earlier step",
+		KeyForward:     "review later step",
+		KeyLive:        "back to live",
+		KeyFocusNext:   "next pane",
+		KeyFocusPrev:   "previous pane",
+		KeyServed:      "kubectl panel",
+		KeyUp:          "up",
+		KeyDown:        "down",
+		KeyPageUp:      "page up",
+		KeyPageDown:    "page down",
+		KeyTop:         "top",
+		KeyBottom:      "bottom",
+		KeyToggle:      "open / show whole",
+		KeyNextChange:  "next/prev change",
+		KeyPrevChange:  "previous change in state",
+		KeyExpandAll:   "expand all",
+		KeyCollapseAll: "collapse all",
+		KeyRaw:         "raw objects",
+		KeyUpstream:    "upstream source",
+		KeyWrap:        "wrap source",
+		KeySearch:      "search server/ source",
+		KeyMatchNext:   "next/prev match",
+		KeyMatchPrev:   "previous match",
+		KeyOpenMatch:   "open the match's file",
+		KeyCommand:     "command line",
+		KeyFilter:      "filter requests",
+		KeyLoopback:    "loopback requests",
+		KeyStageSource: "the stage's source",
+		KeyStageEtcd:   "storage stage's etcd key",
+		KeyHeldStep:    "held: next stage",
+		KeyHeldRun:     "held: run to the end",
+		KeyHeldAbort:   "held: fail it here",
+		KeyHelp:        "help",
+		KeyQuit:        "quit",
+		KeyAnyKey:      "any key",
+		KeyAnyOtherKey: "any other key",
+
+		BarSearch:       "search",
+		BarCancel:       "cancel",
+		BarScroll:       "scroll",
+		BarCloseHelp:    "close help",
+		BarBegin:        "begin",
+		BarClose:        "close",
+		BarFilter:       "filter",
+		BarClearSearch:  "clear search",
+		BarBackToStep:   "back to the step's code",
+		BarEarlierLater: "earlier/later",
+		BarLive:         "live",
+		BarNext:         "next",
+		BarBack:         "back",
+		BarCommand:      "command",
+		BarStepHeld:     "step held",
+		BarRunToEnd:     "run to end",
+		BarFailIt:       "fail it",
+		BarSelect:       "select",
+		BarLane:         "lane",
+		BarStage:        "stage",
+		BarStop:         "stop",
+		BarOpenLane:     "open lane",
+		BarMove:         "move",
+		BarOpenClose:    "open/close",
+		HelpUpDown:      "up/down",
+		HelpPageUpDown:  "page up/down",
+		HelpTopBottom:   "top/bottom",
+		HelpLaneStage:   "a stage of the lane",
+
+		HelpLiveServer:   "The live server",
+		HelpReviewing:    "Reviewing",
+		HelpPanes:        "Panes",
+		HelpSource:       "Source",
+		HelpState:        "State",
+		HelpRequestsView: "Requests view (:req)",
+		HelpParaSpace:    "space runs the live server to its next checkpoint and pauses it there. ← reviews the stops recorded so far (their code, state and lesson); the server stays where it is.",
+		HelpParaPhases:   "1-7 go to the first step of a phase: ahead of the server they run it there; behind, they review that phase's first recorded stop.",
+		HelpParaSearch:   "/ searches all of kubewalk's server/ source: n/N move between matches across files (the search line names the file), enter keeps the match's file open, esc goes back to the step's code.",
+		HelpParaState:    "In the state pane + marks what this step added and ~ what it changed: the pane opens on the first of them, and ] / [ jump between them. enter opens a node, or shows a row cut at the edge (…) whole; r shows the live objects.",
+		HelpParaServed:   "After serve, K switches between the lesson and the kubectl panel.",
+		HelpParaCommand:  ": opens the command line, as in k9s: :req, :k (kubectl), :etcd, :break, :glossary… — :help lists the commands.",
+		HelpTitle:        "Keys · any key closes",
+		HelpTitleScroll:  "Keys · ↑/↓ scroll (%d%%) · any other key closes",
+
+		WelcomeTitle:    "Welcome to kubewalk",
+		WelcomeIntro:    "kubewalk starts a real Kubernetes-style API server on this machine (k8s.io/apiserver with an embedded etcd) and walks you through its startup, phase by phase:",
+		WelcomePaused:   "The server is real, and paused right now at its first checkpoint. At every stop you see the code that just ran, the state it built (+ new, ~ changed) and a lesson about it. After serve, kubectl works against it.",
+		WelcomeKeySpace: "run the server to its next checkpoint",
+		WelcomeKeyBack:  "review an earlier stop (the server stays where it is)",
+		WelcomeKeyHelp:  "every key",
+		WelcomeBegin:    "Press any key to begin · q quits",
+
+		StartingServer:       "Starting the server…",
+		CheckpointOf:         "checkpoint %d/%d",
+		WhereFailed:          "the server failed",
+		WhereServing:         "the server is serving",
+		WhereRunningTo:       "the server is running to %s",
+		WherePausedAt:        "the server is paused at %s",
+		StatusReviewing:      "REVIEWING step %d/%d (%s)",
+		StatusReviewWhere:    "— %s",
+		StatusReviewNote:     " · ←/→ step through · esc back to live",
+		StatusFailed:         "✗ FAILED: ",
+		StatusQuits:          " · q quits",
+		StatusServing:        "✓ SERVING",
+		StatusServingAt:      "✓ SERVING at %s",
+		StatusBackToLesson:   " · :lesson goes back to the walkthrough",
+		StatusAllDone:        " · all phases done · K: try kubectl (the kubectl panel)",
+		StatusRunningTo:      "… running to %s",
+		StatusPausedAt:       "⏸ PAUSED at %s",
+		StatusPausedNote:     " · the live server waits here · space: next checkpoint",
+		StatusStarting:       "… starting the server",
+		StatusHeld:           "⏸ %d HELD",
+		TargetNextCheckpoint: "the next checkpoint",
+		TargetNextPhase:      "the next phase",
+		TargetEnd:            "the end (serving)",
+		TargetPhase:          "phase %s",
+
+		NoteResumeFailed:      "could not resume the server: %s",
+		NoteStartupFailed:     "the startup failed; q quits",
+		NoteStartupFinished:   "startup is finished: the server is serving",
+		NoteStillRunning:      "the server is still running",
+		NoteStillStarting:     "the server is still starting",
+		NoteKubectlPanelLater: "the kubectl panel opens once the server serves",
+		NoteRowWhole:          "this row is shown whole already",
+		NoteNoChange:          "nothing new or changed in the state tree at this step",
+		NoteNoStopInPhase:     "no recorded stop in phase %s",
+		NoteKubectlRefused:    "not run: see the kubectl pane for why, and the command to run elsewhere",
+		NoteLoopbackShown:     "showing the server's own loopback requests too",
+		NoteLoopbackHidden:    "hiding the server's own loopback requests",
+		NoteStageNoCode:       "this stage names no code",
+		NoteStageNoEtcd:       "S opens the etcd key of a storage stage; select one in the lane (←/→)",
+		NoteStoppingKubectl:   "stopping kubectl…",
+		NoteNoLane:            "no lane to open for this request",
+		NoteEtcdNotWired:      "the etcd explorer is not wired into this run",
+		NoteKeyNotListed:      "not among the keys listed so far; its value is shown",
+		NoteHeldWhileTyping:   "a request is held at %s (:req shows it)",
+		NoteHeldJump:          "⏸ a request is held at %s: space/n steps it on · E runs it to the end · x fails it",
+		NoteBreakNotWired:     "breakpoints are not wired into this run",
+		NoteNothingHeld:       "no request is held: :break STAGE[:user=NAME] holds the next matching one",
+		NoteCleared:           "cleared: only requests from now on are listed (:requests all shows the others)",
+		NoteBreakRemoved:      "breakpoint removed: %s",
+		NoteBreakSet:          "breakpoint set: %[1]s · matching requests will be held (:unbreak %[1]s removes it)",
+		NoteStepped:           "stepped on to its next stage",
+		NoteLetGo:             "let go: it runs to the end",
+		NoteAborted:           "failed at this stage: the client gets the error",
+		NoteStepFailed:        "step failed: %s",
+		NoteLetGoFailed:       "continue failed: %s",
+		NoteAbortFailed:       "abort failed: %s",
+
+		CmdRequests:          "live list of the requests through the chain (all: undo :clear)",
+		CmdKubectl:           "run kubectl here against this server (--context admin|alice|bob)",
+		CmdEtcd:              "what the server stores in etcd, decoded",
+		CmdBreak:             "hold requests at STAGE[:user=U][,verb=V][,resource=R]; alone: list them",
+		CmdUnbreak:           "remove a breakpoint",
+		CmdClear:             "clear the requests list: hide the requests so far and the / filter",
+		CmdLesson:            "back to the walkthrough: source, state and lesson",
+		CmdGlossary:          "the terms kubewalk uses, in English and Chinese",
+		CmdHelp:              "every key and command",
+		CmdQuit:              "quit kubewalk",
+		CmdUnknown:           "unknown command %q: tab completes, :help lists the commands",
+		CmdNoArgs:            ":%s takes no arguments",
+		CmdRequestsArg:       ":requests takes no argument but all",
+		CmdUnbreakWhich:      ":unbreak SPEC: which breakpoint? (tab lists them)",
+		CmdColumn:            "column %d: %s",
+		CmdKubectlRunning:    "kubectl %s is still running: esc in the kubectl view stops it",
+		SuggestTitle:         "suggestions · tab completes",
+		SuggestErrorTitle:    "not run · fix the line or esc",
+		SuggestCommandsTitle: "commands · tab completes",
+		SuggestMore:          "… tab goes through all %d",
+		PromptHint:           "  tab complete · ↑↓ history · enter run · esc back",
+		SuggestShowAll:       "show the requests :clear hid",
+		SuggestBreakpoint:    "breakpoint",
+		SuggestContext:       "context",
+		SuggestKind:          "kind",
+		SuggestResource:      "resource",
+		SuggestVerb:          "verb",
+		SuggestOnlyUser:      "only requests with this user",
+		SuggestOnlyVerb:      "only requests with this verb",
+		SuggestOnlyResource:  "only requests with this resource",
+		SuggestCanI:          "VERB RESOURCE: may I?",
+		SuggestWhoami:        "who the server thinks I am",
+		VerbGet:              "list or show resources",
+		VerbDescribe:         "show details",
+		VerbCreate:           "create a resource",
+		VerbApply:            "apply a manifest file (-f FILE)",
+		VerbDelete:           "delete resources",
+		VerbAuth:             "can-i, whoami",
+		VerbAPIResources:     "the resources the server serves",
+		VerbAPIVersions:      "the group versions the server serves",
+		VerbLabel:            "set labels",
+		VerbAnnotate:         "set annotations",
+		VerbPatch:            "patch a resource",
+		VerbExplain:          "document a resource's fields",
+		VerbVersion:          "client and server versions",
+		VerbConfig:           "view the kubeconfig",
+		FlagContext:          "who runs it: admin, alice or bob",
+		FlagWatch:            "watch: stream until esc",
+		FlagOutput:           "output: yaml, json, wide, name",
+		FlagNamespace:        "namespace",
+		FlagAllNamespaces:    "all namespaces",
+		FlagAs:               "impersonate a user",
+		FlagFile:             "a manifest file",
+		FlagDryRun:           "admission and validation without storing",
+		StageWhenAuthn:       "once the user is known",
+		StageWhenAuthz:       "before the authorizers decide",
+		StageWhenAdmission:   "before the first mutating admission plugin",
+		StageWhenStorage:     "before the store reads or writes etcd",
+		CommandsIntro:        "The : command line, as in k9s: tab completes, ↑/↓ bring back earlier lines, enter runs, esc backs out.",
+		CommandsRequests:     "The Requests view lists every request the server handled, newest first. A request's lane shows each stage of the chain it went through as a box: ✓ passed, ✗ STOPPED the request, ⏸ HELD by a breakpoint, – did not apply. ←/→ select a stage, s opens its code, S a storage stage's etcd key; / filters, L shows the server's own loopback requests, :clear starts the list afresh.",
+		CommandsBreak:        "A breakpoint (:break authorization:user=bob) holds matching requests: the screen jumps to one, and space/n steps it on to the next breakpoint stage, E lets it run to the end, x fails it at that stage with an error the client sees. ? lists every key.",
+		CommandsTitle:        "Commands · any key closes",
+		BreakListIntro:       "Breakpoints hold matching requests at a stage until you step them on (space/n), let them run (E) or fail them (x). Held requests are let go after 10 minutes.",
+		BreakListNone:        "No breakpoint is set. :break STAGE[:user=NAME][,verb=V][,resource=R] sets one, STAGE one of authentication, authorization, admission, storage.",
+		BreakListTitle:       "Breakpoints · any key closes",
+		BreakListHeld:        "%d request(s) held now: :req shows them.",
+
+		ViewRequestsTitle: "Requests through the chain",
+		ViewBreakpoints:   "%d breakpoint(s) · :break",
+		ViewKubectlTitle:  "kubectl in-process against this server",
+		ViewKubectlHint:   ":k ARGS runs a command",
+		ViewEtcdTitle:     "etcd: what the server stores under %s",
+		ViewEtcdLive:      "live (watch)",
+		ViewGlossaryTitle: "Glossary: the terms kubewalk uses",
+		ViewGlossaryHint:  ":lesson goes back",
+		PathLead:          "request path: ",
+		PathHeldAt:        "⏸ held at %s: ",
+
+		RqSelectStage:    "Select a stage in the lane and press s to see its code here.",
+		RqSelectRequest:  "Select a request in the list (↑/↓) to see its lane.",
+		RqLaneLater:      "Its lane shows here once a request is selected.",
+		RqStageOf:        "stage %d/%d",
+		RqAuditID:        "audit ID %s",
+		RqHeldTitle:      "⏸ HELD · %s",
+		RqUser:           "user",
+		RqGroups:         "groups",
+		RqActingAs:       "acting as",
+		RqVerb:           "verb",
+		RqResource:       "resource",
+		RqNamespace:      "namespace",
+		RqName:           "name",
+		RqPath:           "path",
+		RqResponse:       "response",
+		RqReceived:       "received",
+		RqAgent:          "agent",
+		RqAuditCol:       "audit ID",
+		RqLoopbackUser:   " (the server's own loopback client)",
+		RqImpersonatedBy: "%s, impersonated by %s",
+		RqLongRunning:    " (long-running)",
+		RqHeldAt:         "⏸ HELD at %s since %s by breakpoint %s",
+		RqHeldKeys:       "space/n next stage · E run to the end · x fail it here",
+		RqBodyNone:       "body: none decoded at this stage (reads have none; a write's is decoded after authorization)",
+		RqBodyDecoded:    "body (decoded):",
+		RqInFlight:       "in flight",
+		RqAfter:          "%s after %s",
+		RqBytes:          "%s, %d bytes",
+		RqShown:          "%d shown",
+		RqSinceClear:     " since :clear",
+		RqLoopbackHidden: " · loopback hidden (L)",
+		RqLoopbackShown:  " · loopback shown (L)",
+		RqDropped:        "%d dropped",
+		RqHeldCount:      "⏸ %d held · ",
+		ColTime:          "TIME",
+		ColUser:          "USER",
+		ColVerb:          "VERB",
+		ColResource:      "RESOURCE",
+		ColCode:          "CODE",
+		ColLatency:       "LATENCY",
+		CodeHeld:         "held",
+		RqNotWired:       "Request tracing is not wired into this run: there is no trace store to read.",
+		RqReading:        "Reading the traces…",
+		RqNoneYet:        "No request yet. Try :k get cm, or kubectl in another terminal.",
+		RqNotServing:     "The server is not serving yet: requests reach it once it serves (E runs the startup to the end).",
+		RqNoMatch:        "No request matches %q (esc clears the filter).",
+		RqNoneSinceClear: "No request since :clear (:requests all shows the earlier ones).",
+		RqFilterTyping:   "  filter by user, verb, resource, name, path or code · enter · esc cancel",
+		RqFilterMatches:  "  %d match · esc clears",
+		RqStageTitle:     "stage %s",
+
+		LaneMutating:     "mutating %s",
+		LaneValidating:   "validating %s",
+		OutcomeOK:        "ok",
+		OutcomeAllowed:   "allowed",
+		OutcomeDenied:    "denied",
+		OutcomeNoOpinion: "no opinion",
+		OutcomeChanged:   "changed",
+		OutcomeNoChange:  "no change",
+		OutcomeRefused:   "refused",
+		OutcomeFailed:    "failed",
+		OutcomeHeld:      "held",
+		OutcomeAborted:   "aborted",
+		OutcomeCache:     "watch cache",
+		OutcomeEtcd:      "etcd",
+		OutcomeSkipped:   "skipped",
+		MarkHeld:         "HELD",
+		MarkStopped:      "STOPPED",
+		LaneNoStage:      "No stage recorded yet.",
+		LaneInFlight:     "… in flight",
+		LaneStoppedHere:  " · the request stopped here",
+		LaneHeldHere:     " · held by a breakpoint",
+		LanePatch:        "JSON patch (RFC 6902):",
+		LaneCode:         "code: %s",
+		LaneUpstream:     "upstream: %s",
+		LaneOpens:        " · s opens it",
+		LaneEtcdKey:      "S opens %s in the etcd explorer",
+
+		KubectlShuttingDown: "kubewalk is shutting down",
+		KubectlIntro:        "Type :k followed by kubectl's arguments, e.g. :k get cm or :k --context bob get cm. It runs the real kubectl command tree in-process against this run's server (no shell), as admin unless --context says alice or bob.",
+		KubectlIntroWatch:   "-w streams until esc. ↑/↓ in the prompt bring back earlier commands.",
+		KubectlStarting:     "starting kubectl: %w",
+		KubectlAs:           "   (as %s)",
+		KubectlDropped:      "… %d earlier lines dropped",
+		KubectlNotRun:       "not run",
+		KubectlRunning:      "running · esc stops it",
+		KubectlRefused:      "refused",
+		KubectlExit:         "exit %d",
+		KubectlStopped:      "stopped (esc) · exit %d",
+		KubectlStoppedEsc:   "■ stopped with esc",
+		KubectlExitOK:       "✓ exit 0",
+		KubectlExitFail:     "✗ exit %d",
+		KubectlRefusedWhy:   "✗ not run: %s",
+		KubectlElsewhere:    "Run it in another terminal:",
+		KubectlReqsIntro:    "The requests a command makes show here, each with its lane through the chain.",
+		KubectlReqsLater:    "The requests show here when the command ends.",
+		KubectlReqsNone:     "The command made no request.",
+		KubectlNoResponse:   "no response",
+		KubectlNoStore:      "audit ID %s (no trace store in this run)",
+		KubectlNoLane:       "audit ID %s · lane not recorded (yet)",
+		KubectlOpenLane:     "enter opens the lane in the Requests view",
+		KubectlNotServing:   "✗ the server is not serving yet — a client would get connection refused.",
+		KubectlRunToEnd:     "Run the startup to the end first: :lesson goes back to the walkthrough, where E runs it to serve.",
+		KubectlNotWired:     "kubectl inside kubewalk is not wired into this run. Run it in another terminal:",
+
+		EtcdSelect:        "Select a key (↑/↓, enter opens a resource or namespace) to see its value decoded with the server's own codecs.",
+		EtcdKey:           "key",
+		EtcdRevision:      "revision",
+		EtcdStored:        "stored",
+		EtcdDeleted:       "✗ deleted: the watch reported this key removed",
+		EtcdDecoding:      "decoding…",
+		EtcdRevisionValue: "modified at %d, created at %d, version %d",
+		EtcdStoredValue:   "%d bytes, %s",
+		EtcdDecoded:       "decoded (YAML):",
+		EtcdKeys:          "%d keys",
+		EtcdSoFar:         " so far",
+		EtcdRev:           "rev %d",
+		EtcdNotWired:      "The etcd explorer is not wired into this run: there is no etcd reader.",
+		EtcdListError:     "✗ listing %s: %s",
+		EtcdListing:       "Listing %s…",
+		EtcdNoKey:         "No key under %s.",
+		EtcdMore:          "… more keys: move down to list the next page",
+		EtcdListingNext:   "… listing the next page",
+		EtcdRetry:         "✗ %s (enter tries again)",
+
+		ServedChecking:    "readyz: checking…",
+		ServedOK:          "readyz: ✓ ok",
+		ServedFailing:     "readyz: ✗ failing",
+		ServedChecked:     " (%s) · checked %s",
+		ServedServer:      "server:",
+		ServedKubeconfig:  "kubeconfig:",
+		ServedContexts:    "contexts:",
+		ServedTry:         "Try it from another terminal:",
+		ServedAsAdmin:     "# as admin (system:masters)",
+		ServedAliceWrites: "# alice may write configmaps",
+		ServedBobMayNot:   "# bob may not: expect Forbidden",
+		ServedAliceRBAC:   "# what RBAC allows alice",
+		ServedHere:        "Or right here, on the : command line:",
+		ServedHereNote:    "# :k runs kubectl inside kubewalk; :req lists every request with its lane through the chain",
+		ServedTitle:       "the server is serving",
+
+		LessonNoText: "No lesson text for %s yet.",
+		LessonKube:   "In kube-apiserver: %s",
+
+		SourceBackToStep:     "esc: back to the step",
+		SourceWrapped:        "wrapped",
+		SourceSearchTyping:   "  enter search · esc cancel",
+		SourceNoMatch:        "no match",
+		SourceMatchOf:        "%d of %d",
+		SourceMatchKeys:      " · n/N next/prev · enter open · esc clear",
+		SourceNoStep:         "No lesson step for checkpoint %s yet.",
+		SourceNoUpstream:     "This step names no upstream function.\n\nPress u to return to kubewalk's source.",
+		SourceNoAnchor:       "This step names no source anchor.",
+		SourceLoading:        "Loading %s…",
+		SourceUnavailable:    "Upstream source unavailable: %v\n\nimport path: %s\nsymbol:      %s\n\nRun `go mod download k8s.io/apiserver` to fetch it into the module cache; press u to return to kubewalk's source.",
+		SourceCannotShow:     "Cannot show %s: %v",
+		SourceNoServerSource: "no server source to open %s",
+		SourceUpstreamIn:     "upstream: %s in %s",
+
+		StateNothing:    "Nothing built yet.",
+		StateFrozen:     "The server is running; live objects are read again at the next pause.",
+		StateNoLive:     "No live objects at this checkpoint.",
+		StateLiveNow:    "Live objects are read now: they show the server as it is, not as it was at this stop.",
+		StateRawDetail:  "raw live objects (r: tree)",
+		StateTreeDetail: "tree (r: raw objects)",
+		StateOneChange:  "1 change: ]/[",
+		StateChanges:    "%d changes: ]/[",
+
+		GlossaryEnglish: "English",
+		GlossaryChinese: "中文",
+		GlossaryNote:    "Note",
+		GlossaryIntro:   "The terms the lessons and screens use, one term per concept. API identifiers, flags, kinds and function names stay English.",
+		GlossaryError:   "The glossary could not be read: %v",
+
+		ErrNoLessons:    "no lessons loaded",
+		ErrStart:        "start the server: %w",
+		ErrInternal:     "internal error, the stack trace is printed above: %w",
+		ErrStartup:      "startup failed: %w",
+		ErrShutdown:     "shutdown: %w",
+		ErrLessons:      "lessons: %w",
+		ErrServerStop:   "server stopped: %w",
+		ErrAlsoShutdown: "%w (and while shutting down: %v)",
+		ErrBadLang:      "--lang %q: not a supported language; choose en or zh-CN (Traditional Chinese is not available yet)",
+		ErrFlags:        "%w",
+		ErrCloseKubectl: "closing kubectl: %w",
+
+		CLIInterrupted:      "interrupted; everything was shut down",
+		CLIInterruptedShort: "interrupted",
+		CLIShuttingDown:     "shutting down (server, etcd, temp files)… Ctrl-C again exits at once",
+		CLIProgressNotSaved: "%v; progress will not be saved",
+		CLIResume:           "Last time you reached %s. Run there without pausing? [Y/n] ",
+		CLIStoppedOwn:       "the server stopped on its own",
+		CLIStoppedClean:     "stopped cleanly",
+		CLIReady:            "API server ready at %s in %s",
+		CLIPhases:           "phases:",
+		CLIKubeconfig:       "kubeconfig:",
+		CLIContexts:         "contexts:",
+		CLILogs:             "logs:",
+		CLIContextsValue:    "admin (system:masters), alice (configmaps in default), bob (discovery only)",
+		CLITry:              "Try it from another terminal:",
+		CLIForbidden:        "# forbidden",
+		CLIStopHint:         "Press Ctrl-C to stop; the server, etcd and temp files go with it.",
+		CLILessonsWarn:      "warning: some lessons could not be loaded (run 'kubewalk lessons check'):\n%v",
+		CLINoProgress:       "warning: %v; showing no progress",
+		CLILessonsHeader:    "PHASE\tSTEPS\tPROGRESS\tLESSON",
+		CLILessonDone:       "done",
+		CLIGlossaryHeader:   "ENGLISH\tCHINESE\tNOTE",
+		CLICrashedNoLog:     "kubewalk crashed (%s) before it opened its log; its error output, if any, is above",
+		CLICrashed:          "kubewalk crashed (%s); the log is at %s",
+		CLICrashedTrace:     "\n  %s\n  (the stack trace is at the end of the log)",
+		CLICouldNotRemove:   "\n  could not remove: %s",
+		CLIAgainInterrupted: "interrupted again: exiting now without finishing the shutdown; temp files may remain in %s/kubewalk-*",
+		CLIAgainTerminated:  "terminated again: exiting now without finishing the shutdown; temp files may remain in %s/kubewalk-*",
+		CLIExitStatus:       "exit status %d",
+		CLISignal:           "signal: %s",
+
+		PlainPrompt:       "[Enter] next step · [p]+Enter next phase · [a]+Enter run to the end · [q]+Enter quit › ",
+		PlainNoStep:       "(no lesson step covers %s)",
+		PlainKube:         "In kube-apiserver: %s",
+		PlainSource:       "source: server/%s:%d-%d (%s)",
+		PlainSourceError:  "source: %s (not resolved: %v)",
+		PlainUpstream:     "upstream: %s",
+		PlainState:        "state (%s):",
+		PlainPhasesDone:   "phases done: %s",
+		PlainServing:      "The server is serving at %s",
+		PlainKubeconfig:   "kubeconfig: %s (contexts: admin, alice, bob)",
+		PlainExport:       "  export KUBECONFIG=%s; kubectl get ns",
+		PlainRequests:     "Requests through the chain you just built:",
+		PlainNoTerminal:   "stdin is not a terminal, so nothing can keep this server running: it stops now, with its\nkubeconfig. To use kubectl with a server, run `kubewalk serve` (or `kubewalk --plain` in a terminal).",
+		PlainKeepsRunning: "The server keeps running for kubectl. Press Enter (or Ctrl-C) to stop it › ",
+		PlainError:        "error: %s",
+		PlainAllowed:      "200/201 allowed",
+		DemoListNS:        "list namespaces",
+		DemoCreateCM:      "create configmap default/plain-demo",
+		DemoListSecrets:   "list secrets in default",
+		DemoListCM:        "list configmaps in default",
+		DemoCreatePod:     "create pod with image nginx:latest",
+	}
+}
