@@ -13,6 +13,7 @@ import (
 	"github.com/kubewalk/kubewalk/content"
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/live"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -118,7 +119,7 @@ func checkLessons(langs []string, stdout, stderr io.Writer) error {
 		kubeChecked = fmt.Sprintf("kube: locations checked in form only (%s %s is not in the module cache: `go mod download %s@%s`, about %s)",
 			lessons.KubeModule, lessons.KubeVersion, lessons.KubeModule, lessons.KubeVersion, lessons.KubeDownloadSize)
 	}
-	known := lessons.Known{Checkpoints: server.Checkpoints(), Probes: nil}
+	known := lessons.Known{Checkpoints: server.Checkpoints(), Probes: live.IDs()}
 	src := lessons.Sources{Ours: server.SourceFS, Upstream: dirs, Kube: kubeDir}
 	problems := lessons.CheckContent(content.FS, known, src, langs...)
 	for _, p := range problems {
