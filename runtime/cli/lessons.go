@@ -98,7 +98,11 @@ func listLessons(lang string, stdout, stderr io.Writer) error {
 		if progress.Done(l) {
 			state = tr.CLILessonDone
 		}
-		rows = append(rows, []string{l.Phase, fmt.Sprint(len(l.Steps)), state, l.Title})
+		where := l.Phase
+		if where == "" {
+			where = l.Track // an after-serve lesson belongs to no phase
+		}
+		rows = append(rows, []string{where, fmt.Sprint(len(l.Steps)), state, l.Title})
 	}
 	for _, line := range i18n.Table(rows, 2) {
 		fmt.Fprintln(stdout, line)
