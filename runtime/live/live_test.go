@@ -118,7 +118,7 @@ func TestProbes(t *testing.T) {
 	lesson := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "learn.kubewalk.io/v1alpha1", "kind": "Lesson",
 		"metadata": map[string]any{"name": live.LessonName},
-		"spec": map[string]any{"title": "Hello", "owner": "ada", "steps": []any{map[string]any{"name": "one"}}},
+		"spec":     map[string]any{"title": "Hello", "owner": "ada", "steps": []any{map[string]any{"name": "one"}}},
 	}}
 	gvr := schema.GroupVersionResource{Group: "learn.kubewalk.io", Version: "v1alpha1", Resource: "lessons"}
 	if _, err := dc.Resource(gvr).Namespace(live.Namespace).Create(ctx, lesson, metav1.CreateOptions{}); err != nil {
