@@ -13,6 +13,7 @@ import (
 	"github.com/kubewalk/kubewalk/content"
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/live"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -97,7 +98,11 @@ func listLessons(lang string, stdout, stderr io.Writer) error {
 		if progress.Done(l) {
 			state = tr.CLILessonDone
 		}
-		rows = append(rows, []string{l.Phase, fmt.Sprint(len(l.Steps)), state, l.Title})
+		where := l.Phase
+		if where == "" {
+			where = l.Track // an after-serve lesson belongs to no phase
+		}
+		rows = append(rows, []string{where, fmt.Sprint(len(l.Steps)), state, l.Title})
 	}
 	for _, line := range i18n.Table(rows, 2) {
 		fmt.Fprintln(stdout, line)
@@ -108,11 +113,19 @@ func listLessons(lang string, stdout, stderr io.Writer) error {
 // checkLessons validates the embedded content and prints each problem on its own line, with
 // repository paths (content/en/02-authn.md).
 func checkLessons(langs []string, stdout, stderr io.Writer) error {
-	upstreamDir, version, err := lessons.UpstreamModuleDir()
-	if err != nil {
+	dirs, errs := lessons.ModuleDirs()
+	for _, err := range errs {
 		fmt.Fprintf(stderr, "kubewalk: %v\n", err)
 	}
-	problems := lessons.CheckContent(content.FS, server.Checkpoints(), server.SourceFS, upstreamDir, langs...)
+	kubeDir, err := lessons.KubeModuleDir()
+	kubeChecked := fmt.Sprintf("kube: locations in %s %s", lessons.KubeModule, lessons.KubeVersion)
+	if err != nil {
+		kubeChecked = fmt.Sprintf("kube: locations checked in form only (%s %s is not in the module cache: `go mod download %s@%s`, about %s)",
+			lessons.KubeModule, lessons.KubeVersion, lessons.KubeModule, lessons.KubeVersion, lessons.KubeDownloadSize)
+	}
+	known := lessons.Known{Checkpoints: server.Checkpoints(), Probes: live.IDs()}
+	src := lessons.Sources{Ours: server.SourceFS, Upstream: dirs, Kube: kubeDir}
+	problems := lessons.CheckContent(content.FS, known, src, langs...)
 	for _, p := range problems {
 		if p.File != "" {
 			p.File = path.Join("content", p.File)
@@ -141,7 +154,13 @@ func checkLessons(langs []string, stdout, stderr io.Writer) error {
 	for _, l := range ls {
 		steps += len(l.Steps)
 	}
-	fmt.Fprintf(stdout, "lessons ok: %d lessons, %d steps covering all %d server checkpoints (languages: %s); anchors resolve in server/, upstream symbols in %s %s\n",
-		len(ls), steps, len(server.Checkpoints()), strings.Join(langs, ", "), lessons.UpstreamModule, version)
+	var mods []string
+	for _, m := range lessons.UpstreamModules() {
+		if dir, ok := dirs[m]; ok {
+			mods = append(mods, m+"@"+path.Base(dir)[strings.LastIndex(path.Base(dir), "@")+1:])
+		}
+	}
+	fmt.Fprintf(stdout, "lessons ok: %d lessons, %d steps covering all %d server checkpoints (languages: %s); anchors resolve in server/, upstream symbols in %s; %s\n",
+		len(ls), steps, len(server.Checkpoints()), strings.Join(langs, ", "), strings.Join(mods, ", "), kubeChecked)
 	return nil
 }

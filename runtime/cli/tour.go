@@ -270,7 +270,7 @@ func (r *progressRecorder) resumePoint() (checkpoint, where string) {
 	first := true
 	for _, l := range r.lessons {
 		n := r.p.Reached(l)
-		if n == 0 {
+		if n == 0 || l.Track != "" { // after-serve steps have no checkpoint to resume at
 			continue
 		}
 		s := l.Steps[n-1]

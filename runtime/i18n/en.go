@@ -338,6 +338,10 @@ type Strings struct {
 	PlainRequests     string
 	PlainNoTerminal   string
 	PlainKeepsRunning string
+	PlainTrack        string
+	PlainTrackPrompt  string
+	PlainLive         string // %s: the live probe id
+	PlainLiveError    string // %s probe id, %v error
 	PlainError        string // %s
 	PlainAllowed      string
 	DemoListNS        string
@@ -875,6 +879,10 @@ func english() Strings {
 		PlainRequests:     "Requests through the chain you just built:",
 		PlainNoTerminal:   "stdin is not a terminal, so nothing can keep this server running: it stops now, with its\nkubeconfig. To use kubectl with a server, run `kubewalk serve` (or `kubewalk --plain` in a terminal).",
 		PlainKeepsRunning: "The server keeps running for kubectl. Press Enter (or Ctrl-C) to stop it › ",
+		PlainTrack:        "After-serve lessons: they read the running server. Create the objects a step names with kubectl, then read the step again.",
+		PlainTrackPrompt:  "[Enter] next step · [q]+Enter leave the lessons › ",
+		PlainLive:         "live (%s):",
+		PlainLiveError:    "live (%s): not read: %v",
 		PlainError:        "error: %s",
 		PlainAllowed:      "200/201 allowed",
 		DemoListNS:        "list namespaces",

@@ -22,6 +22,7 @@ import (
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/live"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -113,7 +114,7 @@ func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) erro
 		case ev.Failed != nil:
 			return ev.Failed
 		case ev.Served:
-			return finish(ctx, eng.Server(), o, tr)
+			return finish(ctx, eng.Server(), w, o, tr)
 		}
 		stop := ev.Paused
 		printStop(o, tr, w, stop, total)
@@ -236,7 +237,7 @@ func summarise(n *server.Node, depth int) string {
 // each outcome. Interactive runs print how to reach the server with kubectl and keep it running
 // until Enter (nil) or ctx ends (ctx's error); other runs say that the server stops now and
 // print no instructions that could not be followed.
-func finish(ctx context.Context, s *server.Server, o Options, tr *i18n.Strings) error {
+func finish(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr *i18n.Strings) error {
 	fmt.Fprintf(o.Out, "\n%s\n"+tr.PlainServing+"\n", strings.Repeat("═", min(o.Width, 100)), s.Address())
 	if o.Interactive {
 		fmt.Fprintf(o.Out, tr.PlainKubeconfig+"\n", s.Kubeconfig())
@@ -248,6 +249,9 @@ func finish(ctx context.Context, s *server.Server, o Options, tr *i18n.Strings) 
 		res, auditID := outcome(ctx, s, r, tr)
 		fmt.Fprintf(o.Out, "  %s %s → %s\n", i18n.PadRight(r.who, 7), i18n.PadRight(r.what, 52), res)
 		printLane(ctx, o, auditID)
+	}
+	if err := printTrack(ctx, s, w, o, tr); err != nil {
+		return err
 	}
 	if !o.Interactive {
 		fmt.Fprintln(o.Out, "\n"+tr.PlainNoTerminal)
@@ -267,6 +271,75 @@ func finish(ctx context.Context, s *server.Server, o Options, tr *i18n.Strings) 
 	if ctx.Err() != nil {
 		fmt.Fprintln(o.Out)
 		return ctx.Err()
+	}
+	return nil
+}
+
+// printTrack prints the after-serve lessons step by step, each with the tree its live probe
+// reads from s now; interactive runs wait for Enter between steps ("q" leaves the track).
+func printTrack(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr *i18n.Strings) error {
+	var steps []struct {
+		l lessons.Lesson
+		s lessons.Step
+	}
+	for _, l := range w.Lessons {
+		if l.Track == lessons.TrackAfterServe {
+			for _, st := range l.Steps {
+				steps = append(steps, struct {
+					l lessons.Lesson
+					s lessons.Step
+				}{l, st})
+			}
+		}
+	}
+	if len(steps) == 0 {
+		return nil
+	}
+	rule := strings.Repeat("─", min(o.Width, 100))
+	fmt.Fprintf(o.Out, "\n%s\n%s\n", strings.Repeat("═", min(o.Width, 100)), wrap(tr.PlainTrack, o.Width))
+	for i, x := range steps {
+		fmt.Fprintf(o.Out, "\n%s\n[%d/%d] %s — %s\n%s\n", rule, i+1, len(steps), x.l.Title, x.s.Title, rule)
+		fmt.Fprintln(o.Out, wrap(strings.TrimSpace(x.s.Text), o.Width))
+		if kube := firstNonEmpty(x.s.Kube, x.l.Kube); kube != "" {
+			fmt.Fprintf(o.Out, "\n"+tr.PlainKube+"\n", kube)
+		}
+		if w.Source != nil {
+			if loc, err := w.Source(x.s); err == nil {
+				fmt.Fprintf(o.Out, "\n"+tr.PlainSource+"\n", loc.File, loc.StartLine, loc.EndLine, x.s.Anchor)
+				fmt.Fprint(o.Out, excerpt(loc, o.Context))
+			} else {
+				fmt.Fprintf(o.Out, "\n"+tr.PlainSourceError+"\n", x.s.Anchor, err)
+			}
+		}
+		if x.s.Upstream != "" {
+			fmt.Fprintf(o.Out, tr.PlainUpstream+"\n", x.s.Upstream)
+		}
+		if x.s.Live != "" {
+			pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			n, err := live.Run(pctx, s, x.s.Live)
+			cancel()
+			if err != nil {
+				fmt.Fprintf(o.Out, "\n"+tr.PlainLiveError+"\n", x.s.Live, err)
+			} else {
+				fmt.Fprintf(o.Out, "\n"+tr.PlainLive+"\n", x.s.Live)
+				fmt.Fprint(o.Out, indent(summarise(n.Children[0], 3), "  "))
+			}
+		}
+		if w.Progress != nil {
+			w.Progress(x.l.ID, x.s.ID)
+		}
+		if !o.Interactive || i == len(steps)-1 {
+			continue
+		}
+		fmt.Fprint(o.Out, "\n"+tr.PlainTrackPrompt)
+		line, err := o.In.ReadLine(ctx)
+		if ctx.Err() != nil {
+			fmt.Fprintln(o.Out)
+			return ctx.Err()
+		}
+		if strings.TrimSpace(line) == "q" || (err != nil && line == "") {
+			return nil
+		}
 	}
 	return nil
 }
