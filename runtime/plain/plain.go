@@ -114,7 +114,7 @@ func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) erro
 		case ev.Failed != nil:
 			return ev.Failed
 		case ev.Served:
-			return finish(ctx, eng.Server(), w, o, tr)
+			return finish(ctx, eng.Server(), w, o, tr, pause)
 		}
 		stop := ev.Paused
 		printStop(o, tr, w, stop, total)
@@ -236,8 +236,9 @@ func summarise(n *server.Node, depth int) string {
 // finish sends a few real requests through the served server, as admin, alice and bob, printing
 // each outcome. Interactive runs print how to reach the server with kubectl and keep it running
 // until Enter (nil) or ctx ends (ctx's error); other runs say that the server stops now and
-// print no instructions that could not be followed.
-func finish(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr *i18n.Strings) error {
+// print no instructions that could not be followed. pause is false once the learner answered
+// "a": the track then prints without stopping too.
+func finish(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr *i18n.Strings, pause bool) error {
 	fmt.Fprintf(o.Out, "\n%s\n"+tr.PlainServing+"\n", strings.Repeat("═", min(o.Width, 100)), s.Address())
 	if o.Interactive {
 		fmt.Fprintf(o.Out, tr.PlainKubeconfig+"\n", s.Kubeconfig())
@@ -250,7 +251,7 @@ func finish(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr 
 		fmt.Fprintf(o.Out, "  %s %s → %s\n", i18n.PadRight(r.who, 7), i18n.PadRight(r.what, 52), res)
 		printLane(ctx, o, auditID)
 	}
-	if err := printTrack(ctx, s, w, o, tr); err != nil {
+	if err := printTrack(ctx, s, w, o, tr, pause); err != nil {
 		return err
 	}
 	if !o.Interactive {
@@ -276,8 +277,8 @@ func finish(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr 
 }
 
 // printTrack prints the after-serve lessons step by step, each with the tree its live probe
-// reads from s now; interactive runs wait for Enter between steps ("q" leaves the track).
-func printTrack(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr *i18n.Strings) error {
+// reads from s now; with pause set it waits for Enter between steps ("q" leaves the track).
+func printTrack(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr *i18n.Strings, pause bool) error {
 	var steps []struct {
 		l lessons.Lesson
 		s lessons.Step
@@ -328,7 +329,7 @@ func printTrack(ctx context.Context, s *server.Server, w Walkthrough, o Options,
 		if w.Progress != nil {
 			w.Progress(x.l.ID, x.s.ID)
 		}
-		if !o.Interactive || i == len(steps)-1 {
+		if !pause || i == len(steps)-1 {
 			continue
 		}
 		fmt.Fprint(o.Out, "\n"+tr.PlainTrackPrompt)
