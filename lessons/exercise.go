@@ -158,6 +158,9 @@ type SolutionStep struct {
 	AnswerOutput bool `json:"answerOutput,omitempty"`
 	// Answer is typed as the answer (a choice's number for a choice exercise).
 	Answer string `json:"answer,omitempty"`
+	// Curl is a path to GET with no credentials at all, as `curl -k https://<server><path>`
+	// does: kubectl always sends some (or prompts for them).
+	Curl string `json:"curl,omitempty"`
 }
 
 // exerciseFile is one exercise file as written.
@@ -388,11 +391,21 @@ func solutionProblems(m exerciseMatter, file string) []Problem {
 	}
 	answers := 0
 	for i, s := range m.Solution {
+		kinds := 0
+		for _, set := range []bool{s.Kubectl != "", s.Answer != "", s.Curl != ""} {
+			if set {
+				kinds++
+			}
+		}
 		switch {
-		case s.Kubectl != "" && s.Answer != "":
-			bad(fmt.Sprintf("solution step %d has both kubectl and answer", i+1), "split it into two steps")
-		case strings.TrimSpace(s.Kubectl) == "" && s.Answer == "":
-			bad(fmt.Sprintf("solution step %d is empty", i+1), "give it a kubectl command line or an answer")
+		case kinds > 1:
+			bad(fmt.Sprintf("solution step %d has more than one of kubectl, curl and answer", i+1), "split it into steps")
+		case kinds == 0 || (s.Kubectl != "" && strings.TrimSpace(s.Kubectl) == ""):
+			bad(fmt.Sprintf("solution step %d is empty", i+1), "give it a kubectl command line, a curl path or an answer")
+		case s.Curl != "" && !strings.HasPrefix(s.Curl, "/"):
+			bad(fmt.Sprintf("solution step %d: curl %q is not a path", i+1, s.Curl), "give the path only, starting with /")
+		case s.Curl != "" && (s.Fails || s.AnswerOutput):
+			bad(fmt.Sprintf("solution step %d: fails and answerOutput belong to kubectl steps", i+1), "delete them")
 		case s.Kubectl != "" && splitArgs(s.Kubectl) == nil:
 			bad(fmt.Sprintf("solution step %d: kubectl %q does not split into arguments", i+1, s.Kubectl), "close its quotes")
 		case s.Answer != "" && (s.Fails || s.AnswerOutput):
