@@ -245,6 +245,39 @@ type Strings struct {
 	GlossaryEnglish, GlossaryChinese, GlossaryNote, GlossaryIntro string
 	GlossaryError                                                 string // %v: the error
 
+	// The exercises view (:exercises) and its toast.
+	PaneExercises, PaneExercise                             string
+	CmdExercises, ViewExercisesTitle                        string
+	ViewExercisesDone                                       string // %d done, %d in all
+	StatusExercises                                         string // %d done, %d in all
+	KeyHint, KeyAnswer, KeyChoose, HelpExercisesView        string
+	HelpParaExercises                                       string
+	ExNotWired, ExLoading, ExNone                           string
+	ExCurrentLesson                                         string // %s: the lesson title
+	ExRowNeedsServe                                         string
+	ExRowLocked                                             string // %s: the phase
+	ExRowHints                                              string // %d shown, %d levels
+	ExStateOpen, ExStateDone, ExStateNeedsServe             string
+	ExStateLocked                                           string // %s: the phase
+	ExLesson                                                string // %s lesson title, %s phase
+	ExLiveHow, ExTextHow                                    string
+	ExChoiceHow                                             string // %d: the number of options
+	ExWhy                                                   string // %s: why it passed
+	ExLastTry                                               string // %s: what was wrong
+	ExHints                                                 string // %d shown, %d levels
+	ExHintsAll                                              string // %d levels
+	ExHintNudge, ExHintPointer, ExHintSolution              string
+	ExHintLevel                                             string // %d: a level past the third
+	ExAnswerPrompt, ExAnswerHint                            string
+	NoteExLocked                                            string // %s: the phase
+	NoteExDone, NoteExAllHints, NoteExRight, NoteExNoAnswer string
+	NoteExWrong                                             string // %s: what was wrong
+	NoteExNoChoice                                          string // %d: the number pressed
+	NoteExHintFailed, NoteExAnswerFailed                    string // %s: the error
+	ToastTitle                                              string
+	ToastDone                                               string // %s: the exercise's title
+	ToastMore                                               string // %d: how many more
+
 	// Errors the walkthrough returns to the command line.
 	ErrNoLessons    string
 	ErrStart        string // %w
@@ -734,6 +767,55 @@ func english() Strings {
 		GlossaryNote:    "Note",
 		GlossaryIntro:   "The terms the lessons and screens use, one term per concept. API identifiers, flags, kinds and function names stay English.",
 		GlossaryError:   "The glossary could not be read: %v",
+
+		PaneExercises:      "Exercises",
+		PaneExercise:       "Exercise",
+		CmdExercises:       "exercises checked against the live server: goals, hints, answers",
+		ViewExercisesTitle: "Exercises: act on the live server, kubewalk checks",
+		ViewExercisesDone:  "%d of %d done",
+		StatusExercises:    "exercises %d/%d",
+		KeyHint:            "next hint",
+		KeyAnswer:          "type an answer",
+		KeyChoose:          "choose an option",
+		HelpExercisesView:  "Exercises view (:ex)",
+		HelpParaExercises:  ":exercises lists the exercises, the current lesson's first: ✓ done, ○ open, ⏸ waits for serve, · locked until the walkthrough reaches its phase. An exercise ticks the moment the live server shows it is done, with why; h shows the hints one level at a time (a nudge, a pointer, the solution).",
+		ExNotWired:         "Exercises are not wired into this run.",
+		ExLoading:          "Reading the exercises…",
+		ExNone:             "This run has no exercises.",
+		ExCurrentLesson:    "%s · now",
+		ExRowNeedsServe:    "needs serve",
+		ExRowLocked:        "at %s",
+		ExRowHints:         "hints %d/%d",
+		ExStateOpen:        "○ open",
+		ExStateDone:        "✓ done",
+		ExStateNeedsServe:  "⏸ waits for serve: its check needs a serving server (E runs to the end)",
+		ExStateLocked:      "· locked: opens when the walkthrough reaches %s",
+		ExLesson:           "lesson: %s · phase %s",
+		ExLiveHow:          "Do it with kubectl (:k here, or in another terminal): it ticks by itself when the server shows it is done.",
+		ExTextHow:          "a (or enter) opens the answer line.",
+		ExChoiceHow:        "Press the number of your choice (1–%d).",
+		ExWhy:              "why: %s",
+		ExLastTry:          "✗ not yet: %s",
+		ExHints:            "Hints: %d of %d shown · h shows the next",
+		ExHintsAll:         "Hints: all %d shown",
+		ExHintNudge:        "nudge",
+		ExHintPointer:      "pointer",
+		ExHintSolution:     "solution",
+		ExHintLevel:        "hint %d",
+		ExAnswerPrompt:     "answer› ",
+		ExAnswerHint:       "  enter checks · esc cancels",
+		NoteExLocked:       "this exercise opens when the walkthrough reaches %s",
+		NoteExDone:         "this exercise is done already",
+		NoteExAllHints:     "every hint is shown",
+		NoteExRight:        "✓ right",
+		NoteExNoAnswer:     "this exercise is checked on the live server: there is nothing to type",
+		NoteExWrong:        "✗ not yet: %s",
+		NoteExNoChoice:     "there is no option %d",
+		NoteExHintFailed:   "hint: %s",
+		NoteExAnswerFailed: "answer: %s",
+		ToastTitle:         "exercise done · :ex lists them",
+		ToastDone:          "✓ %s",
+		ToastMore:          "and %d more",
 
 		ErrNoLessons:    "no lessons loaded",
 		ErrStart:        "start the server: %w",
