@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 
 	"github.com/kubewalk/kubewalk/lessons"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -56,6 +57,7 @@ type Result struct {
 // clients act as the admin context and are made on first use. It is safe for concurrent use.
 type Checker struct {
 	live Live
+	tr   *i18n.Strings
 
 	once sync.Once
 	dyn  dynamic.Interface
@@ -63,8 +65,14 @@ type Checker struct {
 	err  error
 }
 
-// NewChecker returns a checker reading live.
-func NewChecker(live Live) *Checker { return &Checker{live: live} }
+// NewChecker returns a checker reading live that says what is wrong with an answer in tr's
+// language (English when tr is nil).
+func NewChecker(live Live, tr *i18n.Strings) *Checker {
+	if tr == nil {
+		tr = i18n.For(i18n.English)
+	}
+	return &Checker{live: live, tr: tr}
+}
 
 // clients makes the admin clients once.
 func (k *Checker) clients() error {
@@ -275,21 +283,21 @@ var ErrNotTyped = errors.New("this exercise is checked against the server, not a
 func (k *Checker) Answer(ctx context.Context, e lessons.Exercise, answer string) (Result, error) {
 	c := e.Check
 	if strings.TrimSpace(answer) == "" {
-		return Result{Wrong: "empty answer"}, nil
+		return Result{Wrong: k.tr.ExWrongEmpty}, nil
 	}
 	switch c.Kind {
 	case lessons.CheckAnswer:
 		if c.Accepts(answer) {
 			return Result{Passed: true, Detail: strings.TrimSpace(answer)}, nil
 		}
-		return Result{Wrong: "not the expected answer"}, nil
+		return Result{Wrong: k.tr.ExWrongAnswer}, nil
 	case lessons.CheckChoice:
 		n := lessons.Choice(answer)
 		switch {
 		case n == 0 || n > len(e.Choices):
-			return Result{Wrong: fmt.Sprintf("pick a choice, 1 to %d", len(e.Choices))}, nil
+			return Result{Wrong: fmt.Sprintf(k.tr.ExWrongRange, len(e.Choices))}, nil
 		case n != c.Correct:
-			return Result{Wrong: fmt.Sprintf("choice %d is not right", n)}, nil
+			return Result{Wrong: fmt.Sprintf(k.tr.ExWrongChoice, n)}, nil
 		}
 		return Result{Passed: true, Detail: e.Choices[n-1]}, nil
 	case lessons.CheckEtcdRevision:
@@ -298,11 +306,11 @@ func (k *Checker) Answer(ctx context.Context, e lessons.Exercise, answer string)
 			return Result{}, err
 		}
 		if kv == nil {
-			return Result{Wrong: "the key is not in etcd yet"}, nil
+			return Result{Wrong: k.tr.ExWrongNoKey}, nil
 		}
 		want := strconv.FormatInt(kv.ModRevision, 10)
 		if strings.TrimSpace(answer) != want {
-			return Result{Wrong: "not the key's current mod revision"}, nil
+			return Result{Wrong: k.tr.ExWrongRevision}, nil
 		}
 		return Result{Passed: true, Detail: fmt.Sprintf("%s is at mod revision %s", kv.Key, want)}, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubewalk/kubewalk/lessons"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -80,6 +81,8 @@ type Options struct {
 	Poll time.Duration
 	// CheckTimeout bounds one evaluation against the server (default 5s).
 	CheckTimeout time.Duration
+	// Strings say what is wrong with an answer, in the learner's language (nil: English).
+	Strings *i18n.Strings
 }
 
 // Tracker follows exercises against the live server. Run evaluates them off the request path
@@ -121,9 +124,11 @@ func NewTracker(opts Options) *Tracker {
 		opts.CheckTimeout = 5 * time.Second
 	}
 	t := &Tracker{opts: opts, changed: make(chan struct{}, 1), byID: map[string]*item{}, processed: map[uint64]bool{}}
+	var live Live
 	if opts.Server != nil {
-		t.checker = NewChecker(opts.Server)
+		live = opts.Server
 	}
+	t.checker = NewChecker(live, opts.Strings)
 	for _, e := range opts.Exercises {
 		it := &item{ex: e, state: Locked}
 		if p, ok := opts.Progress[e.ID]; ok {
@@ -224,15 +229,12 @@ func (t *Tracker) Answer(ctx context.Context, id, answer string) (Status, error)
 	case state == NeedsServe:
 		return t.statusOf(id), fmt.Errorf("exercise %q: it needs the serving server; continue the walkthrough through serve", id)
 	}
-	var checker *Checker
-	if t.checker != nil {
-		checker = t.checker
-	} else if ex.Check.Kind == lessons.CheckEtcdRevision {
+	if t.opts.Server == nil && ex.Check.Kind == lessons.CheckEtcdRevision {
 		return t.statusOf(id), fmt.Errorf("exercise %q: no server to check against", id)
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.opts.CheckTimeout)
 	defer cancel()
-	res, err := checker.Answer(ctx, ex, answer)
+	res, err := t.checker.Answer(ctx, ex, answer)
 	if err != nil {
 		return t.statusOf(id), fmt.Errorf("exercise %q: %w", id, err)
 	}
