@@ -67,3 +67,24 @@ func liveServer(t testing.TB) (*server.Server, *tracing.Store) {
 	}
 	return shared.s, shared.store
 }
+
+// freshServer starts a server of the test's own, closed when the test ends.
+func freshServer(t *testing.T) (*server.Server, *tracing.Store) {
+	t.Helper()
+	store := tracing.NewStore(0)
+	s, err := server.New(server.Options{Recorder: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("closing the server: %v", err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		t.Fatalf("starting the server: %v", err)
+	}
+	return s, store
+}

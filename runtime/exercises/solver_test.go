@@ -102,7 +102,7 @@ func (r solutionRunner) curl(t *testing.T, ctx context.Context, path string) {
 // kubectl with the run's kubeconfig, or the typed answer); then the check passes.
 func TestSolver(t *testing.T) {
 	kubectlPath := requireKubectl(t)
-	s, store := liveServer(t)
+	s, store := freshServer(t)
 	r := solutionRunner{kubectl: kubectlPath, kubeconfig: s.Kubeconfig(), server: s.Address(), home: t.TempDir()}
 	ctx := t.Context()
 	for _, e := range englishExercises(t) {

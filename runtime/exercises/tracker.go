@@ -81,6 +81,10 @@ type Options struct {
 	Poll time.Duration
 	// CheckTimeout bounds one evaluation against the server (default 5s).
 	CheckTimeout time.Duration
+	// StateEvery is the shortest time between two evaluations of the state checks (object,
+	// access, etcd-key), which cost requests of their own (default 250ms): requests arriving in
+	// between are answered together.
+	StateEvery time.Duration
 	// Strings say what is wrong with an answer, in the learner's language (nil: English).
 	Strings *i18n.Strings
 }
@@ -98,6 +102,10 @@ type Tracker struct {
 	// looked at after it finished; processed holds the finished ones above low.
 	low       uint64
 	processed map[uint64]bool
+	// statePending is set when the state checks should run again; lastState is when they last
+	// did (both under passMu).
+	statePending bool
+	lastState    time.Time
 
 	mu    sync.Mutex
 	items []*item
@@ -119,6 +127,9 @@ type item struct {
 func NewTracker(opts Options) *Tracker {
 	if opts.Poll <= 0 {
 		opts.Poll = 200 * time.Millisecond
+	}
+	if opts.StateEvery <= 0 {
+		opts.StateEvery = 250 * time.Millisecond
 	}
 	if opts.CheckTimeout <= 0 {
 		opts.CheckTimeout = 5 * time.Second
@@ -321,7 +332,9 @@ func (t *Tracker) Refresh(ctx context.Context) {
 		}
 	}
 	t.mu.Unlock()
-	if activity || changed {
+	t.statePending = t.statePending || activity || changed
+	if t.statePending && len(state) > 0 && time.Since(t.lastState) >= t.opts.StateEvery {
+		t.statePending, t.lastState = false, time.Now()
 		for _, it := range state {
 			if ctx.Err() != nil {
 				break
