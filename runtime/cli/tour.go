@@ -165,7 +165,11 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 
 	c := tui.NewLessonContent(ls, server.SourceFS)
 	tracker := exercises.NewTracker(exercises.Options{Exercises: exs, Server: eng.Server(), Store: traces.Store,
-		Progress: prog.exerciseRecords(), OnDone: prog.exerciseDone, OnHint: prog.exerciseHints, Strings: i18n.For(lang)})
+		Progress: prog.exerciseRecords(), OnHint: prog.exerciseHints, Strings: i18n.For(lang),
+		OnDone: func(id, why string) {
+			prog.exerciseDone(id, why)
+			fmt.Fprintf(sink.File, "kubewalk: exercise %s done: %s\n", id, why)
+		}})
 	trackCtx, stopTracking := context.WithCancel(ctx)
 	tracking := make(chan struct{})
 	go func() { defer close(tracking); tracker.Run(trackCtx) }()
