@@ -4,18 +4,26 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubewalk/kubewalk/content"
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/exercises"
+	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -136,6 +144,15 @@ func TestSolver(t *testing.T) {
 					answer = step.Answer
 				}
 			}
+			if fact, ok := facts[e.ID]; ok {
+				// The answer the content expects is what this server says.
+				truth := fact(t, s, store)
+				if !answerAccepts(e, truth) {
+					t.Fatalf("the server says %q, which the exercise does not accept", truth)
+				}
+			} else if e.Check.Kind == lessons.CheckAnswer || e.Check.Kind == lessons.CheckChoice {
+				t.Fatalf("no fact in the solver test checks this %s exercise's answer against the server: add one to facts", e.Check.Kind)
+			}
 			if e.Typed() {
 				st, err := tr.Answer(ctx, e.ID, answer)
 				if err != nil {
@@ -164,3 +181,111 @@ func TestSolver(t *testing.T) {
 }
 
 var _ exercises.Server = (*server.Server)(nil)
+
+// answerAccepts reports whether truth is a right answer to typed exercise e.
+func answerAccepts(e lessons.Exercise, truth string) bool {
+	if e.Check.Kind == lessons.CheckChoice {
+		return lessons.Choice(truth) == e.Check.Correct
+	}
+	return e.Check.Accepts(truth)
+}
+
+// facts reads, for each exercise answered by typing or choosing, the right answer from a real
+// server, so that the content's expected answers are checked against the system they describe
+// and not only against themselves.
+var facts = map[string]func(t *testing.T, s *server.Server, store *tracing.Store) string{
+	// Paused after the config phase, the port is reserved but nobody listens.
+	"config-connection-refused": func(t *testing.T, _ *server.Server, _ *tracing.Store) string {
+		paused, err := server.New(server.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer paused.Close()
+		if err := paused.RunPhase(t.Context(), server.PhaseConfig); err != nil {
+			t.Fatal(err)
+		}
+		c, err := net.DialTimeout("tcp", strings.TrimPrefix(paused.Address(), "https://"), 5*time.Second)
+		if err == nil {
+			c.Close()
+			t.Fatalf("%s accepts connections after the config phase", paused.Address())
+		}
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			t.Fatalf("dial after the config phase: %v, want connection refused", err)
+		}
+		return "1"
+	},
+	// The authentication stage of an admin request names the authenticator.
+	"authn-admin-authenticator": func(t *testing.T, s *server.Server, store *tracing.Store) string {
+		admin := clientAs(t, s, "admin")
+		if _, err := admin.CoreV1().Namespaces().Get(t.Context(), "default", metav1.GetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			for _, tr := range store.List(tracing.Filter{}) {
+				if tr.Done && tr.User == "kubewalk-admin" && tr.Resource == "namespaces" && tr.Name == "default" {
+					for _, st := range tr.Stages {
+						if st.Name == tracing.StageAuthentication {
+							if !strings.HasPrefix(st.Detail, "x509: kubewalk-admin (groups system:masters, system:authenticated)") {
+								t.Fatalf("admin's authentication stage: %q", st.Detail)
+							}
+							return "1"
+						}
+					}
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatal("admin's request never finished in the trace store")
+		return ""
+	},
+	// The authorizer's reason for alice creating a configmap names the binding.
+	"authz-alice-binding": func(t *testing.T, s *server.Server, _ *tracing.Store) string {
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: "alice",
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "create", Resource: "configmaps", Namespace: "default"}}}
+		got, err := clientAs(t, s, "admin").AuthorizationV1().SubjectAccessReviews().Create(t.Context(), sar, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`RoleBinding "([^"/]+)/default"`).FindStringSubmatch(got.Status.Reason)
+		if !got.Status.Allowed || m == nil {
+			t.Fatalf("alice creating configmaps: allowed %v, reason %q", got.Status.Allowed, got.Status.Reason)
+		}
+		return m[1]
+	},
+	"admission-default-creator": func(t *testing.T, s *server.Server, _ *tracing.Store) string {
+		ns, err := clientAs(t, s, "admin").CoreV1().Namespaces().Get(t.Context(), "default", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ns.Annotations["kubewalk.io/created-by"]
+	},
+	"install-preferred-version": func(t *testing.T, s *server.Server, _ *tracing.Store) string {
+		groups, err := clientAs(t, s, "admin").Discovery().ServerGroups()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range groups.Groups {
+			if g.Name == "learn.kubewalk.io" {
+				if len(g.Versions) != 2 {
+					t.Errorf("learn.kubewalk.io serves %d versions, the goal says two", len(g.Versions))
+				}
+				return g.PreferredVersion.Version
+			}
+		}
+		t.Fatal("discovery does not list learn.kubewalk.io")
+		return ""
+	},
+	// /readyz?verbose lists the check by name.
+	"serve-informer-sync": func(t *testing.T, s *server.Server, _ *tracing.Store) string {
+		body, err := clientAs(t, s, "admin").Discovery().RESTClient().Get().AbsPath("/readyz").Param("verbose", "").DoRaw(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`\[\+\](informer-sync) ok`).FindStringSubmatch(string(body))
+		if m == nil {
+			t.Fatalf("/readyz?verbose has no informer-sync check:\n%s", body)
+		}
+		return m[1]
+	},
+}
