@@ -279,6 +279,15 @@ type Strings struct {
 	ToastDone                                               string // %s: the exercise's title
 	ToastMore                                               string // %d: how many more
 
+	// What the exercise checks say about a wrong answer (the view's LastTry), and the
+	// exercises in plain mode and `kubewalk lessons`.
+	ExWrongEmpty, ExWrongAnswer, ExWrongNoKey, ExWrongRevision string
+	ExWrongChoice                                              string // %d: the option chosen
+	ExWrongRange                                               string // %d: the number of options
+	PlainExercises                                             string
+	PlainExercise                                              string // %s marker, %s title, %s goal
+	CLIExercisesReset                                          string
+
 	// Errors the walkthrough returns to the command line.
 	ErrNoLessons    string
 	ErrStart        string // %w
@@ -311,7 +320,7 @@ type Strings struct {
 	CLIStopHint         string
 	CLILessonsWarn      string // %v
 	CLINoProgress       string // %v
-	CLILessonsHeader    string // PHASE, STEPS, PROGRESS, LESSON, tab-separated
+	CLILessonsHeader    string // PHASE, STEPS, PROGRESS, EXERCISES, LESSON, tab-separated
 	CLILessonDone       string
 	CLIGlossaryHeader   string // ENGLISH, CHINESE, NOTE, tab-separated
 	CLICrashedNoLog     string // %s: how
@@ -823,6 +832,16 @@ func english() Strings {
 		ToastDone:          "✓ %s",
 		ToastMore:          "and %d more",
 
+		ExWrongEmpty:      "the answer is empty",
+		ExWrongAnswer:     "not the expected answer",
+		ExWrongNoKey:      "that key is not in etcd yet",
+		ExWrongRevision:   "not the key's current mod revision",
+		ExWrongChoice:     "option %d is not right",
+		ExWrongRange:      "pick an option from 1 to %d",
+		PlainExercises:    "Exercises of this lesson (the full-screen UI checks them live: :exercises):",
+		PlainExercise:     "  %s %s: %s",
+		CLIExercisesReset: "exercise progress cleared",
+
 		ErrNoLessons:    "no lessons loaded",
 		ErrStart:        "start the server: %w",
 		ErrInternal:     "internal error, the stack trace is printed above: %w",
@@ -853,7 +872,7 @@ func english() Strings {
 		CLIStopHint:         "Press Ctrl-C to stop; the server, etcd and temp files go with it.",
 		CLILessonsWarn:      "warning: some lessons could not be loaded (run 'kubewalk lessons check'):\n%v",
 		CLINoProgress:       "warning: %v; showing no progress",
-		CLILessonsHeader:    "PHASE\tSTEPS\tPROGRESS\tLESSON",
+		CLILessonsHeader:    "PHASE\tSTEPS\tPROGRESS\tEXERCISES\tLESSON",
 		CLILessonDone:       "done",
 		CLIGlossaryHeader:   "ENGLISH\tCHINESE\tNOTE",
 		CLICrashedNoLog:     "kubewalk crashed (%s) before it opened its log; its error output, if any, is above",

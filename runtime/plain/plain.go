@@ -61,11 +61,34 @@ func (o Options) strings(w Walkthrough) *i18n.Strings {
 }
 
 // Walkthrough is what plain mode needs from the lessons: the step for a checkpoint and its
-// source.
+// source, and the exercises listed after each lesson's last step.
 type Walkthrough struct {
 	Lessons  []lessons.Lesson
 	Source   func(step lessons.Step) (lessons.Location, error)
 	Progress func(lessonID, stepID string)
+	// Exercises are listed (title and goal, never the solution) after their lesson's steps;
+	// ExerciseDone, when set, says which are done already (marked ✓, the others ○).
+	Exercises    []lessons.Exercise
+	ExerciseDone func(id string) bool
+}
+
+// printExercises lists the exercises of lesson l, if it has any.
+func (w Walkthrough) printExercises(o Options, tr *i18n.Strings, l lessons.Lesson) {
+	first := true
+	for _, e := range w.Exercises {
+		if e.Lesson != l.ID {
+			continue
+		}
+		if first {
+			fmt.Fprintf(o.Out, "\n%s\n", tr.PlainExercises)
+			first = false
+		}
+		mark := "○"
+		if w.ExerciseDone != nil && w.ExerciseDone(e.ID) {
+			mark = "✓"
+		}
+		fmt.Fprintln(o.Out, wrap(fmt.Sprintf(tr.PlainExercise, mark, e.Title, e.Goal), o.Width))
+	}
 }
 
 // stepFor returns the lesson and step covering checkpoint id.
@@ -176,6 +199,9 @@ func printStop(o Options, tr *i18n.Strings, w Walkthrough, stop *engine.Stop, to
 		}
 		if w.Progress != nil {
 			w.Progress(lesson.ID, step.ID)
+		}
+		if len(lesson.Steps) > 0 && lesson.Steps[len(lesson.Steps)-1].ID == step.ID {
+			w.printExercises(o, tr, lesson)
 		}
 	}
 	fmt.Fprintf(o.Out, "\n"+tr.PlainState+"\n", cp.Phase)
