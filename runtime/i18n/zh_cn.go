@@ -4,7 +4,7 @@ package i18n
 // glossary (content/glossary.md, from ../shared/reference/glossary-zh.md), one term per
 // concept: 检查点 checkpoint, 阶段 phase, 环节 a stage of a request's path through the handler
 // chain, 步骤 a lesson step, 泳道 a request's lane, 断点 breakpoint, 挂起 held by a
-// breakpoint, 回看 reviewing an earlier stop, 窗格 pane. Phase names, request-stage names,
+// breakpoint, 回看 reviewing an earlier stop, 面板 pane. Phase names, request-stage names,
 // commands, flags, kinds and API identifiers stay English.
 func zhCN() map[string]string {
 	return map[string]string{
@@ -32,8 +32,8 @@ func zhCN() map[string]string {
 		"KeyBack":        "回看上一步",
 		"KeyForward":     "回看下一步",
 		"KeyLive":        "回到实时",
-		"KeyFocusNext":   "下一个窗格",
-		"KeyFocusPrev":   "上一个窗格",
+		"KeyFocusNext":   "下一个面板",
+		"KeyFocusPrev":   "上一个面板",
 		"KeyServed":      "kubectl 面板",
 		"KeyUp":          "上移",
 		"KeyDown":        "下移",
@@ -97,14 +97,14 @@ func zhCN() map[string]string {
 
 		"HelpLiveServer":   "实时服务器",
 		"HelpReviewing":    "回看",
-		"HelpPanes":        "窗格",
+		"HelpPanes":        "面板",
 		"HelpSource":       "源码",
 		"HelpState":        "状态",
 		"HelpRequestsView": "请求视图（:req）",
 		"HelpParaSpace":    "空格让实时服务器运行到下一个检查点并在那里暂停。← 回看已记录的停靠点（当时的代码、状态和课程），服务器停在原处不动。",
 		"HelpParaPhases":   "1-7 跳到某个阶段的第一步：若该阶段还在服务器前方，就让服务器运行过去；若已经过去，就回看该阶段记录下的第一个停靠点。",
 		"HelpParaSearch":   "/ 在 kubewalk 的全部 server/ 源码中搜索：n/N 在匹配之间跳转，可跨文件（搜索行会显示文件名）；enter 保持匹配所在文件打开，esc 回到本步骤的代码。",
-		"HelpParaState":    "状态窗格中，+ 标出本步骤新增的内容，~ 标出修改过的内容：窗格打开时定位到第一处，] / [ 在它们之间跳转。enter 展开节点，或把在边缘被截断（…）的行完整显示；r 显示实时对象。",
+		"HelpParaState":    "状态面板中，+ 标出本步骤新增的内容，~ 标出修改过的内容：面板打开时定位到第一处，] / [ 在它们之间跳转。enter 展开节点，或把在边缘被截断（…）的行完整显示；r 显示实时对象。",
 		"HelpParaServed":   "进入 serve 之后，K 在课程和 kubectl 面板之间切换。",
 		"HelpParaCommand":  ": 打开命令行，用法与 k9s 相同：:req、:k（kubectl）、:etcd、:break、:glossary…… :help 列出全部命令。",
 		"HelpTitle":        "按键 · 按任意键关闭",
@@ -152,7 +152,7 @@ func zhCN() map[string]string {
 		"NoteRowWhole":          "这一行已经完整显示",
 		"NoteNoChange":          "这一步在状态树中没有新增或修改的内容",
 		"NoteNoStopInPhase":     "%s 阶段没有记录下的停靠点",
-		"NoteKubectlRefused":    "未执行：原因见 kubectl 窗格，那里也给出了可在别处运行的命令",
+		"NoteKubectlRefused":    "未执行：原因见 kubectl 面板，那里也给出了可在别处运行的命令",
 		"NoteLoopbackShown":     "同时显示服务器自身的回环请求",
 		"NoteLoopbackHidden":    "隐藏服务器自身的回环请求",
 		"NoteStageNoCode":       "这个环节没有对应的代码",
