@@ -74,6 +74,9 @@ func (r solutionRunner) run(t *testing.T, ctx context.Context, step lessons.Solu
 	cmd.Env = append(os.Environ(), "HOME="+r.home, "KUBECONFIG=", "KUBECACHEDIR="+r.home+"/cache")
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if step.Stdin != "" {
+		cmd.Stdin = strings.NewReader(step.Stdin)
+	}
 	err = cmd.Run()
 	switch {
 	case step.Fails && err == nil:
