@@ -43,6 +43,31 @@ type Step struct {
 	Upstream string
 	// Kube says where this lives in kube-apiserver (the step's, else the lesson's), or "".
 	Kube string
+	// Live is the live probe (runtime/live) whose tree the state pane shows for a step of the
+	// after-serve track, or "".
+	Live string
+	// LessonID and StepID identify the step in its lesson (for progress).
+	LessonID, StepID string
+}
+
+// Track is implemented by a Content with an after-serve track: lessons that read the running
+// server, opened once it serves. LessonContent implements it.
+type Track interface {
+	// TrackSteps returns the track's steps in order; they have no Checkpoint.
+	TrackSteps() []Step
+}
+
+// KubeSource is implemented by a Content that resolves kube: locations in kube-apiserver's
+// source (k8s.io/kubernetes in the module cache), for the side-by-side view. Kube is called
+// from tea.Cmds and must only read. LessonContent implements it.
+type KubeSource interface {
+	Kube(location string) (Location, error)
+}
+
+// UpstreamChecker is implemented by a Content that can tell, off the update loop, whether
+// k8s.io/apiserver's source (the u key's) is in the module cache, for the welcome screen.
+type UpstreamChecker interface {
+	UpstreamMissing() *MissingModuleError
 }
 
 // Location is resolved source: a whole file and the lines to show and emphasise.
