@@ -351,28 +351,28 @@ type Strings struct {
 	DemoCreatePod     string
 
 	// The after-serve track in the full screen.
-	TrackLine          string // %s: the lesson's title
-	TrackStepOf        string // %d step, %d steps
-	StatusTrack        string
-	NoteTrackEnd       string
-	NoteTrackFirst     string
-	NoteTrackBefore    string
-	NoteTrackNone      string
-	NoteTrackNoProbe   string
-	NoteProbeRunning   string // %s: the probe id
-	ErrTrackArg        string // %d: the number of lessons
-	CmdTrack           string
-	KeyRerun           string
-	HelpTrack          string
-	HelpParaTrack      string
-	BarRerun           string
-	BarTrack           string
-	StateProbeDetail   string // %s: the probe id
-	StateProbeRunning  string // %s: the probe id
-	StateProbeReading  string
-	StateProbeError    string // %s probe id, %v error
-	StateProbeNone     string
-	StateProbeNotWired string
+	TrackLine            string // %s: the lesson's title
+	TrackStepOf          string // %d step, %d steps
+	StatusTrack          string
+	StatusAllDoneNoTrack string
+	NoteTrackEnd         string
+	NoteTrackBefore      string
+	NoteTrackNone        string
+	NoteTrackNoProbe     string
+	NoteProbeRunning     string // %s: the probe id
+	ErrTrackArg          string // %d: the number of lessons
+	CmdTrack             string
+	KeyRerun             string
+	HelpTrack            string
+	HelpParaTrack        string
+	BarRerun             string
+	BarTrack             string
+	StateProbeDetail     string // %s: the probe id
+	StateProbeRunning    string // %s: the probe id
+	StateProbeReading    string
+	StateProbeError      string // %s probe id, %v error
+	StateProbeNone       string
+	StateProbeNotWired   string
 
 	// kube-apiserver side by side, and fetching a module's source.
 	KeySideBySide     string
@@ -921,53 +921,53 @@ func english() Strings {
 		CLIExitStatus:       "exit status %d",
 		CLISignal:           "signal: %s",
 
-		PlainPrompt:        "[Enter] next step · [p]+Enter next phase · [a]+Enter run to the end · [q]+Enter quit › ",
-		PlainNoStep:        "(no lesson step covers %s)",
-		PlainKube:          "In kube-apiserver: %s",
-		PlainSource:        "source: server/%s:%d-%d (%s)",
-		PlainSourceError:   "source: %s (not resolved: %v)",
-		PlainUpstream:      "upstream: %s",
-		PlainState:         "state (%s):",
-		PlainPhasesDone:    "phases done: %s",
-		PlainServing:       "The server is serving at %s",
-		PlainKubeconfig:    "kubeconfig: %s (contexts: admin, alice, bob)",
-		PlainExport:        "  export KUBECONFIG=%s; kubectl get ns",
-		PlainRequests:      "Requests through the chain you just built:",
-		PlainNoTerminal:    "stdin is not a terminal, so nothing can keep this server running: it stops now, with its\nkubeconfig. To use kubectl with a server, run `kubewalk serve` (or `kubewalk --plain` in a terminal).",
-		PlainKeepsRunning:  "The server keeps running for kubectl. Press Enter (or Ctrl-C) to stop it › ",
-		PlainTrack:         "After-serve lessons: they read the running server. Create the objects a step names with kubectl, then read the step again.",
-		PlainTrackPrompt:   "[Enter] next step · [q]+Enter leave the lessons › ",
-		PlainLive:          "live (%s):",
-		PlainLiveError:     "live (%s): not read: %v",
-		PlainError:         "error: %s",
-		PlainAllowed:       "200/201 allowed",
-		DemoListNS:         "list namespaces",
-		DemoCreateCM:       "create configmap default/plain-demo",
-		DemoListSecrets:    "list secrets in default",
-		DemoListCM:         "list configmaps in default",
-		DemoCreatePod:      "create pod with image nginx:latest",
-		TrackLine:          "after serve · %s",
-		TrackStepOf:        "step %d of %d",
-		StatusTrack:        " · after-serve lessons · n next step · ← back · r reads the server again · s kube-apiserver side by side",
-		NoteTrackEnd:       "this is the last after-serve step (← goes back; esc returns to the serve stop)",
-		NoteTrackFirst:     "back at the serve stop: n opens the after-serve lessons again",
-		NoteTrackBefore:    "the after-serve lessons read the running server, so they open once it serves: E runs startup to the end",
-		NoteTrackNone:      "no after-serve lessons are loaded",
-		NoteTrackNoProbe:   "this step reads nothing live",
-		NoteProbeRunning:   "still reading the server (%s)",
-		ErrTrackArg:        ":track takes a lesson number from 1 to %d",
-		CmdTrack:           "the after-serve lessons (N: start at lesson N)",
-		KeyRerun:           "read the server again (after-serve step)",
-		HelpTrack:          "After-serve lessons",
-		HelpParaTrack:      "Once the server serves, n opens the after-serve lessons (also :track): each step shows our code, its lesson and, in the state pane, what a live probe reads from the running server. Create the objects a step names with kubectl (K, or a second terminal), then press r to read again; the probe also runs whenever you come back to the step. ← goes back, esc returns to the serve stop. s shows the matching kube-apiserver v1.37.2 function beside our code (F fetches its source when the module cache lacks it).",
-		BarRerun:           "read again",
-		BarTrack:           "after-serve lessons",
-		StateProbeDetail:   "live · %s",
-		StateProbeRunning:  "Reading the running server (probe %s)…",
-		StateProbeReading:  "reading…",
-		StateProbeError:    "The probe %s could not read the server: %v\n\nPress r to try again.",
-		StateProbeNone:     "This step reads nothing live: its code and lesson are the point.",
-		StateProbeNotWired: "Live probes are not wired into this screen.",
+		PlainPrompt:          "[Enter] next step · [p]+Enter next phase · [a]+Enter run to the end · [q]+Enter quit › ",
+		PlainNoStep:          "(no lesson step covers %s)",
+		PlainKube:            "In kube-apiserver: %s",
+		PlainSource:          "source: server/%s:%d-%d (%s)",
+		PlainSourceError:     "source: %s (not resolved: %v)",
+		PlainUpstream:        "upstream: %s",
+		PlainState:           "state (%s):",
+		PlainPhasesDone:      "phases done: %s",
+		PlainServing:         "The server is serving at %s",
+		PlainKubeconfig:      "kubeconfig: %s (contexts: admin, alice, bob)",
+		PlainExport:          "  export KUBECONFIG=%s; kubectl get ns",
+		PlainRequests:        "Requests through the chain you just built:",
+		PlainNoTerminal:      "stdin is not a terminal, so nothing can keep this server running: it stops now, with its\nkubeconfig. To use kubectl with a server, run `kubewalk serve` (or `kubewalk --plain` in a terminal).",
+		PlainKeepsRunning:    "The server keeps running for kubectl. Press Enter (or Ctrl-C) to stop it › ",
+		PlainTrack:           "After-serve lessons: they read the running server. Create the objects a step names with kubectl, then read the step again.",
+		PlainTrackPrompt:     "[Enter] next step · [q]+Enter leave the lessons › ",
+		PlainLive:            "live (%s):",
+		PlainLiveError:       "live (%s): not read: %v",
+		PlainError:           "error: %s",
+		PlainAllowed:         "200/201 allowed",
+		DemoListNS:           "list namespaces",
+		DemoCreateCM:         "create configmap default/plain-demo",
+		DemoListSecrets:      "list secrets in default",
+		DemoListCM:           "list configmaps in default",
+		DemoCreatePod:        "create pod with image nginx:latest",
+		TrackLine:            "after serve · %s",
+		TrackStepOf:          "step %d of %d",
+		StatusAllDoneNoTrack: " · all phases done · K: try kubectl (the kubectl panel)",
+		StatusTrack:          " · after-serve lessons · r: read the server again",
+		NoteTrackEnd:         "the last after-serve step: ← goes back, esc to the serve stop",
+		NoteTrackBefore:      "The after-serve lessons read the running server, so they open once it serves. Press E to run startup to the end, then n.",
+		NoteTrackNone:        "no after-serve lessons are loaded",
+		NoteTrackNoProbe:     "this step reads nothing live",
+		NoteProbeRunning:     "still reading the server (%s)",
+		ErrTrackArg:          ":track takes a lesson number from 1 to %d",
+		CmdTrack:             "the after-serve lessons (N: start at lesson N)",
+		KeyRerun:             "read the server again (after-serve step)",
+		HelpTrack:            "After-serve lessons",
+		HelpParaTrack:        "Once the server serves, n opens the after-serve lessons (also :track): each step shows our code, its lesson and, in the state pane, what a live probe reads from the running server. Create the objects a step names with kubectl (K, or a second terminal), then press r to read again; the probe also runs whenever you come back to the step. ← goes back, esc returns to the serve stop. s shows the matching kube-apiserver v1.37.2 function beside our code (F fetches its source when the module cache lacks it).",
+		BarRerun:             "read again",
+		BarTrack:             "after-serve lessons",
+		StateProbeDetail:     "live · %s",
+		StateProbeRunning:    "Reading the running server (probe %s)…",
+		StateProbeReading:    "reading…",
+		StateProbeError:      "The probe %s could not read the server: %v\n\nPress r to try again.",
+		StateProbeNone:       "This step reads nothing live: its code and lesson are the point.",
+		StateProbeNotWired:   "Live probes are not wired into this screen.",
 
 		KeySideBySide:     "kube-apiserver side by side",
 		KeyFetch:          "fetch missing source (go mod download)",

@@ -111,7 +111,7 @@ func (c *LessonContent) Local(anchor, focus string) (Location, error) {
 	if err != nil {
 		return Location{}, err
 	}
-	return location(path.Join("server", loc.File), loc, focus != ""), nil
+	return location(path.Join("server", loc.File), loc, focus != "", false), nil
 }
 
 // Upstream resolves a k8s.io/apiserver (or k8s.io/apimachinery) symbol in the module cache;
@@ -130,7 +130,7 @@ func (c *LessonContent) Upstream(symbol string) (Location, error) {
 	if err != nil {
 		return Location{}, err
 	}
-	return location(mod+"@"+md.version+"/"+loc.File, loc, false), nil
+	return location(mod+"@"+md.version+"/"+loc.File, loc, false, true), nil
 }
 
 // Kube resolves a kube: location ("pkg/controlplane/apiserver/config.go BuildGenericConfig")
@@ -148,7 +148,7 @@ func (c *LessonContent) Kube(where string) (Location, error) {
 	if err != nil {
 		return Location{}, err
 	}
-	return location(lessons.KubeModule+"@"+md.version+"/"+loc.File, loc, false), nil
+	return location(lessons.KubeModule+"@"+md.version+"/"+loc.File, loc, false, true), nil
 }
 
 // UpstreamMissing reports whether k8s.io/apiserver's source, which u reads, is missing from
@@ -198,16 +198,17 @@ func (e *MissingModuleError) Error() string {
 
 func (e *MissingModuleError) Unwrap() error { return e.Err }
 
-// location converts a lessons.Location. With focus it emphasises the focus lines; without, the
-// line that declares the symbol (after its doc comment), so the symbol's line is marked in
-// upstream code too.
-func location(file string, l lessons.Location, focus bool) Location {
+// location converts a lessons.Location. With focus it emphasises the focus lines; with decl
+// (upstream and kube-apiserver code, which have no focus) the line that declares the symbol,
+// after its doc comment, so that the step's line is marked there too; else nothing (lessons
+// sets the focus to the whole declaration then).
+func location(file string, l lessons.Location, focus, decl bool) Location {
 	out := Location{File: file, StartLine: l.StartLine, EndLine: l.EndLine, Source: l.Source}
 	if focus {
 		out.FocusStart, out.FocusEnd = l.FocusStart, l.FocusEnd
 		return out
 	}
-	if n := declLine(l.Source, l.StartLine, l.EndLine); n > 0 {
+	if n := declLine(l.Source, l.StartLine, l.EndLine); decl && n > 0 {
 		out.FocusStart, out.FocusEnd = n, n
 	}
 	return out

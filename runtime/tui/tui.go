@@ -22,6 +22,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/live"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -154,6 +155,18 @@ type Options struct {
 	// Exercises are the exercises :exercises lists, checked against the live server; nil says
 	// exercises are not wired (the view says so and the status line shows no count).
 	Exercises Exercises
+
+	// Probe runs the live probes of the after-serve track's steps; nil in NewModel says they
+	// are not wired (the state pane says so). Run fills it in with runtime/live against the
+	// engine's server.
+	Probe Probe
+	// Progress, if set, is called when a step of the after-serve track is shown (startup steps
+	// are recorded by the Content's Step, which the screen calls for each stop). It runs on
+	// the program's goroutine and must not block.
+	Progress func(lessonID, stepID string)
+	// Fetch downloads a module into the Go module cache for the side-by-side view and the
+	// upstream source; nil uses lessons.FetchModule (the go command).
+	Fetch Fetch
 }
 
 // ErrInterrupted is returned by Run when the user pressed Ctrl-C (q quits and returns nil).
@@ -205,6 +218,10 @@ func Run(ctx context.Context, eng *engine.Engine, content Content, opts Options)
 	tr := i18n.For(uiLang(opts.Lang, content))
 	if err := eng.Start(ctx, opts.Start); err != nil {
 		return fmt.Errorf(tr.ErrStart, err)
+	}
+	if opts.Probe == nil {
+		srv := eng.Server()
+		opts.Probe = func(ctx context.Context, id string) (*server.Node, error) { return live.Run(ctx, srv, id, tr) }
 	}
 	m := NewModel(eng, eng.Server(), content, opts)
 	m.m.done = ctx.Done()
