@@ -154,7 +154,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	sess.terminalTaken(true)
 	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start,
 		ShowWelcome: !prog.p.WelcomeSeen, OnWelcomeDismissed: func() { prog.p.WelcomeSeen, prog.dirty = true, true },
-		NewKubectl: newKubectl})
+		NewKubectl: newKubectl, Progress: prog.record})
 	sess.terminalTaken(false)
 	interrupted := ctx.Err() != nil || errors.Is(err, tui.ErrInterrupted)
 	if errors.Is(err, tui.ErrInterrupted) {
