@@ -147,3 +147,57 @@ func TestRealKubeAndUpstreamLocations(t *testing.T) {
 		}
 	}
 }
+
+// TestRealTrackFits walks the real after-serve track in English and Chinese at the smallest
+// and the wide size: every frame fits (the harness checks each), every lesson line fits its
+// pane without splitting a word or a code span, and no emphasis marker is left.
+func TestRealTrackFits(t *testing.T) {
+	for _, lang := range []string{"en", "zh-CN"} {
+		c, err := LoadLessonContent(lang)
+		if c == nil {
+			t.Fatalf("no %s lessons: %v", lang, err)
+		}
+		for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+			t.Run(fmt.Sprintf("%s/%dx%d", lang, size.w, size.h), func(t *testing.T) {
+				hs := newHarnessOpts(t, size.w, size.h, c, fakeServer{}, Options{GlamourStyle: "notty", Probe: newFakeProbe().run})
+				hs.keys("E", "n")
+				m := hs.model.m
+				for i := range c.TrackSteps() {
+					if m.trackAt != i {
+						t.Fatalf("track step %d on screen, want %d", m.trackAt, i)
+					}
+					id := m.trackStep().ID
+					for _, p := range wrapProblems(proseOnly(m.lesson.step.Text), m.lesson.lines, m.lesson.w-2) {
+						t.Errorf("%s: %s", id, p)
+					}
+					for _, p := range emphasisProblems(m.lesson.step.Text, m.lesson.lines) {
+						t.Errorf("%s: %s", id, p)
+					}
+					hs.keys("s", "s", "n")
+				}
+				if m.note != i18n.For(lang).NoteTrackEnd {
+					t.Errorf("n on the last step: note %q", m.note)
+				}
+			})
+		}
+	}
+}
+
+// proseOnly drops fenced code blocks and table rows from Markdown, which wrapProblems (a checker
+// of prose and inline code) would misread: a fence's backticks as inline code, a table's
+// delimiter row as a word.
+func proseOnly(md string) string {
+	var out []string
+	fenced := false
+	for _, l := range strings.Split(md, "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "```"):
+			fenced = !fenced
+		case fenced, strings.HasPrefix(t, "|"):
+		default:
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
