@@ -16,6 +16,11 @@ import (
 // search n and N move between matches, across files, until esc clears the search (space and →
 // still step); enter keeps the match's file open, esc then goes back to the step's code.
 //
+// After serve, n on the live serve stop opens the after-serve track (also :track [N]); there n
+// and ← move through its steps, ← on the first (or esc) returns to the serve stop, and r reads
+// the server again (the live probe). s shows kube-apiserver's function beside ours on any step
+// with a kube: location, tab switches side; F fetches the module source a pane lacks.
+//
 // ":" opens the command line in every view. The after-serve views it opens have keys of their
 // own, which act only there: in the Requests view / filters, L shows the server's loopback
 // requests, ←/→ select a stage of the lane, s opens the stage's code, S a storage stage's etcd
