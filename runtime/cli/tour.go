@@ -178,7 +178,8 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	sess.terminalTaken(true)
 	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start,
 		ShowWelcome: !prog.welcomeSeen(), OnWelcomeDismissed: prog.welcomeDismissed,
-		NewKubectl: newKubectl, Exercises: exerciseView{tracker}})
+		NewKubectl: newKubectl, Exercises: exerciseView{tracker},
+		Progress: prog.record})
 	sess.terminalTaken(false)
 	stopTracker() // its checks talk to the server: stop them before it stops
 	interrupted := ctx.Err() != nil || errors.Is(err, tui.ErrInterrupted)

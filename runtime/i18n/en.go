@@ -358,6 +358,62 @@ type Strings struct {
 	DemoListSecrets   string
 	DemoListCM        string
 	DemoCreatePod     string
+
+	// The after-serve track in the full screen.
+	TrackLine            string // %s: the lesson's title
+	TrackStepOf          string // %d step, %d steps
+	StatusTrack          string
+	StatusAllDoneNoTrack string
+	NoteTrackEnd         string
+	NoteTrackBefore      string
+	NoteTrackNone        string
+	NoteTrackNoProbe     string
+	NoteProbeRunning     string // %s: the probe id
+	ErrTrackArg          string // %d: the number of lessons
+	CmdTrack             string
+	KeyRerun             string
+	HelpTrack            string
+	HelpParaTrack        string
+	BarRerun             string
+	BarTrack             string
+	StateProbeDetail     string // %s: the probe id
+	StateProbeRunning    string // %s: the probe id
+	StateProbeReading    string
+	StateProbeError      string // %s probe id, %v error
+	StateProbeNone       string
+	StateProbeNotWired   string
+
+	// kube-apiserver side by side, and fetching a module's source.
+	KeySideBySide     string
+	KeyFetch          string
+	PaneKube          string // %s: the k8s.io/kubernetes version
+	KubeNone          string
+	KubeIn            string // %s: the kube: location
+	KubeNotWired      string // %s: the kube: location
+	KubeCannotShow    string // %s location, %v error
+	ModuleMissing     string // %[1]s module, %[2]s version, %[3]s size
+	ModuleMissingNoSz string // %[1]s module, %[2]s version
+	ModuleFetching    string // %[1]s module, %[2]s version, %[3]s bytes so far
+	ModuleFetchFailed string // %[1]s module, %[2]s version, %[3]v error
+	KubeLocation      string // %s: the kube: location
+	UpstreamLocation  string // %s import path, %s symbol
+	UpstreamBack      string
+	KubeBack          string
+	NoteFetchNothing  string
+	NoteFetchBusy     string // %s: the module being fetched
+	NoteFetched       string // %s module, %s version
+	NoteFetchFailed   string // %s module, %v error
+	NoteSideNoStep    string
+	StatusSideBySide  string
+	StatusFetching    string // %s module, %s bytes
+	WelcomeNoUpstream string // %[1]s module, %[2]s version
+
+	// Live probes' hints (runtime/live): how to create what a lesson reads.
+	LiveNotCreated    string // %s: the kubectl command that creates it
+	LiveCreateLesson  string
+	LiveNotServed     string
+	LiveNothingStored string
+	LiveNoController  string // %d: the pods matching
 }
 
 // english is the base catalogue: every string, in English.
@@ -487,7 +543,7 @@ func english() Strings {
 		StatusServing:        "✓ SERVING",
 		StatusServingAt:      "✓ SERVING at %s",
 		StatusBackToLesson:   " · :lesson goes back to the walkthrough",
-		StatusAllDone:        " · all phases done · K: try kubectl (the kubectl panel)",
+		StatusAllDone:        " · all phases done · n: the after-serve lessons · K: try kubectl",
 		StatusRunningTo:      "… running to %s",
 		StatusPausedAt:       "⏸ PAUSED at %s",
 		StatusPausedNote:     " · the live server waits here · space: next checkpoint",
@@ -884,30 +940,82 @@ func english() Strings {
 		CLIExitStatus:       "exit status %d",
 		CLISignal:           "signal: %s",
 
-		PlainPrompt:       "[Enter] next step · [p]+Enter next phase · [a]+Enter run to the end · [q]+Enter quit › ",
-		PlainNoStep:       "(no lesson step covers %s)",
-		PlainKube:         "In kube-apiserver: %s",
-		PlainSource:       "source: server/%s:%d-%d (%s)",
-		PlainSourceError:  "source: %s (not resolved: %v)",
-		PlainUpstream:     "upstream: %s",
-		PlainState:        "state (%s):",
-		PlainPhasesDone:   "phases done: %s",
-		PlainServing:      "The server is serving at %s",
-		PlainKubeconfig:   "kubeconfig: %s (contexts: admin, alice, bob)",
-		PlainExport:       "  export KUBECONFIG=%s; kubectl get ns",
-		PlainRequests:     "Requests through the chain you just built:",
-		PlainNoTerminal:   "stdin is not a terminal, so nothing can keep this server running: it stops now, with its\nkubeconfig. To use kubectl with a server, run `kubewalk serve` (or `kubewalk --plain` in a terminal).",
-		PlainKeepsRunning: "The server keeps running for kubectl. Press Enter (or Ctrl-C) to stop it › ",
-		PlainTrack:        "After-serve lessons: they read the running server. Create the objects a step names with kubectl, then read the step again.",
-		PlainTrackPrompt:  "[Enter] next step · [q]+Enter leave the lessons › ",
-		PlainLive:         "live (%s):",
-		PlainLiveError:    "live (%s): not read: %v",
-		PlainError:        "error: %s",
-		PlainAllowed:      "200/201 allowed",
-		DemoListNS:        "list namespaces",
-		DemoCreateCM:      "create configmap default/plain-demo",
-		DemoListSecrets:   "list secrets in default",
-		DemoListCM:        "list configmaps in default",
-		DemoCreatePod:     "create pod with image nginx:latest",
+		PlainPrompt:          "[Enter] next step · [p]+Enter next phase · [a]+Enter run to the end · [q]+Enter quit › ",
+		PlainNoStep:          "(no lesson step covers %s)",
+		PlainKube:            "In kube-apiserver: %s",
+		PlainSource:          "source: server/%s:%d-%d (%s)",
+		PlainSourceError:     "source: %s (not resolved: %v)",
+		PlainUpstream:        "upstream: %s",
+		PlainState:           "state (%s):",
+		PlainPhasesDone:      "phases done: %s",
+		PlainServing:         "The server is serving at %s",
+		PlainKubeconfig:      "kubeconfig: %s (contexts: admin, alice, bob)",
+		PlainExport:          "  export KUBECONFIG=%s; kubectl get ns",
+		PlainRequests:        "Requests through the chain you just built:",
+		PlainNoTerminal:      "stdin is not a terminal, so nothing can keep this server running: it stops now, with its\nkubeconfig. To use kubectl with a server, run `kubewalk serve` (or `kubewalk --plain` in a terminal).",
+		PlainKeepsRunning:    "The server keeps running for kubectl. Press Enter (or Ctrl-C) to stop it › ",
+		PlainTrack:           "After-serve lessons: they read the running server. Create the objects a step names with kubectl, then read the step again.",
+		PlainTrackPrompt:     "[Enter] next step · [q]+Enter leave the lessons › ",
+		PlainLive:            "live (%s):",
+		PlainLiveError:       "live (%s): not read: %v",
+		PlainError:           "error: %s",
+		PlainAllowed:         "200/201 allowed",
+		DemoListNS:           "list namespaces",
+		DemoCreateCM:         "create configmap default/plain-demo",
+		DemoListSecrets:      "list secrets in default",
+		DemoListCM:           "list configmaps in default",
+		DemoCreatePod:        "create pod with image nginx:latest",
+		TrackLine:            "after serve · %s",
+		TrackStepOf:          "step %d of %d",
+		StatusAllDoneNoTrack: " · all phases done · K: try kubectl (the kubectl panel)",
+		StatusTrack:          " · after-serve lessons · r: read the server again",
+		NoteTrackEnd:         "the last after-serve step: ← goes back, esc to the serve stop",
+		NoteTrackBefore:      "The after-serve lessons read the running server, so they open once it serves. Press E to run startup to the end, then n.",
+		NoteTrackNone:        "no after-serve lessons are loaded",
+		NoteTrackNoProbe:     "this step reads nothing live",
+		NoteProbeRunning:     "still reading the server (%s)",
+		ErrTrackArg:          ":track takes a lesson number from 1 to %d",
+		CmdTrack:             "the after-serve lessons (N: start at lesson N)",
+		KeyRerun:             "read the server again (after-serve step)",
+		HelpTrack:            "After-serve lessons",
+		HelpParaTrack:        "Once the server serves, n opens the after-serve lessons (also :track): each step shows our code, its lesson and, in the state pane, what a live probe reads from the running server. Create the objects a step names with kubectl (K, or a second terminal), then press r to read again; the probe also runs whenever you come back to the step. ← goes back, esc returns to the serve stop. s shows the matching kube-apiserver v1.37.2 function beside our code (F fetches its source when the module cache lacks it).",
+		BarRerun:             "read again",
+		BarTrack:             "after-serve lessons",
+		StateProbeDetail:     "live · %s",
+		StateProbeRunning:    "Reading the running server (probe %s)…",
+		StateProbeReading:    "reading…",
+		StateProbeError:      "The probe %s could not read the server: %v\n\nPress r to try again.",
+		StateProbeNone:       "This step reads nothing live: its code and lesson are the point.",
+		StateProbeNotWired:   "Live probes are not wired into this screen.",
+
+		KeySideBySide:     "kube-apiserver side by side",
+		KeyFetch:          "fetch missing source (go mod download)",
+		PaneKube:          "kube-apiserver %s",
+		KubeNone:          "This step names no kube-apiserver location.\n\nPress s to close the side-by-side view.",
+		KubeIn:            "kube-apiserver: %s",
+		KubeNotWired:      "kube-apiserver's source cannot be read here.\n\nThe location: %s",
+		KubeCannotShow:    "Cannot show %s: %v",
+		ModuleMissing:     "%[1]s %[2]s is not in the Go module cache.\n\nPress F to fetch it (`go mod download %[1]s@%[2]s`, about %[3]s); the screen stays usable while it downloads, and q stops it.",
+		ModuleMissingNoSz: "%[1]s %[2]s is not in the Go module cache.\n\nPress F to fetch it (`go mod download %[1]s@%[2]s`); the screen stays usable while it downloads, and q stops it.",
+		ModuleFetching:    "Fetching %[1]s %[2]s into the Go module cache… %[3]s so far.\n\nThe screen stays usable; q quits and stops the download.",
+		ModuleFetchFailed: "Could not fetch %[1]s %[2]s: %[3]v\n\nPress F to try again, or run `go mod download %[1]s@%[2]s` yourself when you are online.",
+		KubeLocation:      "The location: %s",
+		UpstreamLocation:  "import path: %s\nsymbol:      %s",
+		UpstreamBack:      "Press u to return to kubewalk's source.",
+		KubeBack:          "Press s to close the side-by-side view.",
+		NoteFetchNothing:  "nothing to fetch: the source on screen is not missing",
+		NoteFetchBusy:     "already fetching %s",
+		NoteFetched:       "%s %s is now in the Go module cache",
+		NoteFetchFailed:   "fetching %s failed: %v",
+		NoteSideNoStep:    "no step on screen to compare",
+		StatusSideBySide:  " · our code beside kube-apiserver's · tab switches side · s closes",
+		StatusFetching:    " · fetching %s: %s",
+		WelcomeNoUpstream: "%[1]s %[2]s is not in the Go module cache: the upstream source (u) will offer to fetch it (F).",
+
+		LiveNotCreated:    "not created yet — %s",
+		LiveCreateLesson:  "kubectl apply -f the v1alpha1 Lesson in the lesson text",
+		LiveNotServed:     "not served",
+		LiveNothingStored: "no object stored yet",
+		LiveNoController:  "%d (no controller creates them)",
 	}
 }

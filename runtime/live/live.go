@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -76,13 +77,17 @@ func IDs() []string {
 
 // Run runs probe id against s and returns its tree: a root whose one child is labelled with
 // the probe id. An error means the server could not be read (not serving yet, closed); an
-// object the learner has not created yet is not an error but a node saying how to create it.
-func Run(ctx context.Context, s Server, id string) (*server.Node, error) {
+// object the learner has not created yet is not an error but a node saying how to create it,
+// in tr's language (English when tr is nil; labels are API identifiers in every language).
+func Run(ctx context.Context, s Server, id string, tr *i18n.Strings) (*server.Node, error) {
+	if tr == nil {
+		tr = i18n.For(i18n.English)
+	}
 	i := slices.IndexFunc(probes(), func(p probe) bool { return p.id == id })
 	if i < 0 {
 		return nil, fmt.Errorf("live probe %q: unknown probe (known: %v)", id, IDs())
 	}
-	c, err := newClients(s)
+	c, err := newClients(s, tr)
 	if err != nil {
 		return nil, fmt.Errorf("live probe %s: %w", id, err)
 	}

@@ -64,7 +64,7 @@ func probe(t *testing.T, s *server.Server, id string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	n, err := live.Run(ctx, s, id)
+	n, err := live.Run(ctx, s, id, nil)
 	if err != nil {
 		t.Fatalf("Run(%s): %v", id, err)
 	}
@@ -106,7 +106,7 @@ func TestProbes(t *testing.T) {
 			t.Errorf("%s before the object exists:\n%s", id, got)
 		}
 	}
-	if _, err := live.Run(ctx, s, "object-mta"); err == nil || !strings.Contains(err.Error(), "unknown probe") {
+	if _, err := live.Run(ctx, s, "object-mta", nil); err == nil || !strings.Contains(err.Error(), "unknown probe") {
 		t.Errorf("unknown probe: %v", err)
 	}
 

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -39,9 +40,10 @@ type clients struct {
 	disc discovery.DiscoveryInterface
 	dyn  dynamic.Interface
 	raw  rest.Interface
+	tr   *i18n.Strings // the hints' language
 }
 
-func newClients(s Server) (*clients, error) {
+func newClients(s Server, tr *i18n.Strings) (*clients, error) {
 	cfg, err := s.RESTConfig("admin")
 	if err != nil {
 		return nil, err
@@ -56,7 +58,7 @@ func newClients(s Server) (*clients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dynamic client: %w", err)
 	}
-	return &clients{s: s, kube: kube, disc: kube.Discovery(), dyn: dyn, raw: kube.CoreV1().RESTClient()}, nil
+	return &clients{s: s, kube: kube, disc: kube.Discovery(), dyn: dyn, raw: kube.CoreV1().RESTClient(), tr: tr}, nil
 }
 
 // get reads an API path as media type, returning the bytes the server sent.
@@ -64,9 +66,9 @@ func (c *clients) get(ctx context.Context, apiPath, media string) ([]byte, error
 	return c.raw.Get().AbsPath(apiPath).SetHeader("Accept", media).DoRaw(ctx)
 }
 
-// missing is the node of an object the learner has not created yet.
-func missing(n *server.Node, what, create string) *server.Node {
-	n.Add(what, "not created yet — "+create)
+// missing is the node of an object the learner has not created yet, saying how to create it.
+func (c *clients) missing(n *server.Node, what, create string) *server.Node {
+	n.Add(what, fmt.Sprintf(c.tr.LiveNotCreated, create))
 	return n
 }
 
@@ -80,7 +82,7 @@ func objectMeta(ctx context.Context, c *clients) (*server.Node, error) {
 	p := "/api/v1/namespaces/" + Namespace + "/configmaps/" + ConfigMapName
 	body, err := c.get(ctx, p, mediaJSON)
 	if apierrors.IsNotFound(err) {
-		return missing(n, "configmap "+Namespace+"/"+ConfigMapName, createConfigMap), nil
+		return c.missing(n, "configmap "+Namespace+"/"+ConfigMapName, createConfigMap), nil
 	}
 	if err != nil {
 		return nil, err
@@ -288,7 +290,7 @@ func etcdBytes(ctx context.Context, c *clients) (*server.Node, error) {
 	p := "/api/v1/namespaces/" + Namespace + "/configmaps/" + ConfigMapName
 	js, err := c.get(ctx, p, mediaJSON)
 	if apierrors.IsNotFound(err) {
-		return missing(n, "configmap "+Namespace+"/"+ConfigMapName, createConfigMap), nil
+		return c.missing(n, "configmap "+Namespace+"/"+ConfigMapName, createConfigMap), nil
 	}
 	if err != nil {
 		return nil, err
@@ -357,9 +359,6 @@ func prefixHex(b []byte) string {
 	return out.String()
 }
 
-// createLesson tells the learner how to create the Lesson the own-group lesson reads.
-const createLesson = "kubectl apply -f the v1alpha1 Lesson in the lesson text"
-
 // learnGroup shows learn.kubewalk.io as discovery serves it, and the learner's Lesson read in
 // both versions: v1alpha1's spec.owner is v1's spec.author.
 func learnGroup(ctx context.Context, c *clients) (*server.Node, error) {
@@ -370,7 +369,7 @@ func learnGroup(ctx context.Context, c *clients) (*server.Node, error) {
 	}
 	gi := slices.IndexFunc(groups.Groups, func(g metav1.APIGroup) bool { return g.Name == learnGroupName })
 	if gi < 0 {
-		n.Add(learnGroupName, "not served")
+		n.Add(learnGroupName, c.tr.LiveNotServed)
 		return n, nil
 	}
 	g := groups.Groups[gi]
@@ -396,7 +395,7 @@ func learnGroup(ctx context.Context, c *clients) (*server.Node, error) {
 		gvr := schema.GroupVersionResource{Group: learnGroupName, Version: v, Resource: "lessons"}
 		u, err := c.dyn.Resource(gvr).Namespace(Namespace).Get(ctx, LessonName, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			return missing(n, "lesson "+Namespace+"/"+LessonName, createLesson), nil
+			return c.missing(n, "lesson "+Namespace+"/"+LessonName, c.tr.LiveCreateLesson), nil
 		}
 		if err != nil {
 			return nil, err
@@ -435,7 +434,7 @@ func learnStorage(ctx context.Context, c *clients) (*server.Node, error) {
 	gr := schema.GroupResource{Group: learnGroupName, Resource: "lessons"}
 	_, err := c.dyn.Resource(gr.WithVersion("v1")).Namespace(Namespace).Get(ctx, LessonName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return missing(n, "lesson "+Namespace+"/"+LessonName, createLesson), nil
+		return c.missing(n, "lesson "+Namespace+"/"+LessonName, c.tr.LiveCreateLesson), nil
 	}
 	if err != nil {
 		return nil, err
@@ -474,7 +473,7 @@ func podStatus(ctx context.Context, c *clients) (*server.Node, error) {
 	n := &server.Node{}
 	pod, err := c.kube.CoreV1().Pods(Namespace).Get(ctx, PodName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return missing(n, "pod "+Namespace+"/"+PodName, createPod), nil
+		return c.missing(n, "pod "+Namespace+"/"+PodName, createPod), nil
 	}
 	if err != nil {
 		return nil, err
@@ -522,7 +521,7 @@ func podSubresources(ctx context.Context, c *clients) (*server.Node, error) {
 	var se apierrors.APIStatus
 	switch {
 	case apierrors.IsNotFound(err) && isPodMissing(err):
-		missing(n, "pod "+Namespace+"/"+PodName, createPod)
+		c.missing(n, "pod "+Namespace+"/"+PodName, createPod)
 	case errors.As(err, &se):
 		st := se.Status()
 		ln := n.Add("GET "+p, fmt.Sprintf("%d %s", st.Code, st.Reason))
@@ -554,7 +553,7 @@ func deployments(ctx context.Context, c *clients) (*server.Node, error) {
 	n := &server.Node{}
 	d, err := c.kube.AppsV1().Deployments(Namespace).Get(ctx, DeploymentName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return missing(n, "deployment "+Namespace+"/"+DeploymentName, createDeployment), nil
+		return c.missing(n, "deployment "+Namespace+"/"+DeploymentName, createDeployment), nil
 	}
 	if err != nil {
 		return nil, err
@@ -588,7 +587,7 @@ func deployments(ctx context.Context, c *clients) (*server.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n.Addf("pods matching the selector", "%d (no controller creates them)", len(pods.Items))
+	n.Add("pods matching the selector", fmt.Sprintf(c.tr.LiveNoController, len(pods.Items)))
 	rl, err := c.disc.ServerResourcesForGroupVersion("apps/v1")
 	if err != nil {
 		return nil, fmt.Errorf("discovery: %w", err)
@@ -640,7 +639,7 @@ func versions(ctx context.Context, c *clients) (*server.Node, error) {
 			return nil, err
 		}
 		if len(resp.Kvs) == 0 {
-			sn.Add(r.Resource.String(), "no object stored yet")
+			sn.Add(r.Resource.String(), c.tr.LiveNothingStored)
 			continue
 		}
 		so, err := a.Decode(resp.Kvs[0].Value)

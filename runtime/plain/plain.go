@@ -343,7 +343,7 @@ func printTrack(ctx context.Context, s *server.Server, w Walkthrough, o Options,
 		}
 		if x.s.Live != "" {
 			pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			n, err := live.Run(pctx, s, x.s.Live)
+			n, err := live.Run(pctx, s, x.s.Live, tr)
 			cancel()
 			if err != nil {
 				fmt.Fprintf(o.Out, "\n"+tr.PlainLiveError+"\n", x.s.Live, err)

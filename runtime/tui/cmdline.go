@@ -40,6 +40,7 @@ var commands = []command{
 	{"unbreak", nil, "SPEC", func(t *i18n.Strings) string { return t.CmdUnbreak }},
 	{"clear", nil, "", func(t *i18n.Strings) string { return t.CmdClear }},
 	{"lesson", []string{"tour"}, "", func(t *i18n.Strings) string { return t.CmdLesson }},
+	{"track", nil, "[N]", func(t *i18n.Strings) string { return t.CmdTrack }},
 	{"glossary", []string{"gl"}, "", func(t *i18n.Strings) string { return t.CmdGlossary }},
 	{"exercises", []string{"ex"}, "", func(t *i18n.Strings) string { return t.CmdExercises }},
 	{"help", nil, "", func(t *i18n.Strings) string { return t.CmdHelp }},

@@ -16,6 +16,11 @@ import (
 // search n and N move between matches, across files, until esc clears the search (space and →
 // still step); enter keeps the match's file open, esc then goes back to the step's code.
 //
+// After serve, n on the live serve stop opens the after-serve track (also :track [N]); there n
+// and ← move through its steps, ← on the first (or esc) returns to the serve stop, and r reads
+// the server again (the live probe). s shows kube-apiserver's function beside ours on any step
+// with a kube: location, tab switches side; F fetches the module source a pane lacks.
+//
 // ":" opens the command line in every view. The after-serve views it opens have keys of their
 // own, which act only there: in the Requests view / filters, L shows the server's loopback
 // requests, ←/→ select a stage of the lane, s opens the stage's code, S a storage stage's etcd
@@ -49,9 +54,15 @@ type KeyMap struct {
 	Upstream    key.Binding
 	Wrap        key.Binding
 	Search      key.Binding
-	MatchNext   key.Binding
-	MatchPrev   key.Binding
-	OpenMatch   key.Binding
+	// Rerun reads the server again on a step of the after-serve track (r, Raw's key, which has
+	// nothing to show there); SideBySide shows kube-apiserver's function beside ours; Fetch
+	// downloads the module whose source a pane lacks.
+	Rerun      key.Binding
+	SideBySide key.Binding
+	Fetch      key.Binding
+	MatchNext  key.Binding
+	MatchPrev  key.Binding
+	OpenMatch  key.Binding
 
 	// The : command line and the after-serve views (Requests, kubectl, etcd).
 	Command     key.Binding
@@ -106,6 +117,9 @@ func NewKeyMap(tr *i18n.Strings) KeyMap {
 		Upstream:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", tr.KeyUpstream)),
 		Wrap:        key.NewBinding(key.WithKeys("w"), key.WithHelp("w", tr.KeyWrap)),
 		Search:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", tr.KeySearch)),
+		Rerun:       key.NewBinding(key.WithKeys("r"), key.WithHelp("r", tr.KeyRerun)),
+		SideBySide:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", tr.KeySideBySide)),
+		Fetch:       key.NewBinding(key.WithKeys("F"), key.WithHelp("F", tr.KeyFetch)),
 		MatchNext:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n/N", tr.KeyMatchNext)),
 		MatchPrev:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", tr.KeyMatchPrev)),
 		OpenMatch:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.KeyOpenMatch)),

@@ -143,8 +143,24 @@ func lessonStyle(name string) ansi.StyleConfig {
 	cfg := *base
 	keep := func(s string) string { return strings.ReplaceAll(s, " ", string(gluedSpace)) }
 	cfg.Code.Prefix, cfg.Code.Suffix = keep(cfg.Code.Prefix), keep(cfg.Code.Suffix)
+	// The notty and ascii styles mark emphasis with the Markdown markers themselves (**bold**,
+	// *italic*, ~~struck~~), which a learner reads as stray asterisks: ask for the attributes
+	// instead (shown where the terminal can, plain text where it cannot).
+	for _, p := range []*ansi.StylePrimitive{&cfg.Strong, &cfg.Emph, &cfg.Strikethrough} {
+		if p.BlockPrefix != "" && strings.Trim(p.BlockPrefix, "*~_") == "" {
+			p.BlockPrefix, p.BlockSuffix = "", ""
+		}
+	}
+	if cfg.Strong.Bold == nil {
+		cfg.Strong.Bold = boolPtr(true)
+	}
+	if cfg.Emph.Italic == nil {
+		cfg.Emph.Italic = boolPtr(true)
+	}
 	return cfg
 }
+
+func boolPtr(b bool) *bool { return &b }
 
 // protectCodeSpans replaces the spaces (and line breaks) inside Markdown inline code spans by
 // keepSpace. A span opens with a run of backticks and closes with a run of the same length;

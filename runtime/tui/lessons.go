@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"path"
+	"strings"
 	"sync"
 
 	"github.com/kubewalk/kubewalk/content"
@@ -16,14 +19,16 @@ import (
 type LessonContent struct {
 	lang  string // the language the lessons were loaded in
 	steps map[string]Step
+	track []Step // the after-serve track's steps, in order
 	src   fs.FS
 	res   *lessons.Resolver
 
-	modOnce sync.Once
-	modDir  string // k8s.io/apiserver in the module cache
-	modVer  string
-	modErr  error
+	mu   sync.Mutex
+	mods map[string]moduleDir // modules found in the module cache, by path (only found ones)
 }
+
+// moduleDir is where a module's source is, and its version.
+type moduleDir struct{ dir, version string }
 
 // LoadLessonContent loads the embedded lessons in lang (English where a translation is
 // missing) with the embedded server source. A lessons.Problems error comes with the lessons
@@ -40,30 +45,38 @@ func LoadLessonContent(lang string) (*LessonContent, error) {
 // When several steps name the same checkpoint, the first one is shown. The screen speaks the
 // language the lessons were loaded in (see Language).
 func NewLessonContent(ls []lessons.Lesson, src fs.FS) *LessonContent {
-	c := &LessonContent{steps: map[string]Step{}, src: src, res: lessons.NewResolver()}
+	c := &LessonContent{steps: map[string]Step{}, src: src, res: lessons.NewResolver(), mods: map[string]moduleDir{}}
 	for _, l := range ls {
 		if c.lang == "" {
 			c.lang = l.Lang
 		}
 		for _, s := range l.Steps {
-			if s.Checkpoint == "" {
-				continue // a step of the after-serve track: the full screen does not show it yet
-			}
-			if _, dup := c.steps[s.Checkpoint]; dup {
-				continue
-			}
 			kube := s.Kube
 			if kube == "" {
 				kube = l.Kube
 			}
-			c.steps[s.Checkpoint] = Step{
-				ID: l.ID + "/" + s.ID, Checkpoint: s.Checkpoint, Title: s.Title, Lesson: l.Title,
-				Text: s.Text, Anchor: s.Anchor, Focus: s.Focus, Upstream: s.Upstream, Kube: kube,
+			step := Step{
+				ID: l.ID + "/" + s.ID, LessonID: l.ID, StepID: s.ID, Checkpoint: s.Checkpoint,
+				Title: s.Title, Lesson: l.Title, Text: s.Text, Anchor: s.Anchor, Focus: s.Focus,
+				Upstream: s.Upstream, Kube: kube, Live: s.Live,
 			}
+			if s.Checkpoint == "" {
+				if l.Track == lessons.TrackAfterServe {
+					c.track = append(c.track, step)
+				}
+				continue
+			}
+			if _, dup := c.steps[s.Checkpoint]; dup {
+				continue
+			}
+			c.steps[s.Checkpoint] = step
 		}
 	}
 	return c
 }
+
+// TrackSteps returns the steps of the after-serve track in order (lesson by lesson).
+func (c *LessonContent) TrackSteps() []Step { return c.track }
 
 // Language is the language the lessons were loaded in ("en" when unknown): the learner's
 // choice, which the screen's strings follow.
@@ -98,29 +111,127 @@ func (c *LessonContent) Local(anchor, focus string) (Location, error) {
 	if err != nil {
 		return Location{}, err
 	}
-	return location(path.Join("server", loc.File), loc, focus != ""), nil
+	return location(path.Join("server", loc.File), loc, focus != "", false), nil
 }
 
-// Upstream resolves a k8s.io/apiserver symbol in the module cache, which it finds on first
-// use; the file is shown as k8s.io/apiserver@<version>/<file>.
+// Upstream resolves a k8s.io/apiserver (or k8s.io/apimachinery) symbol in the module cache;
+// the file is shown as <module>@<version>/<file>. A module the cache lacks is a
+// *MissingModuleError (which FetchModule can fix).
 func (c *LessonContent) Upstream(symbol string) (Location, error) {
-	c.modOnce.Do(func() { c.modDir, c.modVer, c.modErr = lessons.UpstreamModuleDir() })
-	if c.modErr != nil {
-		return Location{}, c.modErr
+	mod, ok := lessons.UpstreamModuleOf(symbol)
+	if !ok {
+		mod = lessons.UpstreamModule
 	}
-	loc, err := c.res.Upstream(c.modDir, symbol)
+	md, err := c.module(mod, func() (string, string, error) { return lessons.ModuleDir(mod) })
 	if err != nil {
 		return Location{}, err
 	}
-	return location(lessons.UpstreamModule+"@"+c.modVer+"/"+loc.File, loc, false), nil
+	loc, err := c.res.Module(mod, md.dir, symbol)
+	if err != nil {
+		return Location{}, err
+	}
+	return location(mod+"@"+md.version+"/"+loc.File, loc, false, true), nil
 }
 
-// location converts a lessons.Location; without a focus nothing is emphasised (lessons sets
-// the focus to the whole declaration then).
-func location(file string, l lessons.Location, focus bool) Location {
+// Kube resolves a kube: location ("pkg/controlplane/apiserver/config.go BuildGenericConfig")
+// in k8s.io/kubernetes KubeVersion in the module cache; the file is shown as
+// k8s.io/kubernetes@<version>/<file>. A missing module is a *MissingModuleError.
+func (c *LessonContent) Kube(where string) (Location, error) {
+	md, err := c.module(lessons.KubeModule, func() (string, string, error) {
+		dir, err := lessons.KubeModuleDir()
+		return dir, lessons.KubeVersion, err
+	})
+	if err != nil {
+		return Location{}, err
+	}
+	loc, err := c.res.Kube(md.dir, where)
+	if err != nil {
+		return Location{}, err
+	}
+	return location(lessons.KubeModule+"@"+md.version+"/"+loc.File, loc, false, true), nil
+}
+
+// UpstreamMissing reports whether k8s.io/apiserver's source, which u reads, is missing from
+// the module cache: the error then says so (nil when it is there).
+func (c *LessonContent) UpstreamMissing() *MissingModuleError {
+	_, err := c.module(lessons.UpstreamModule, func() (string, string, error) { return lessons.ModuleDir(lessons.UpstreamModule) })
+	var mm *MissingModuleError
+	if errors.As(err, &mm) {
+		return mm
+	}
+	return nil
+}
+
+// module finds a module's directory with find, remembering it once found (a module missing
+// now may be fetched later, so a failure is not remembered).
+func (c *LessonContent) module(mod string, find func() (dir, version string, err error)) (moduleDir, error) {
+	c.mu.Lock()
+	md, ok := c.mods[mod]
+	c.mu.Unlock()
+	if ok {
+		return md, nil
+	}
+	dir, version, err := find()
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && version != "" {
+			return moduleDir{}, &MissingModuleError{Module: mod, Version: version, Err: err}
+		}
+		return moduleDir{}, err
+	}
+	md = moduleDir{dir: dir, version: version}
+	c.mu.Lock()
+	c.mods[mod] = md
+	c.mu.Unlock()
+	return md, nil
+}
+
+// MissingModuleError says the source a pane wants is in a module the Go module cache does not
+// hold; `go mod download Module@Version` (FetchModule) puts it there.
+type MissingModuleError struct {
+	Module, Version string
+	Err             error
+}
+
+func (e *MissingModuleError) Error() string {
+	return fmt.Sprintf("%s %s is not in the Go module cache", e.Module, e.Version)
+}
+
+func (e *MissingModuleError) Unwrap() error { return e.Err }
+
+// location converts a lessons.Location. With focus it emphasises the focus lines; with decl
+// (upstream and kube-apiserver code, which have no focus) the line that declares the symbol,
+// after its doc comment, so that the step's line is marked there too; else nothing (lessons
+// sets the focus to the whole declaration then).
+func location(file string, l lessons.Location, focus, decl bool) Location {
 	out := Location{File: file, StartLine: l.StartLine, EndLine: l.EndLine, Source: l.Source}
 	if focus {
 		out.FocusStart, out.FocusEnd = l.FocusStart, l.FocusEnd
+		return out
+	}
+	if n := declLine(l.Source, l.StartLine, l.EndLine); decl && n > 0 {
+		out.FocusStart, out.FocusEnd = n, n
 	}
 	return out
+}
+
+// declLine is the first line in [start, end] of src that is not a comment or blank: the line
+// that declares the symbol; 0 when there is none.
+func declLine(src []byte, start, end int) int {
+	lines := strings.Split(string(src), "\n")
+	inBlock := false
+	for n := start; n <= end && n <= len(lines); n++ {
+		t := strings.TrimSpace(lines[n-1])
+		switch {
+		case inBlock:
+			if strings.Contains(t, "*/") {
+				inBlock = false
+			}
+		case t == "", strings.HasPrefix(t, "//"):
+		case strings.HasPrefix(t, "/*") && !strings.Contains(t, "*/"):
+			inBlock = true
+		default:
+			return n
+		}
+	}
+	return 0
 }

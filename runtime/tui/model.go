@@ -125,6 +125,25 @@ type model struct {
 	exArmed bool // the Changed waiter is running
 	ex      *exView
 	toasts  []toast
+
+	// The after-serve track (track.go): its steps, the one on screen (-1: none) and the one
+	// last shown; the probes' results and those running.
+	track     []Step
+	trackAt   int
+	trackLast int
+	probe     Probe
+	probes    map[string]probeResult
+	probing   map[string]bool
+	progress  func(lessonID, stepID string)
+
+	// kube-apiserver side by side (side.go): open or not, which side has focus (0 ours, 1
+	// kube-apiserver's), the kube pane, the downloads, and whether k8s.io/apiserver is missing.
+	side      bool
+	sideFocus int
+	kubeSrc   *sourcePane
+	fetch     *fetchState
+	fetcher   Fetch
+	upMissing *MissingModuleError
 }
 
 // NewModel builds the screen for an engine that has been (or is about to be) started. srv
@@ -170,6 +189,16 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		m.kube = &kubectlHolder{tr: tr, make: opts.NewKubectl}
 	}
 	m.kc.wired = m.reqs != nil
+	if t, ok := content.(Track); ok {
+		m.track = t.TrackSteps()
+	}
+	m.trackAt = -1
+	m.probe, m.progress = opts.Probe, opts.Progress
+	m.probes, m.probing = map[string]probeResult{}, map[string]bool{}
+	m.fetch, m.fetcher = &fetchState{failed: map[string]error{}}, fetchFunc(opts.Fetch)
+	m.kubeSrc = newSourcePane(st, tr, content)
+	m.kubeSrc.kube = true
+	m.source.fetch, m.kubeSrc.fetch = m.fetch, m.fetch
 	m.applyFocus()
 	return Model{m: m}
 }
@@ -179,6 +208,7 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 // runner. Run calls it once the program has ended.
 func (m *model) shutdown() error {
 	m.cancel()
+	m.waitFetchEnd()
 	if m.kc.run != nil {
 		m.kc.run.cancel()
 		select {
@@ -200,7 +230,7 @@ func (m *model) shutdown() error {
 // Init starts listening for engine events and, when there is a trace store or exercises, for
 // their changes.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.m.waitEvent(), m.m.subscribe(), m.m.startExercises())
+	return tea.Batch(m.m.waitEvent(), m.m.subscribe(), m.m.startExercises(), m.m.checkUpstream())
 }
 
 // Update handles one message.
@@ -258,6 +288,10 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		if msg.pane != nil {
 			msg.pane.Resolved(msg)
 		}
+	case liveProbeMsg:
+		m.probed(msg)
+	case fetchProgressMsg, fetchDoneMsg, upstreamCheckMsg:
+		return m.fetchMsg(msg)
 	case readyzMsg:
 		m.readyClient = msg.client
 		m.kubect.SetHealth(msg)
@@ -402,7 +436,7 @@ func (m *model) event(ev engine.Event) tea.Cmd {
 	case ev.Failed != nil:
 		m.failed = ev.Failed
 	}
-	if m.review < 0 && len(m.history) > 0 {
+	if m.review < 0 && !m.inTrack() && len(m.history) > 0 {
 		cmds = append(cmds, m.show(len(m.history)-1))
 	}
 	m.syncCurrent()
@@ -423,7 +457,7 @@ func (m *model) show(i int) tea.Cmd {
 	step, ok := m.content.Step(stop.Checkpoint.ID())
 	m.state.SetStop(stop, prev, m.review >= 0)
 	m.lesson.SetStep(step, ok, stop.Checkpoint)
-	return m.source.SetStep(step, ok, stop.Checkpoint)
+	return tea.Batch(m.source.SetStep(step, ok, stop.Checkpoint), m.sideStep(step, ok, stop.Checkpoint))
 }
 
 // displayed is the stop on screen, or nil before the first one.
@@ -474,6 +508,12 @@ func (m *model) reviewTo(i int) tea.Cmd {
 	i = max(min(i, len(m.history)-1), 0)
 	if i == len(m.history)-1 {
 		i = -1
+	}
+	if m.inTrack() {
+		m.trackAt = -1
+		if i < 0 {
+			return m.show(len(m.history) - 1)
+		}
 	}
 	if i == m.review {
 		return nil
@@ -598,6 +638,16 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	if m.at != viewTour {
 		return m.viewKey(msg)
 	}
+	if m.inTrack() {
+		if cmd, ok := m.trackKey(msg); ok {
+			return cmd
+		}
+	}
+	if m.side {
+		if cmd, ok := m.sideKey(msg); ok {
+			return cmd
+		}
+	}
 	searching := m.source.search.active()
 	switch {
 	case key.Matches(msg, k.Quit):
@@ -621,6 +671,9 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Next):
 		if m.review >= 0 {
 			return m.reviewTo(m.review + 1)
+		}
+		if m.serveStop() && len(m.track) > 0 {
+			return m.openTrack(m.trackLast)
 		}
 		return m.resume(engine.NextCheckpoint(), m.tr.TargetNextCheckpoint)
 	case key.Matches(msg, k.Forward):
@@ -646,6 +699,10 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		m.cycleFocus(-1)
 	case key.Matches(msg, k.Upstream):
 		return m.source.ToggleUpstream()
+	case key.Matches(msg, k.SideBySide):
+		return m.toggleSide()
+	case key.Matches(msg, k.Fetch):
+		return m.startFetch()
 	case key.Matches(msg, k.Wrap):
 		m.source.ToggleWrap()
 	case key.Matches(msg, k.Raw):
@@ -785,7 +842,8 @@ func (m *model) applyFocus() {
 	if m.tab == paneState && m.lay.wide {
 		m.tab = paneLesson
 	}
-	m.source.SetFocused(m.focus == paneSource)
+	m.source.SetFocused((m.focus == paneSource && !m.side) || (m.side && m.sideFocus == 0))
+	m.kubeSrc.SetFocused(m.side && m.sideFocus == 1)
 	m.state.SetFocused(m.focus == paneState)
 	m.lesson.SetFocused(m.focus == paneLesson)
 	m.kubect.SetFocused(m.focus == paneServed)
@@ -862,6 +920,25 @@ func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
 		m.viewMouse(msg)
 		if m.at == viewEtcd {
 			return tea.Batch(m.etcdSelect(), m.etcdNextPage(false))
+		}
+		return nil
+	}
+	if m.side {
+		p := m.source
+		if m.sideFocus == 1 {
+			p = m.kubeSrc
+		}
+		switch msg.Button {
+		case tea.MouseButtonWheelUp:
+			p.Scroll(-3)
+		case tea.MouseButtonWheelDown:
+			p.Scroll(3)
+		case tea.MouseButtonLeft:
+			m.sideFocus = 0
+			if msg.X >= m.lay.body.w/2 {
+				m.sideFocus = 1
+			}
+			m.applyFocus()
 		}
 		return nil
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -147,7 +149,9 @@ type sourcePane struct {
 	content Content
 
 	upstream bool
-	wrap     bool // long lines wrap over several rows instead of being cut
+	kube     bool        // the side-by-side pane: the step's kube: location in kube-apiserver
+	fetch    *fetchState // the model's downloads, for what a missing module's message says
+	wrap     bool        // long lines wrap over several rows instead of being cut
 	step     Step
 	hasStep  bool
 	cp       server.Checkpoint
@@ -220,6 +224,12 @@ func (p *sourcePane) locKey() string {
 	if !p.hasStep {
 		return ""
 	}
+	if p.kube {
+		if p.step.Kube == "" {
+			return ""
+		}
+		return "K\x00" + p.step.Kube
+	}
 	if p.upstream {
 		if p.step.Upstream == "" {
 			return ""
@@ -252,11 +262,17 @@ func (p *sourcePane) load() tea.Cmd {
 	p.pending[key] = true
 	res, known := p.locs[key]
 	content, st, tr, step, upstream, browse, srcFS := p.content, p.st, p.tr, p.step, p.upstream, p.browse, p.srcFS
+	kube := p.kube
 	return func() tea.Msg {
 		if !known {
 			switch {
 			case browse != "":
 				res.loc, res.err = browseLocation(tr, srcFS, browse)
+			case kube:
+				res.err = errKubeNotWired
+				if ks, ok := content.(KubeSource); ok {
+					res.loc, res.err = ks.Kube(step.Kube)
+				}
 			case upstream:
 				res.loc, res.err = content.Upstream(step.Upstream)
 			default:
@@ -627,8 +643,14 @@ func (p *sourcePane) searchCorpus() []string {
 	return paths
 }
 
+// errKubeNotWired is the kube pane's error when the Content cannot read kube-apiserver's source.
+var errKubeNotWired = errors.New("no kube-apiserver source")
+
 // name says whose source is shown.
 func (p *sourcePane) name() string {
+	if p.kube {
+		return fmt.Sprintf(p.tr.PaneKube, lessons.KubeVersion)
+	}
 	if p.upstream {
 		return p.tr.PaneUpstream
 	}
@@ -740,6 +762,8 @@ func (p *sourcePane) message(w int) []string {
 		text = tr.StartingServer
 	case !p.hasStep:
 		text = fmt.Sprintf(tr.SourceNoStep, p.cp.ID())
+	case p.kube:
+		text = p.kubeMessage()
 	case p.upstream && p.step.Upstream == "":
 		text = tr.SourceNoUpstream
 	case !p.upstream && p.step.Anchor == "":
@@ -753,6 +777,9 @@ func (p *sourcePane) message(w int) []string {
 				what = p.step.Upstream
 			}
 			text = fmt.Sprintf(tr.SourceLoading, what)
+		case p.upstream && p.missing() != nil:
+			path, sym := splitSymbol(p.step.Upstream)
+			text = p.missingText(p.missing()) + "\n\n" + fmt.Sprintf(tr.UpstreamLocation, path, sym) + "\n\n" + tr.UpstreamBack
 		case p.upstream:
 			path, sym := splitSymbol(p.step.Upstream)
 			text = fmt.Sprintf(tr.SourceUnavailable, res.err, path, sym)
@@ -765,6 +792,26 @@ func (p *sourcePane) message(w int) []string {
 		out = append(out, note.Render(l))
 	}
 	return out
+}
+
+// kubeMessage explains why the kube pane shows no code: no location, loading, a module to
+// fetch, or an error; the location is always given as text.
+func (p *sourcePane) kubeMessage() string {
+	tr := p.tr
+	if p.step.Kube == "" {
+		return tr.KubeNone
+	}
+	where := fmt.Sprintf(tr.KubeLocation, p.step.Kube)
+	res, ok := p.locs[p.locKey()]
+	switch {
+	case !ok || res.err == nil:
+		return fmt.Sprintf(tr.SourceLoading, p.step.Kube)
+	case p.missing() != nil:
+		return p.missingText(p.missing()) + "\n\n" + where + "\n\n" + tr.KubeBack
+	case errors.Is(res.err, errKubeNotWired):
+		return fmt.Sprintf(tr.KubeNotWired, p.step.Kube)
+	}
+	return fmt.Sprintf(tr.KubeCannotShow, p.step.Kube, res.err) + "\n\n" + tr.KubeBack
 }
 
 // splitSymbol splits "k8s.io/apiserver/pkg/server.(*Config).Complete" into the import path
@@ -798,7 +845,10 @@ func (p *sourcePane) codeRows(f *srcFile, loc Location, w int) []string {
 	for _, r := range p.rows[p.scroll:end] {
 		if r.line < 0 {
 			title := p.step.Title
-			if p.upstream {
+			switch {
+			case p.kube:
+				title = fmt.Sprintf(p.tr.KubeIn, p.step.Kube)
+			case p.upstream:
 				path, sym := splitSymbol(p.step.Upstream)
 				title = fmt.Sprintf(p.tr.SourceUpstreamIn, sym, path)
 			}

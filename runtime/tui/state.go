@@ -45,9 +45,21 @@ type statePane struct {
 	rawWhole map[string]bool // raw: the same
 	rawRoots map[int][]*inspect.Node
 
+	// probe: a track step is shown, and the tree its live probe read (not a stop's).
+	probe probeView
+
 	rows   []treeRow
 	cursor int
 	offset int
+}
+
+// probeView is what the state pane shows for a step of the after-serve track.
+type probeView struct {
+	on      bool   // a track step is shown
+	id      string // its probe, "" when it reads nothing live
+	res     probeResult
+	running bool
+	wired   bool // probes can run at all
 }
 
 func newStatePane(st *Styles, tr *i18n.Strings) *statePane {
@@ -65,8 +77,39 @@ func (p *statePane) SetSize(w, h int) {
 	}
 }
 
+// SetProbe shows (on) the result of a track step's live probe id instead of a stop: the tree
+// of its last run, marked where it differs from the run before; running says a run is under
+// way, wired that probes can run at all. With on false it changes nothing but leaving the
+// probe (SetStop shows a stop again).
+func (p *statePane) SetProbe(id string, res probeResult, running, wired bool) {
+	same := p.probe.on && p.probe.id == id
+	p.probe = probeView{on: true, id: id, res: res, running: running, wired: wired}
+	p.stop = nil
+	p.phase = server.Phase(id) // the probe's node opens like the current phase's
+	p.prevVals, p.marked = nil, map[string]bool{}
+	if res.prev != nil && res.tree != nil {
+		p.prevVals = map[string]string{}
+		walkTree(res.prev, func(key string, n *server.Node, _ int) { p.prevVals[key] = n.Value })
+		walkTree(res.tree, func(key string, n *server.Node, _ int) {
+			if old, ok := p.prevVals[key]; !ok || old != n.Value {
+				for k := key; k != ""; k = parentKey(k) {
+					p.marked[k] = true
+				}
+			}
+		})
+	}
+	if !same {
+		p.cursor, p.offset = 0, 0
+	}
+	p.rebuild()
+	if !same || !running {
+		p.toFirstChange()
+	}
+}
+
 // SetStop shows a stop; prev (or nil) is the stop before it, for change marks.
 func (p *statePane) SetStop(stop, prev *engine.Stop, reviewing bool) {
+	p.probe = probeView{}
 	p.stop, p.reviewing = stop, reviewing
 	p.phase = stop.Checkpoint.Phase
 	p.prevVals, p.marked = nil, map[string]bool{}
@@ -196,6 +239,8 @@ func (p *statePane) rebuild() {
 	}
 	p.rows = p.rows[:0]
 	switch {
+	case p.probe.on:
+		p.probeRows()
 	case p.stop == nil:
 		p.rows = append(p.rows, treeRow{label: p.tr.StartingServer, note: true})
 	case p.raw:
@@ -214,11 +259,33 @@ func (p *statePane) rebuild() {
 	p.keepCursorVisible()
 }
 
+// probeRows lists a track step's probe tree, or says why there is none.
+func (p *statePane) probeRows() {
+	pr := p.probe
+	switch {
+	case !pr.wired:
+		p.rows = append(p.rows, treeRow{label: p.tr.StateProbeNotWired, note: true})
+	case pr.id == "":
+		p.rows = append(p.rows, treeRow{label: p.tr.StateProbeNone, note: true})
+	case pr.res.err != nil && !pr.running:
+		p.rows = append(p.rows, treeRow{label: fmt.Sprintf(p.tr.StateProbeError, pr.id, pr.res.err), note: true})
+	case pr.res.tree == nil:
+		p.rows = append(p.rows, treeRow{label: fmt.Sprintf(p.tr.StateProbeRunning, pr.id), note: true})
+	default:
+		p.walkNodes(pr.res.tree)
+	}
+}
+
 func (p *statePane) treeRows() {
 	if p.stop.State == nil || len(p.stop.State.Children) == 0 {
 		p.rows = append(p.rows, treeRow{label: p.tr.StateNothing, note: true})
 		return
 	}
+	p.walkNodes(p.stop.State)
+}
+
+// walkNodes lists the rows of a tree (its root not shown), opened as expanded decides.
+func (p *statePane) walkNodes(root *server.Node) {
 	var walk func(n *server.Node, parent string, depth int, inPhase bool)
 	walk = func(n *server.Node, parent string, depth int, inPhase bool) {
 		seen := map[string]int{}
@@ -241,7 +308,7 @@ func (p *statePane) treeRows() {
 			}
 		}
 	}
-	walk(p.stop.State, "", 0, false)
+	walk(root, "", 0, false)
 }
 
 func (p *statePane) rawRows() {
@@ -305,15 +372,15 @@ func (p *statePane) Toggle() bool {
 	}
 	r := p.rows[p.cursor]
 	open, whole := p.open, p.whole
-	if p.raw {
+	if p.isRaw() {
 		open, whole = p.rawOpen, p.rawWhole
 	}
 	switch {
 	case r.expandable:
 		open[r.key] = !r.expanded
 		whole[r.key] = !r.expanded
-	case whole[r.key] || p.cut(p.cursor):
-		whole[r.key] = !whole[r.key]
+	case p.isWhole(p.cursor) || p.cut(p.cursor):
+		whole[r.key] = !p.isWhole(p.cursor)
 	default:
 		return false
 	}
@@ -324,10 +391,13 @@ func (p *statePane) Toggle() bool {
 // isWhole reports whether row i is shown whole.
 func (p *statePane) isWhole(i int) bool {
 	r := p.rows[i]
-	if p.raw {
+	if p.isRaw() {
 		return p.rawWhole[r.key]
 	}
-	return p.whole[r.key]
+	if v, ok := p.whole[r.key]; ok || !p.probe.on {
+		return v
+	}
+	return true // a probe's rows are read whole by default: they say what to create
 }
 
 // cut reports whether row i, on one line, is wider than the pane.
@@ -339,6 +409,15 @@ func (p *statePane) cut(i int) bool {
 // ExpandAll opens every node of the tree; in raw mode it opens the node under the cursor and
 // its children (raw trees are too big to open whole).
 func (p *statePane) ExpandAll() {
+	if p.probe.on {
+		walkTree(p.probe.res.tree, func(key string, n *server.Node, _ int) {
+			if len(n.Children) > 0 {
+				p.open[key] = true
+			}
+		})
+		p.rebuild()
+		return
+	}
 	if p.stop == nil {
 		return
 	}
@@ -366,6 +445,16 @@ func (p *statePane) ExpandAll() {
 
 // CollapseAll closes every node.
 func (p *statePane) CollapseAll() {
+	if p.probe.on {
+		walkTree(p.probe.res.tree, func(key string, n *server.Node, _ int) {
+			if len(n.Children) > 0 {
+				p.open[key] = false
+			}
+		})
+		p.cursor = 0
+		p.rebuild()
+		return
+	}
 	if p.stop == nil {
 		return
 	}
@@ -458,6 +547,12 @@ func (p *statePane) keepCursorVisible() {
 
 // detail names the mode.
 func (p *statePane) detail() string {
+	if p.probe.on {
+		if p.probe.id == "" {
+			return ""
+		}
+		return fmt.Sprintf(p.tr.StateProbeDetail, p.probe.id)
+	}
 	if p.raw {
 		return p.tr.StateRawDetail
 	}
@@ -466,8 +561,11 @@ func (p *statePane) detail() string {
 
 // figure counts what the step added or changed.
 func (p *statePane) figure() string {
+	if p.probe.on && p.probe.running && p.probe.res.tree != nil {
+		return p.tr.StateProbeReading
+	}
 	switch n := p.changes(); {
-	case p.raw || n == 0:
+	case p.isRaw() || n == 0:
 	case n == 1:
 		return p.tr.StateOneChange
 	default:
@@ -568,3 +666,6 @@ func (p *statePane) rowParts(i int, styled bool) (prefix, text string) {
 	}
 	return prefix, text
 }
+
+// isRaw reports whether the rows are live objects (raw mode, and no track step shown).
+func (p *statePane) isRaw() bool { return p.raw && !p.probe.on }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/live"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -43,6 +44,31 @@ type Step struct {
 	Upstream string
 	// Kube says where this lives in kube-apiserver (the step's, else the lesson's), or "".
 	Kube string
+	// Live is the live probe (runtime/live) whose tree the state pane shows for a step of the
+	// after-serve track, or "".
+	Live string
+	// LessonID and StepID identify the step in its lesson (for progress).
+	LessonID, StepID string
+}
+
+// Track is implemented by a Content with an after-serve track: lessons that read the running
+// server, opened once it serves. LessonContent implements it.
+type Track interface {
+	// TrackSteps returns the track's steps in order; they have no Checkpoint.
+	TrackSteps() []Step
+}
+
+// KubeSource is implemented by a Content that resolves kube: locations in kube-apiserver's
+// source (k8s.io/kubernetes in the module cache), for the side-by-side view. Kube is called
+// from tea.Cmds and must only read. LessonContent implements it.
+type KubeSource interface {
+	Kube(location string) (Location, error)
+}
+
+// UpstreamChecker is implemented by a Content that can tell, off the update loop, whether
+// k8s.io/apiserver's source (the u key's) is in the module cache, for the welcome screen.
+type UpstreamChecker interface {
+	UpstreamMissing() *MissingModuleError
 }
 
 // Location is resolved source: a whole file and the lines to show and emphasise.
@@ -129,6 +155,18 @@ type Options struct {
 	// Exercises are the exercises :exercises lists, checked against the live server; nil says
 	// exercises are not wired (the view says so and the status line shows no count).
 	Exercises Exercises
+
+	// Probe runs the live probes of the after-serve track's steps; nil in NewModel says they
+	// are not wired (the state pane says so). Run fills it in with runtime/live against the
+	// engine's server.
+	Probe Probe
+	// Progress, if set, is called when a step of the after-serve track is shown (startup steps
+	// are recorded by the Content's Step, which the screen calls for each stop). It runs on
+	// the program's goroutine and must not block.
+	Progress func(lessonID, stepID string)
+	// Fetch downloads a module into the Go module cache for the side-by-side view and the
+	// upstream source; nil uses lessons.FetchModule (the go command).
+	Fetch Fetch
 }
 
 // ErrInterrupted is returned by Run when the user pressed Ctrl-C (q quits and returns nil).
@@ -180,6 +218,10 @@ func Run(ctx context.Context, eng *engine.Engine, content Content, opts Options)
 	tr := i18n.For(uiLang(opts.Lang, content))
 	if err := eng.Start(ctx, opts.Start); err != nil {
 		return fmt.Errorf(tr.ErrStart, err)
+	}
+	if opts.Probe == nil {
+		srv := eng.Server()
+		opts.Probe = func(ctx context.Context, id string) (*server.Node, error) { return live.Run(ctx, srv, id, tr) }
 	}
 	m := NewModel(eng, eng.Server(), content, opts)
 	m.m.done = ctx.Done()

@@ -78,7 +78,13 @@ func (m *model) resize(w, h int) {
 	if m.lay.small {
 		return
 	}
-	m.source.SetSize(m.lay.source.w, m.lay.source.h)
+	if m.side {
+		b := m.lay.body
+		m.source.SetSize(b.w/2, b.h)
+		m.kubeSrc.SetSize(b.w-b.w/2, b.h)
+	} else {
+		m.source.SetSize(m.lay.source.w, m.lay.source.h)
+	}
 	if m.lay.wide {
 		m.state.SetSize(m.lay.upper.w, m.lay.upper.h)
 	} else {
@@ -149,6 +155,8 @@ func (m *model) body() []string {
 		return placeCenter(m.infoOverlay(b.w, b.h), b.w, b.h)
 	case m.at != viewTour:
 		return m.viewBody()
+	case m.side:
+		return joinColumns(m.source.View(), m.kubeSrc.View())
 	}
 	var shared []string
 	switch m.tab {
@@ -180,6 +188,7 @@ func (m *model) helpOverlay(w, h int) []string {
 			joinHelp(k.Up, k.Down, tr.HelpUpDown), joinHelp(k.PageUp, k.PageDown, tr.HelpPageUpDown), joinHelp(k.Top, k.Bottom, tr.HelpTopBottom)}},
 		{tr.HelpSource, []key.Binding{k.Upstream, k.Wrap, k.Search, k.MatchNext, k.OpenMatch}},
 		{tr.HelpState, []key.Binding{k.NextChange, k.Toggle, k.ExpandAll, k.CollapseAll, k.Raw}},
+		{tr.HelpTrack, []key.Binding{k.Rerun, k.SideBySide, k.Fetch}},
 		{tr.HelpRequestsView, []key.Binding{k.Filter, k.Loopback, joinHelp(k.Back, k.Forward, tr.HelpLaneStage), k.StageSource, k.StageEtcd,
 			k.HeldStep, k.HeldRun, k.HeldAbort}},
 		{tr.HelpExercisesView, []key.Binding{k.Hint, k.Answer, k.Choose}},
@@ -252,7 +261,7 @@ func (m *model) helpOverlay(w, h int) []string {
 		}
 	}
 	for _, p := range []string{
-		tr.HelpParaSpace, tr.HelpParaPhases, tr.HelpParaSearch, tr.HelpParaState, tr.HelpParaServed, tr.HelpParaCommand,
+		tr.HelpParaSpace, tr.HelpParaPhases, tr.HelpParaSearch, tr.HelpParaState, tr.HelpParaServed, tr.HelpParaTrack, tr.HelpParaCommand,
 		tr.HelpParaExercises,
 	} {
 		body = append(append(body, wrapLines(p, inner)...), "")
@@ -327,6 +336,9 @@ func (m *model) welcomeBox(w, h int) []string {
 		},
 		{m.st.Status.Note.Render(tr.WelcomeBegin)},
 	}
+	if mm := m.upMissing; mm != nil {
+		paras = append(paras[:len(paras)-1], []string{fmt.Sprintf(tr.WelcomeNoUpstream, mm.Module, mm.Version)}, paras[len(paras)-1])
+	}
 	var body []string
 	for i, p := range paras {
 		if i > 0 {
@@ -349,6 +361,8 @@ func (m *model) header() []string {
 	}
 	if m.at != viewTour {
 		title = m.viewTitle()
+	} else if m.inTrack() {
+		title = m.trackLine()
 	}
 	return []string{fit(chain, m.w), fit(title, m.w), fit(m.status(), m.w)}
 }
@@ -458,8 +472,14 @@ func (m *model) status() string {
 		s = st.Failed.Render(tr.StatusFailed) + oneLine(m.failed.Error()) + st.Note.Render(tr.StatusQuits)
 	case m.served && m.at != viewTour:
 		s = st.Served.Render(serving) + st.Note.Render(tr.StatusBackToLesson)
-	case m.served:
+	case m.served && m.inTrack() && m.note != "":
+		s = st.Served.Render(serving) // the note matters more than the reminder
+	case m.served && m.inTrack():
+		s = st.Served.Render(serving) + st.Note.Render(tr.StatusTrack)
+	case m.served && len(m.track) > 0:
 		s = st.Served.Render(serving) + st.Note.Render(tr.StatusAllDone)
+	case m.served:
+		s = st.Served.Render(serving) + st.Note.Render(tr.StatusAllDoneNoTrack)
 	case m.running:
 		s = st.Running.Render(fmt.Sprintf(tr.StatusRunningTo, m.target))
 	case live != nil:
@@ -473,6 +493,12 @@ func (m *model) status() string {
 	}
 	if n := len(m.rq.held); n > 0 {
 		s = st.Paused.Render(fmt.Sprintf(tr.StatusHeld, n)) + " · " + s
+	}
+	if m.side && m.at == viewTour && m.note == "" {
+		s += st.Note.Render(tr.StatusSideBySide)
+	}
+	if j := m.fetch.job; j != nil {
+		s += st.Note.Render(fmt.Sprintf(tr.StatusFetching, j.module, formatBytes(j.bytes)))
 	}
 	if m.note != "" {
 		s += st.Note.Render(" · " + m.note)
@@ -522,11 +548,28 @@ func (m *model) shortHelp() []key.Binding {
 	case m.source.Browsing():
 		out = append(out, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarBackToStep)))
 	}
-	if m.review >= 0 {
+	switch {
+	case m.side:
+		out = append(out, key.NewBinding(key.WithKeys("s"), key.WithHelp("s", tr.BarClose)))
+		if m.missingOnScreen() != nil {
+			out = append(out, k.Fetch)
+		}
+	case m.source.upstream && m.source.missing() != nil:
+		out = append(out, k.Fetch)
+	}
+	switch {
+	case m.inTrack():
+		out = append(out, key.NewBinding(key.WithKeys(" "), key.WithHelp("space/n", tr.BarNext)),
+			key.NewBinding(key.WithKeys("left"), key.WithHelp("←", tr.BarBack)),
+			key.NewBinding(key.WithKeys("r"), key.WithHelp("r", tr.BarRerun)))
+	case m.serveStop() && len(m.track) > 0:
+		out = append(out, key.NewBinding(key.WithKeys(" "), key.WithHelp("space/n", tr.BarTrack)),
+			key.NewBinding(key.WithKeys("left"), key.WithHelp("←", tr.BarBack)))
+	case m.review >= 0:
 		out = append(out,
 			key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", tr.BarEarlierLater)),
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarLive)))
-	} else {
+	default:
 		out = append(out, key.NewBinding(key.WithKeys(" "), key.WithHelp("space", tr.BarNext)),
 			key.NewBinding(key.WithKeys("left"), key.WithHelp("←", tr.BarBack)))
 	}
@@ -534,10 +577,15 @@ func (m *model) shortHelp() []key.Binding {
 	if m.served {
 		out = append(out, k.Served, key.NewBinding(key.WithKeys(":"), key.WithHelp(":", tr.BarCommand)))
 	}
-	if m.focus == paneState {
+	switch {
+	case m.focus == paneState && m.inTrack():
+		out = append(out, k.Toggle, k.ExpandAll)
+	case m.focus == paneState:
 		out = append(out, k.NextChange, k.Toggle, k.Raw)
-	} else {
-		out = append(out, k.Upstream, k.Raw, k.Search, k.Wrap)
+	case m.inTrack():
+		out = append(out, k.Upstream, k.SideBySide, k.Search, k.Wrap)
+	default:
+		out = append(out, k.Upstream, k.Raw, k.Search, k.Wrap, k.SideBySide)
 	}
 	return append(out, k.NextPhase, k.ToEnd, k.Phase)
 }

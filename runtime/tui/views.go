@@ -880,6 +880,9 @@ func (m *model) runLine(line string) (tea.Cmd, string) {
 		return m.loadNow(), ""
 	case "lesson":
 		m.at = viewTour
+	case "track":
+		m.at = viewTour
+		return m.trackCommand(strings.Fields(rest))
 	case "glossary":
 		m.at = viewGlossary
 	case "exercises":
