@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -161,8 +162,27 @@ func (s *Server) runTour(sess ssh.Session) int {
 		fmt.Fprintln(sess.Stderr(), tr.Failed)
 		return 1
 	}
-	defer ptmx.Close()
-	_ = pty.Setsize(ptmx, winsize(ptyReq.Window))
+	// The master side is closed once, under ptyMu, which resizing holds too: pty.Setsize works
+	// on the raw descriptor, which must not be closed (and reused) meanwhile.
+	var ptyMu sync.Mutex
+	ptyClosed := false
+	resize := func(w ssh.Window) {
+		ptyMu.Lock()
+		defer ptyMu.Unlock()
+		if !ptyClosed {
+			_ = pty.Setsize(ptmx, winsize(w))
+		}
+	}
+	closePty := func() {
+		ptyMu.Lock()
+		defer ptyMu.Unlock()
+		if !ptyClosed {
+			ptyClosed = true
+			ptmx.Close()
+		}
+	}
+	defer closePty()
+	resize(ptyReq.Window)
 
 	cmd := exec.Command(s.cfg.Executable, s.childArgs(user, dir)...)
 	cmd.Env = s.childEnv(sess.Environ(), ptyReq.Term, dir, state)
@@ -214,7 +234,7 @@ func (s *Server) runTour(sess ssh.Session) int {
 	go func() {
 		for w := range winch { // closed when the session's requests end
 			lastInput.Store(time.Now().UnixNano())
-			_ = pty.Setsize(ptmx, winsize(w))
+			resize(w)
 		}
 	}()
 	watch, stopWatch := context.WithCancel(context.Background())
@@ -241,7 +261,7 @@ func (s *Server) runTour(sess ssh.Session) int {
 	case <-outDone:
 	case <-time.After(time.Second):
 	}
-	ptmx.Close()
+	closePty()
 	<-outDone
 
 	code := exitCode(cmd.ProcessState)
