@@ -31,7 +31,11 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeTourEnv); mode != "" {
 		os.Exit(fakeTour(mode))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
 }
 
 // fakeTour reports its arguments, environment and terminal size, then in raw mode reads keys:
