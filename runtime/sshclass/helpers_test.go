@@ -136,6 +136,7 @@ type testClass struct {
 	dir    string // holds state/, tmp/, authorized_keys
 	log    *syncBuffer
 	served chan error
+	closed sync.Once
 }
 
 // startClass starts a server whose sessions run the fake tour in mode (unless cfg says
@@ -188,6 +189,11 @@ func startClass(t testing.TB, mode string, cfg Config) *testClass {
 
 // close stops the server and checks that Serve returned and no session directory is left.
 func (c *testClass) close(t testing.TB) {
+	t.Helper()
+	c.closed.Do(func() { c.doClose(t) })
+}
+
+func (c *testClass) doClose(t testing.TB) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
