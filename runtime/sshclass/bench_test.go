@@ -35,7 +35,7 @@ func BenchmarkSessions(b *testing.B) {
 // sessionTimes are one simulated student's figures.
 type sessionTimes struct {
 	firstScreen, serving time.Duration
-	err              error
+	err                  error
 }
 
 func benchSessions(b *testing.B, n int) {
