@@ -3,7 +3,8 @@
 // real pseudo-terminal, with its own live API server and etcd on the class host's loopback —
 // and nothing else. No shell, no command, no subsystem and no port forwarding is ever offered.
 //
-// A session ends when the student quits the tour, when the connection closes or drops, after
+// A session ends when the student quits the tour, when the connection closes or stops answering
+// keepalives, after
 // the idle timeout, or when the class server stops; its child's process group is then ended
 // (SIGTERM, then SIGKILL after a bound) and its temporary directory — etcd's data, the
 // kubeconfig, the log — removed and checked gone. See docs/classroom.md for the threat model.
@@ -35,6 +36,7 @@ const DefaultListen = "127.0.0.1:2222"
 const (
 	DefaultMaxSessions = 30
 	DefaultStopBound   = 3 * time.Second
+	DefaultKeepAlive   = 10 * time.Second
 )
 
 // Follow makes every session join a class host instead of walking on its own: the child runs
@@ -77,6 +79,11 @@ type Config struct {
 	Env []string
 	// Follow, if set, makes every session follow a class host (see Follow).
 	Follow *Follow
+	// KeepAlive is how often the server checks that a session's client still answers (an SSH
+	// keepalive request); a client that does not answer within the same time is taken as gone
+	// and its session ends, as when a laptop leaves the Wi-Fi without closing anything. 0 is
+	// DefaultKeepAlive; negative turns it off.
+	KeepAlive time.Duration
 	// StopBound is how long a session's tour has to shut down after SIGTERM before its process
 	// group gets SIGKILL; 0 is DefaultStopBound.
 	StopBound time.Duration
@@ -125,6 +132,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxSessions == 0 {
 		cfg.MaxSessions = DefaultMaxSessions
+	}
+	if cfg.KeepAlive == 0 {
+		cfg.KeepAlive = DefaultKeepAlive
 	}
 	if cfg.StopBound <= 0 {
 		cfg.StopBound = DefaultStopBound

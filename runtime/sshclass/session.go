@@ -17,6 +17,7 @@ import (
 
 	"github.com/charmbracelet/ssh"
 	"github.com/creack/pty"
+	gossh "golang.org/x/crypto/ssh"
 	"golang.org/x/sys/unix"
 )
 
@@ -240,6 +241,10 @@ func (s *Server) runTour(sess ssh.Session) int {
 	watch, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
 	idle := idleAfter(watch, s.cfg.IdleTimeout, &lastInput)
+	var silent atomic.Bool // the client stopped answering keepalives
+	if conn, ok := sess.Context().Value(ssh.ContextKeyConn).(gossh.Conn); ok && s.cfg.KeepAlive > 0 {
+		go keepAlive(watch, conn, s.cfg.KeepAlive, func() { silent.Store(true) })
+	}
 
 	why, tell := "quit", ""
 	select {
@@ -254,6 +259,9 @@ func (s *Server) runTour(sess ssh.Session) int {
 		why, tell = "idle", fmt.Sprintf(tr.Idle, s.cfg.IdleTimeout)
 	case <-s.ctx.Done():
 		why, tell = "class stopped", tr.ClassEnded
+	}
+	if silent.Load() {
+		why = "client stopped answering"
 	}
 	killed := s.stopGroup(pid, exited)
 	// Once no process holds the terminal, reading its master side fails: all output is relayed.
@@ -375,6 +383,41 @@ func idleAfter(ctx context.Context, timeout time.Duration, last *atomic.Int64) <
 		}
 	}()
 	return ch
+}
+
+// keepAlive sends an SSH keepalive request every interval and closes conn when one is not
+// answered within interval (any answer will do: OpenSSH answers "failure"). Closing the
+// connection ends its sessions as if the client had closed it.
+func keepAlive(ctx context.Context, conn gossh.Conn, interval time.Duration, dropped func()) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		answered := make(chan error, 1)
+		go func() {
+			_, _, err := conn.SendRequest("keepalive@openssh.com", true, nil)
+			answered <- err
+		}()
+		wait := time.NewTimer(interval)
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			return
+		case err := <-answered:
+			wait.Stop()
+			if err != nil { // the connection is closed already
+				return
+			}
+		case <-wait.C:
+			dropped()
+			conn.Close()
+			return
+		}
+	}
 }
 
 // stopGroup ends the tour's process group unless the tour already exited: SIGTERM (the tour

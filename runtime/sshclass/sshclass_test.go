@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -299,6 +300,94 @@ func TestDroppedConnection(t *testing.T) {
 	if want := regexp.MustCompile(fmt.Sprintf(`session %d alice: ended \((connection|input) closed\), exit status 143`, alice.ID)); !want.MatchString(c.log.String()) {
 		t.Errorf("log:\n%s", c.log)
 	}
+}
+
+// TestSilentDrop: a client that stops answering without closing anything (a laptop leaving the
+// Wi-Fi) is found out by the keepalives and its session cleaned up.
+func TestSilentDrop(t *testing.T) {
+	c := startClass(t, "tour", Config{KeepAlive: 200 * time.Millisecond})
+	proxy, cut := blackholeProxy(t, c.srv.Addr().String())
+	conn, err := net.Dial("tcp", proxy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, chans, reqs, err := gossh.NewClientConn(conn, proxy, &gossh.ClientConfig{User: "alice",
+		Auth: []gossh.AuthMethod{gossh.PublicKeys(c.key)}, HostKeyCallback: gossh.FixedHostKey(c.srv.signer.PublicKey())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := gossh.NewClient(sc, chans, reqs)
+	defer client.Close()
+	a := open(t, client, 80, 24, nil, "")
+	a.waitOutput(t, "ready", bound)
+	ss := c.waitSessions(t, 1, bound)
+	cut()
+	waitGone(t, ss[0].PID, ss[0].Dir, bound)
+	if !strings.Contains(c.log.String(), "alice: ended (client stopped answering)") {
+		t.Errorf("log:\n%s", c.log)
+	}
+}
+
+// blackholeProxy forwards one TCP connection to target until cut, after which it forwards
+// nothing more but keeps both connections open.
+func blackholeProxy(t *testing.T, target string) (addr string, cut func()) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var once sync.Once
+	var conns []net.Conn
+	var mu sync.Mutex
+	t.Cleanup(func() {
+		ln.Close()
+		once.Do(func() { close(stop) })
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	cutc := make(chan struct{})
+	var cutOnce sync.Once
+	pipe := func(dst, src net.Conn) {
+		buf := make([]byte, 32*1024)
+		for {
+			n, err := src.Read(buf)
+			select {
+			case <-cutc:
+				<-stop // hold the data and the connection until the test ends
+				return
+			default:
+			}
+			if n > 0 {
+				if _, err := dst.Write(buf[:n]); err != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}
+	go func() {
+		in, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		out, err := net.Dial("tcp", target)
+		if err != nil {
+			in.Close()
+			return
+		}
+		mu.Lock()
+		conns = append(conns, in, out)
+		mu.Unlock()
+		go pipe(out, in)
+		go pipe(in, out)
+	}()
+	return ln.Addr().String(), func() { cutOnce.Do(func() { close(cutc) }) }
 }
 
 // TestCrashEndsOnlyThatSession crashes one tour: its session ends with the crash's status, its
