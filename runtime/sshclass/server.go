@@ -229,6 +229,12 @@ func New(cfg Config) (*Server, error) {
 			return ok
 		}))
 	}
+	if cfg.KeepAlive > 0 {
+		// A connection with no traffic either way for three keepalive periods is closed: one
+		// that never authenticates (which would otherwise hold its descriptor for good) or one
+		// whose client is gone. A live session always has traffic: its keepalives.
+		opts = append(opts, func(srv *ssh.Server) error { srv.IdleTimeout = 3 * cfg.KeepAlive; return nil })
+	}
 	s.ssh = &ssh.Server{}
 	for _, o := range opts {
 		if err := s.ssh.SetOption(o); err != nil {

@@ -3,6 +3,7 @@ package sshclass
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -323,8 +324,104 @@ func TestSilentDrop(t *testing.T) {
 	ss := c.waitSessions(t, 1, bound)
 	cut()
 	waitGone(t, ss[0].PID, ss[0].Dir, bound)
-	if !strings.Contains(c.log.String(), "alice: ended (client stopped answering)") {
+	// The keepalive normally finds it first; the connection's idle deadline (three periods)
+	// is the backstop.
+	if !regexp.MustCompile(`alice: ended \((client stopped answering|connection closed)\)`).MatchString(c.log.String()) {
 		t.Errorf("log:\n%s", c.log)
+	}
+}
+
+// silentConn is an SSH connection whose peer answers keepalives only while answering is set.
+type silentConn struct {
+	gossh.Conn
+	answering bool
+	answered  chan struct{} // a value for each keepalive answered
+	closed    chan struct{}
+}
+
+func (c *silentConn) SendRequest(string, bool, []byte) (bool, []byte, error) {
+	if c.answering {
+		c.answered <- struct{}{}
+		return false, nil, nil
+	}
+	<-c.closed
+	return false, nil, io.EOF
+}
+
+func (c *silentConn) Close() error { close(c.closed); return nil }
+
+// TestKeepAlive: an answered keepalive (even "failure", as OpenSSH answers) keeps the
+// connection; an unanswered one closes it and reports the drop.
+func TestKeepAlive(t *testing.T) {
+	for _, answering := range []bool{true, false} {
+		conn := &silentConn{answering: answering, answered: make(chan struct{}), closed: make(chan struct{})}
+		ctx, cancel := context.WithCancel(context.Background())
+		dropped := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			keepAlive(ctx, conn, 10*time.Millisecond, func() { close(dropped) })
+			close(done)
+		}()
+		if answering {
+			// Answer five keepalives, then stop it: nothing was dropped.
+			for i := 0; i < 5; i++ {
+				select {
+				case <-conn.answered:
+				case <-dropped:
+					t.Fatal("an answered keepalive counted as a drop")
+				case <-time.After(bound):
+					t.Fatal("no keepalive sent")
+				}
+			}
+			cancel()
+			go func() { // a keepalive sent as it was cancelled
+				for range conn.answered {
+				}
+			}()
+			<-done
+			select {
+			case <-dropped:
+				t.Error("an answered keepalive counted as a drop")
+			default:
+			}
+			select {
+			case <-conn.closed:
+				t.Error("an answering connection was closed")
+			default:
+			}
+			continue
+		}
+		select {
+		case <-dropped:
+		case <-time.After(bound):
+			t.Fatal("an unanswered keepalive was not reported")
+		}
+		<-done
+		select {
+		case <-conn.closed:
+		default:
+			t.Error("the silent connection was not closed")
+		}
+		cancel()
+	}
+}
+
+// TestSilentHandshake: a connection that never authenticates does not hold the server's
+// resources: it is closed after three keepalive periods without traffic.
+func TestSilentHandshake(t *testing.T) {
+	c := startClass(t, "tour", Config{KeepAlive: 100 * time.Millisecond})
+	conn, err := net.Dial("tcp", c.srv.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetReadDeadline(time.Now().Add(bound))
+	got, err := io.ReadAll(conn) // the server's version line, then nothing until it closes
+	if err != nil {
+		t.Fatalf("connection not closed by the server: %v (read %q)", err, got)
+	}
+	if !strings.HasPrefix(string(got), "SSH-2.0-kubewalk") {
+		t.Errorf("server said %q", got)
 	}
 }
 
