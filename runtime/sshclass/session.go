@@ -24,8 +24,8 @@ import (
 // Middleware wraps a session handler; it is wish's Middleware (github.com/charmbracelet/wish
 // v1.1.1), declared here because wish's own package does not compile against the
 // golang.org/x/crypto this module needs (its key generator's dependency,
-// github.com/caarlos0/sshmarshal v0.1.0, redeclares ssh.MarshalPrivateKey, which x/crypto has
-// had since v0.11). The server underneath is wish's: github.com/charmbracelet/ssh at the
+// github.com/caarlos0/sshmarshal v0.1.0, dot-imports x/crypto/ssh and declares its own
+// MarshalPrivateKey, which x/crypto has had itself since after v0.8). The server underneath is wish's: github.com/charmbracelet/ssh at the
 // version wish v1.1.1 pins.
 type Middleware func(ssh.Handler) ssh.Handler
 
