@@ -74,7 +74,8 @@ real kubectl at it.`,
 	root.SetErr(stderr)
 	rootTour.addFlags(root)
 	root.AddCommand(newTourCommand(stdout, stderr, sess), newServeCommand(stdout, stderr, sess),
-		newLessonsCommand(stdout, stderr), newGlossaryCommand(stdout), newVersionCommand(stdout))
+		newLessonsCommand(stdout, stderr), newGlossaryCommand(stdout), newVersionCommand(stdout),
+		newClassCommand(stdout, stderr))
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())
 	})

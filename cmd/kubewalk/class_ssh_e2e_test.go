@@ -1,0 +1,165 @@
+package main_test
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestClassSSHBadInput: `class ssh` refuses bad flags and key files with one clear line, and
+// leaves nothing running.
+func TestClassSSHBadInput(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	files := t.TempDir()
+	write := func(name, content string, mode os.FileMode) string {
+		p := filepath.Join(files, name)
+		os.WriteFile(p, []byte(content), mode)
+		os.Chmod(p, mode)
+		return p
+	}
+	keys := write("keys", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHn8fFXLwqSFzBbWkZ4hLxOBXVhAKkLcd5X0CBn1Z9Xh student\n", 0o644)
+	openPassword := write("password", "a long class password\n", 0o644)
+	openHostKey := write("host_key", "whatever", 0o644)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"busy port", []string{"--listen", busy.Addr().String(), "--authorized-keys", keys}, "--listen " + busy.Addr().String() + ": listen tcp " + busy.Addr().String() + ": bind: address already in use"},
+		{"nobody may connect", nil, "say who may connect: --authorized-keys FILE"},
+		{"missing keys file", []string{"--authorized-keys", filepath.Join(files, "nope")}, "--authorized-keys: stat " + filepath.Join(files, "nope") + ": no such file or directory"},
+		{"keys file is a directory", []string{"--authorized-keys", files}, "not a regular file"},
+		{"keys file without keys", []string{"--authorized-keys", write("empty", "\n", 0o644)}, "no public keys in it"},
+		{"password file others can read", []string{"--password-file", openPassword}, "--password-file " + openPassword + ": mode 0644 lets others read it; run chmod 600 " + openPassword},
+		{"host key others can read", []string{"--authorized-keys", keys, "--host-key", openHostKey}, "--host-key " + openHostKey + ": mode 0644 lets others read it"},
+		{"no sessions", []string{"--authorized-keys", keys, "--max-sessions", "0"}, "--max-sessions 0: must be at least 1"},
+		{"extra argument", []string{"--authorized-keys", keys, "extra"}, "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sb := newSandbox(t)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			args := append([]string{"class", "ssh"}, tt.args...)
+			if !strings.Contains(strings.Join(tt.args, " "), "--listen") {
+				args = append(args, "--listen", "127.0.0.1:0")
+			}
+			cmd := exec.CommandContext(ctx, binary, args...)
+			cmd.Env = sb.env()
+			out, err := cmd.CombinedOutput()
+			if ctx.Err() != nil {
+				t.Fatalf("still running after a minute:\n%s", out)
+			}
+			if err == nil {
+				t.Fatalf("want non-zero exit, got success:\n%s", out)
+			}
+			if !strings.Contains(string(out), tt.want) {
+				t.Fatalf("output lacks %q:\n%s", tt.want, out)
+			}
+			if lines := strings.Count(strings.TrimSpace(string(out)), "\n"); lines > 0 {
+				t.Errorf("want one line, got %d:\n%s", lines+1, out)
+			}
+			sb.assertNothingLeft(t)
+		})
+	}
+}
+
+// TestClassSSHServesAndStops runs `kubewalk class ssh` for real: it keeps its host key private
+// in the state dir, refuses a command from the real ssh client, starts a tour for a session,
+// and on SIGINT ends that session with a message, removes its directory and exits 0.
+func TestClassSSHServesAndStops(t *testing.T) {
+	if _, err := exec.LookPath("ssh"); err != nil {
+		t.Fatalf("the OpenSSH client (ssh) is required for this end-to-end test: %v", err)
+	}
+	sb := newSandbox(t)
+	key := filepath.Join(sb.root, "id")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	}
+	r := startRun(t, sb, nil, "class", "ssh", "--listen", "127.0.0.1:0", "--authorized-keys", key+".pub")
+	r.waitOutput(t, "Ctrl-C stops the class", time.Minute)
+	out := r.out.String()
+	m := regexp.MustCompile(`listening on 127\.0\.0\.1:(\d+)`).FindStringSubmatch(out)
+	fp := regexp.MustCompile(`host key    (SHA256:\S+)`).FindStringSubmatch(out)
+	if m == nil || fp == nil || !strings.Contains(out, "open it to the classroom with --listen 0.0.0.0:"+m[1]) {
+		t.Fatalf("banner:\n%s", out)
+	}
+	hostKey := filepath.Join(sb.state, "kubewalk", "class-ssh", "ssh_host_ed25519_key")
+	if fi, err := os.Stat(hostKey); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("host key %v %v", fi, err)
+	}
+	kg, err := exec.Command("ssh-keygen", "-l", "-f", hostKey).CombinedOutput()
+	if err != nil || !strings.Contains(string(kg), fp[1]) {
+		t.Errorf("banner's fingerprint %s is not the host key's: %s %v", fp[1], kg, err)
+	}
+	ssh := func(extra ...string) *exec.Cmd {
+		args := append([]string{"-F", "/dev/null", "-p", m[1], "-i", key, "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes",
+			"-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=" + filepath.Join(sb.root, "known_hosts")}, extra...)
+		cmd := exec.Command("ssh", args...)
+		cmd.Env = append(sb.env(), "TERM=xterm-256color")
+		return cmd
+	}
+	b, err := ssh("alice@127.0.0.1", "cat", "/etc/passwd").CombinedOutput()
+	if exitStatus(err) != 1 || !strings.Contains(string(b), `runs no command ("cat /etc/passwd")`) {
+		t.Errorf("ssh with a command: %v\n%s", err, b)
+	}
+
+	student := ssh("-tt", "alice@127.0.0.1")
+	studentOut := &syncBuffer{}
+	student.Stdout, student.Stderr = studentOut, studentOut
+	stdin, err := student.StdinPipe() // kept open: the session lasts until the class stops
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	if err := student.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- student.Wait() }()
+	r.waitOutput(t, "alice from 127.0.0.1", time.Minute)
+	dirs, _ := filepath.Glob(filepath.Join(sb.tmp, "kubewalk-ssh-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("session dirs %v", dirs)
+	}
+	r.cmd.Process.Signal(syscall.SIGINT)
+	if code, _ := r.wait(t, time.Minute); code != 0 {
+		t.Errorf("class ssh exited %d after SIGINT:\n%s", code, r.out)
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the student's ssh still runs after the class stopped")
+	}
+	if !strings.Contains(studentOut.String(), "the instructor stopped the class server") {
+		t.Errorf("student was not told:\n%s", studentOut)
+	}
+	if !strings.Contains(r.out.String(), "stopped; every session's server and files are gone") {
+		t.Errorf("class output:\n%s", r.out)
+	}
+	if _, err := os.Stat(dirs[0]); !os.IsNotExist(err) {
+		t.Errorf("session dir %s left: %v", dirs[0], err)
+	}
+	sb.assertNothingLeft(t)
+}
+
+func exitStatus(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
+}

@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubewalk/kubewalk/runtime/sshclass"
+)
+
+// newClassCommand groups the workshop commands. `class host` (the follow-along channel of
+// runtime/classroom) joins `class ssh` here.
+func newClassCommand(stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "class",
+		Short: "Run a workshop: every student gets a tour with a live server of their own",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newClassSSHCommand(stdout, stderr))
+	return cmd
+}
+
+// classSSHOptions are `class ssh`'s flags.
+type classSSHOptions struct {
+	Listen         string
+	AuthorizedKeys string
+	PasswordFile   string
+	MaxSessions    int
+	IdleTimeout    time.Duration
+	HostKey        string
+}
+
+func newClassSSHCommand(stdout, stderr io.Writer) *cobra.Command {
+	o := &classSSHOptions{}
+	stateDir := classStateDir()
+	cmd := &cobra.Command{
+		Use:   "ssh",
+		Short: "Serve the tour over SSH: each session gets its own tour, live server and etcd",
+		Long: `class ssh serves the kubewalk tour over SSH, so students need nothing but an ssh client.
+Every SSH session runs its own tour — a separate kubewalk process with its own API server and
+etcd, listening on this machine's loopback only — and nothing else: no shell, no command, no
+file transfer, no port forwarding. Progress is kept per SSH user name.
+
+It listens on 127.0.0.1 unless told otherwise: open it to the classroom network with
+--listen 0.0.0.0:2222 (or one interface's address).`,
+		Example: `  kubewalk class ssh --authorized-keys students.pub
+  kubewalk class ssh --listen 0.0.0.0:2222 --password-file class-password --max-sessions 40
+  # a student:  ssh -p 2222 alice@192.168.1.20`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runClassSSH(cmd.Context(), o, stateDir, stdout, stderr)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.Listen, "listen", sshclass.DefaultListen, "address to listen on; 0.0.0.0:2222 opens it to the network")
+	fs.StringVar(&o.AuthorizedKeys, "authorized-keys", "", "OpenSSH authorized_keys file with the students' public keys (read again when it changes)")
+	fs.StringVar(&o.PasswordFile, "password-file", "", "file (mode 0600) whose first line is the class password")
+	fs.IntVar(&o.MaxSessions, "max-sessions", sshclass.DefaultMaxSessions, "most sessions at once; one more is told the class is full")
+	fs.DurationVar(&o.IdleTimeout, "idle-timeout", time.Hour, "end a session after this long without a key press; 0 never does")
+	fs.StringVar(&o.HostKey, "host-key", filepath.Join(stateDir, "ssh_host_ed25519_key"), "SSH host key, generated there (mode 0600) on first use")
+	return cmd
+}
+
+// classStateDir is where `class ssh` keeps its host key, the students' progress and the logs
+// of failed sessions: $XDG_STATE_HOME/kubewalk/class-ssh, else ~/.local/state/kubewalk/class-ssh;
+// "" when neither is known.
+func classStateDir() string {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(dir) {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "kubewalk", "class-ssh")
+}
+
+// runClassSSH serves until SIGINT, SIGTERM or SIGHUP, then ends every session and waits for
+// their cleanup.
+func runClassSSH(ctx context.Context, o *classSSHOptions, stateDir string, stdout, stderr io.Writer) error {
+	if stateDir == "" {
+		return fmt.Errorf("class ssh: no state directory for the host key and progress: set XDG_STATE_HOME or HOME")
+	}
+	if o.MaxSessions < 1 {
+		return fmt.Errorf("--max-sessions %d: must be at least 1", o.MaxSessions)
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	srv, err := sshclass.New(sshclass.Config{
+		Listen:         o.Listen,
+		HostKey:        o.HostKey,
+		AuthorizedKeys: o.AuthorizedKeys,
+		PasswordFile:   o.PasswordFile,
+		MaxSessions:    o.MaxSessions,
+		IdleTimeout:    o.IdleTimeout,
+		StateDir:       stateDir,
+		Log:            stdout,
+	})
+	if err != nil {
+		return err
+	}
+	printClassSSH(stdout, o, srv, stateDir)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve() }()
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(stdout, "kubewalk class ssh: stopping; ending every session")
+	case err := <-served:
+		closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.Close(closeCtx)
+		return err
+	}
+	closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Close(closeCtx); err != nil {
+		return err
+	}
+	<-served
+	fmt.Fprintln(stdout, "kubewalk class ssh: stopped; every session's server and files are gone")
+	return nil
+}
+
+// printClassSSH tells the instructor how students connect.
+func printClassSSH(w io.Writer, o *classSSHOptions, srv *sshclass.Server, stateDir string) {
+	addr := srv.Addr().(*net.TCPAddr)
+	auth := "students' keys in " + o.AuthorizedKeys
+	if o.PasswordFile != "" {
+		auth = "the class password in " + o.PasswordFile
+	}
+	host := addr.IP.String()
+	if addr.IP.IsUnspecified() {
+		host = "THIS-MACHINE"
+	}
+	idle := "never closed for idleness"
+	if o.IdleTimeout > 0 {
+		idle = fmt.Sprintf("closed after %s without a key press", o.IdleTimeout)
+	}
+	fmt.Fprintf(w, "kubewalk class ssh: listening on %s; who may connect: %s\n", addr, auth)
+	fmt.Fprintf(w, "  students    ssh -p %d NAME@%s   (NAME keeps their progress)\n", addr.Port, host)
+	fmt.Fprintf(w, "  host key    %s   (%s)\n", srv.HostKeyFingerprint(), o.HostKey)
+	fmt.Fprintf(w, "  sessions    at most %d, %s; progress under %s\n", o.MaxSessions, idle, filepath.Join(stateDir, "users"))
+	if addr.IP.IsLoopback() {
+		fmt.Fprintf(w, "  only this machine can connect; open it to the classroom with --listen 0.0.0.0:%d\n", addr.Port)
+	}
+	if os.Geteuid() == 0 {
+		fmt.Fprintln(w, "  WARNING: running as root. Each tour runs as this user, and its kubectl can read files this user can read")
+		fmt.Fprintln(w, "  (-f, --from-file): run the class as a dedicated unprivileged account (see docs/classroom.md).")
+	}
+	fmt.Fprintln(w, "Ctrl-C stops the class: every session is ended and its server and files removed.")
+}

@@ -1,0 +1,54 @@
+package sshclass
+
+import (
+	"strings"
+
+	"github.com/kubewalk/kubewalk/lessons"
+)
+
+// messages is what the class server itself says to a student, outside the tour.
+type messages struct {
+	NoCommand    string // %s: the command the student asked for
+	NeedTerminal string
+	BadUser      string // %q: the user name
+	Full         string // %d: the limit
+	ClassEnded   string
+	Idle         string // %s: the timeout
+	Failed       string
+}
+
+var english = messages{
+	NoCommand: "kubewalk class: this server runs the kubewalk tour only; it runs no command (%s).\n" +
+		"Connect without one, with a terminal:  ssh -t USER@HOST",
+	NeedTerminal: "kubewalk class: the tour needs a terminal; connect with  ssh -t USER@HOST",
+	BadUser:      "kubewalk class: user name %q: use 1–32 letters, digits, '.', '_' or '-' (ssh NAME@HOST); your progress is kept under it",
+	Full:         "kubewalk class: the class is full (%d sessions running); ask the instructor, or try again in a moment",
+	ClassEnded:   "kubewalk class: the instructor stopped the class server; your progress is saved",
+	Idle:         "kubewalk class: closed after %s without a key press; your progress is saved, connect again to go on",
+	Failed:       "kubewalk class: could not start your tour; tell the instructor (the class server's output says why)",
+}
+
+var chinese = messages{
+	NoCommand:    "kubewalk class：此服务器只运行 kubewalk 导览，不执行任何命令（%s）。\n请不带命令、带终端连接：  ssh -t 用户名@主机",
+	NeedTerminal: "kubewalk class：导览需要终端；请用  ssh -t 用户名@主机  连接",
+	BadUser:      "kubewalk class：用户名 %q 不可用：请用 1–32 个字母、数字、'.'、'_' 或 '-'（ssh 用户名@主机）；学习进度按用户名保存",
+	Full:         "kubewalk class：课堂已满（正在运行 %d 个会话）；请联系讲师，或稍后再试",
+	ClassEnded:   "kubewalk class：讲师已停止课堂服务器；你的进度已保存",
+	Idle:         "kubewalk class：%s 内没有按键，会话已关闭；进度已保存，重新连接即可继续",
+	Failed:       "kubewalk class：无法启动你的导览；请告诉讲师（课堂服务器的输出里有原因）",
+}
+
+// messagesFor picks the language from the variables the student's ssh client sent (LC_ALL,
+// LC_MESSAGES, LANG), as the tour itself does.
+func messagesFor(environ []string) *messages {
+	env := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	if lessons.DetectLang("", func(k string) string { return env[k] }) == "zh-CN" {
+		return &chinese
+	}
+	return &english
+}

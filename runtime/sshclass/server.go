@@ -1,0 +1,317 @@
+// Package sshclass serves kubewalk's tour over SSH for a workshop (`kubewalk class ssh`): every
+// SSH session gets a tour of its own — a child process running the real kubewalk binary on a
+// real pseudo-terminal, with its own live API server and etcd on the class host's loopback —
+// and nothing else. No shell, no command, no subsystem and no port forwarding is ever offered.
+//
+// A session ends when the student quits the tour, when the connection closes or stops answering
+// keepalives, after
+// the idle timeout, or when the class server stops; its child's process group is then ended
+// (SIGTERM, then SIGKILL after a bound) and its temporary directory — etcd's data, the
+// kubeconfig, the log — removed and checked gone. See docs/classroom.md for the threat model.
+package sshclass
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/charmbracelet/ssh"
+	gossh "golang.org/x/crypto/ssh"
+	"golang.org/x/sys/unix"
+)
+
+// DefaultListen is where a class listens unless told otherwise: loopback only. Open it to the
+// classroom network with --listen 0.0.0.0:2222 (or the LAN address of one interface).
+const DefaultListen = "127.0.0.1:2222"
+
+// Defaults for Config's zero values.
+const (
+	DefaultMaxSessions = 30
+	DefaultStopBound   = 3 * time.Second
+	DefaultKeepAlive   = 10 * time.Second
+)
+
+// Follow makes every session join a class host instead of walking on its own: the child runs
+// `kubewalk join ADDR --code CODE --name USER` with the same per-session flags as the tour. It is
+// the seam for `class ssh --join`, which needs the `join` command (runtime/classroom wired into
+// the CLI); until that command exists no flag sets it.
+type Follow struct {
+	Addr string // the class host's address, as printed on its join line
+	Code string // the join code
+}
+
+// Config configures a class server. Exactly one of AuthorizedKeys and PasswordFile is required.
+type Config struct {
+	// Listen is the TCP address to listen on; "" is DefaultListen.
+	Listen string
+	// HostKey is the path of the host key, generated there on first use (see
+	// LoadOrCreateHostKey).
+	HostKey string
+	// AuthorizedKeys is an OpenSSH authorized_keys file: only these keys get in. It is read
+	// again when it changes.
+	AuthorizedKeys string
+	// PasswordFile holds the class password on its first line (a file only its owner can read).
+	PasswordFile string
+	// MaxSessions bounds the tours running at once; 0 is DefaultMaxSessions. A session over the
+	// limit is told so and closed.
+	MaxSessions int
+	// IdleTimeout ends a session that sent no key press (nor window change) for this long; 0
+	// never does.
+	IdleTimeout time.Duration
+	// StateDir is the class's own directory: users/NAME is the XDG_STATE_HOME of the SSH user
+	// NAME (their progress), logs/ keeps the log of a session whose tour failed.
+	StateDir string
+	// TempDir is where each session's temporary directory is made; "" is os.TempDir().
+	TempDir string
+	// Executable is the kubewalk binary a session runs; "" is this process's own executable.
+	Executable string
+	// Args are extra arguments for every session's tour (after the per-session ones).
+	Args []string
+	// Env is added to every session's environment (after the session's own variables).
+	Env []string
+	// Follow, if set, makes every session follow a class host (see Follow).
+	Follow *Follow
+	// KeepAlive is how often the server checks that a session's client still answers (an SSH
+	// keepalive request); a client that does not answer within the same time is taken as gone
+	// and its session ends, as when a laptop leaves the Wi-Fi without closing anything. 0 is
+	// DefaultKeepAlive; negative turns it off.
+	KeepAlive time.Duration
+	// StopBound is how long a session's tour has to shut down after SIGTERM before its process
+	// group gets SIGKILL; 0 is DefaultStopBound.
+	StopBound time.Duration
+	// Log receives one line per event (sessions starting and ending, refusals); nil discards.
+	Log io.Writer
+}
+
+// Server is a running class server.
+type Server struct {
+	cfg    Config
+	ssh    *ssh.Server
+	ln     net.Listener
+	signer gossh.Signer
+	keys   *authorizedKeys // nil with a password
+	pass   *password       // nil with keys
+	slots  chan struct{}   // one token per running session
+
+	ctx    context.Context // ended by Close: every session stops
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // running session handlers
+	nextID atomic.Int64
+	closed atomic.Bool
+
+	mu       sync.Mutex
+	closing  bool // set by Close: no session starts any more (guards wg.Add)
+	sessions map[int64]*SessionInfo
+
+	logMu sync.Mutex
+}
+
+// SessionInfo describes a running session.
+type SessionInfo struct {
+	ID      int64
+	User    string
+	Remote  string
+	Dir     string // the session's temporary directory: TMPDIR, kubeconfig, log, etcd's data
+	PID     int    // the tour's process, leader of its own process group and session
+	Started time.Time
+}
+
+// New checks cfg, loads (or creates) the host key, reads the authorized keys or the password,
+// and listens. Nothing is served until Serve.
+func New(cfg Config) (*Server, error) {
+	if cfg.Listen == "" {
+		cfg.Listen = DefaultListen
+	}
+	if cfg.MaxSessions == 0 {
+		cfg.MaxSessions = DefaultMaxSessions
+	}
+	if cfg.KeepAlive == 0 {
+		cfg.KeepAlive = DefaultKeepAlive
+	}
+	if cfg.StopBound <= 0 {
+		cfg.StopBound = DefaultStopBound
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	var errs []error
+	if cfg.MaxSessions < 0 {
+		errs = append(errs, fmt.Errorf("--max-sessions %d: must be at least 1", cfg.MaxSessions))
+	}
+	if cfg.IdleTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--idle-timeout %s: must not be negative (0 turns it off)", cfg.IdleTimeout))
+	}
+	switch {
+	case cfg.AuthorizedKeys != "" && cfg.PasswordFile != "":
+		errs = append(errs, errors.New("--authorized-keys and --password-file: choose one"))
+	case cfg.AuthorizedKeys == "" && cfg.PasswordFile == "":
+		errs = append(errs, errors.New("say who may connect: --authorized-keys FILE (students' public keys) or --password-file FILE (a class password)"))
+	}
+	if !filepath.IsAbs(cfg.StateDir) {
+		errs = append(errs, fmt.Errorf("class state dir %q: must be an absolute path", cfg.StateDir))
+	}
+	if cfg.Follow != nil && (cfg.Follow.Addr == "" || cfg.Follow.Code == "") {
+		errs = append(errs, errors.New("follow: a class host needs both its address and its code"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if cfg.Executable == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("class ssh: find the kubewalk binary to run for each session: %w", err)
+		}
+		cfg.Executable = exe
+	}
+	if cfg.TempDir == "" {
+		cfg.TempDir = os.TempDir()
+	}
+	s := &Server{cfg: cfg, slots: make(chan struct{}, cfg.MaxSessions), sessions: map[int64]*SessionInfo{}}
+	var err error
+	if cfg.AuthorizedKeys != "" {
+		if s.keys, err = loadAuthorizedKeys(cfg.AuthorizedKeys, func(m string) { s.logf("--authorized-keys: %s", m) }); err != nil {
+			return nil, err
+		}
+	} else if s.pass, err = loadPassword(cfg.PasswordFile); err != nil {
+		return nil, err
+	}
+	if s.signer, err = LoadOrCreateHostKey(cfg.HostKey); err != nil {
+		return nil, err
+	}
+	for _, d := range []string{cfg.StateDir, filepath.Join(cfg.StateDir, "users")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("class state dir: %w", err)
+		}
+	}
+
+	opts := []ssh.Option{
+		func(srv *ssh.Server) error { srv.Version = "kubewalk"; return nil },
+		func(srv *ssh.Server) error { srv.AddHostKey(s.signer); return nil },
+		withMiddleware(s.middleware()...),
+		// Only "session" channels exist (ssh's defaults): no direct-tcpip, so a student cannot
+		// reach the loopback servers of the others; no tcpip-forward either.
+		func(srv *ssh.Server) error {
+			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": ssh.DefaultSessionHandler}
+			srv.RequestHandlers = map[string]ssh.RequestHandler{}
+			srv.SubsystemHandlers = map[string]ssh.SubsystemHandler{}
+			return nil
+		},
+	}
+	if s.keys != nil {
+		opts = append(opts, ssh.PublicKeyAuth(func(ctx ssh.Context, key ssh.PublicKey) bool {
+			ok := s.keys.allowed(key)
+			if !ok {
+				s.logf("refused %s@%s: unknown key %s", ctx.User(), ctx.RemoteAddr(), gossh.FingerprintSHA256(key))
+			}
+			return ok
+		}))
+	} else {
+		opts = append(opts, ssh.PasswordAuth(func(ctx ssh.Context, pw string) bool {
+			ok := s.pass.matches(pw)
+			if !ok {
+				s.logf("refused %s@%s: wrong password", ctx.User(), ctx.RemoteAddr())
+				// Slow down guessing on this connection (ssh allows a few tries per connection).
+				t := time.NewTimer(time.Second)
+				defer t.Stop()
+				select {
+				case <-t.C:
+				case <-ctx.Done():
+				}
+			}
+			return ok
+		}))
+	}
+	if cfg.KeepAlive > 0 {
+		// A connection with no traffic either way for three keepalive periods is closed: one
+		// that never authenticates (which would otherwise hold its descriptor for good) or one
+		// whose client is gone. A live session always has traffic: its keepalives.
+		opts = append(opts, func(srv *ssh.Server) error { srv.IdleTimeout = 3 * cfg.KeepAlive; return nil })
+	}
+	s.ssh = &ssh.Server{}
+	for _, o := range opts {
+		if err := s.ssh.SetOption(o); err != nil {
+			return nil, fmt.Errorf("class ssh: %w", err)
+		}
+	}
+	// Orphans of a session's process group (its tour's own child, after a SIGKILL) become this
+	// process's children, so that stopGroup can reap them and know the group is gone.
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return nil, fmt.Errorf("class ssh: become the sessions' subreaper: %w", err)
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("--listen %s: %w", cfg.Listen, err)
+	}
+	s.ln = ln
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	return s, nil
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// HostKeyFingerprint is the host key's SHA256 fingerprint, as ssh shows it on first contact.
+func (s *Server) HostKeyFingerprint() string { return gossh.FingerprintSHA256(s.signer.PublicKey()) }
+
+// Serve accepts connections until Close. It returns nil after Close.
+func (s *Server) Serve() error {
+	err := s.ssh.Serve(s.ln)
+	if s.closed.Load() || errors.Is(err, ssh.ErrServerClosed) {
+		return nil
+	}
+	return fmt.Errorf("class ssh: serve: %w", err)
+}
+
+// Close stops accepting connections, ends every session (each student is told the class
+// ended), waits until their tours have stopped and their directories are removed — bounded by
+// ctx — and then drops the connections.
+func (s *Server) Close(ctx context.Context) error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	// Shutdown with a context already ended closes the listeners and returns at once.
+	now, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = s.ssh.Shutdown(now)
+	s.cancel()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = fmt.Errorf("class ssh: %d sessions still stopping: %w", len(s.Sessions()), ctx.Err())
+	}
+	s.ssh.Close()
+	return err
+}
+
+// Sessions returns the running sessions, oldest first.
+func (s *Server) Sessions() []SessionInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]SessionInfo, 0, len(s.sessions))
+	for _, si := range s.sessions {
+		out = append(out, *si)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// logf writes one line to the log.
+func (s *Server) logf(format string, args ...any) {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	fmt.Fprintf(s.cfg.Log, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
