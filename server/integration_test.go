@@ -631,7 +631,8 @@ func TestBadInput(t *testing.T) {
 	}
 
 	// Below a regular file nothing can be created, not even by root.
-	file := filepath.Join(t.TempDir(), "file")
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "file")
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -643,7 +644,7 @@ func TestBadInput(t *testing.T) {
 		{"port out of range", server.Options{SecurePort: 70000}, "--secure-port"},
 		{"bind address with a port", server.Options{BindAddress: "localhost:1"}, "--bind-address"},
 		{"etcd URL scheme", server.Options{EtcdServers: []string{"ftp://x"}}, "--etcd-servers"},
-		{"data dir with external etcd", server.Options{EtcdServers: []string{"http://x:1"}, DataDir: "/tmp/x"}, "--data-dir"},
+		{"data dir with external etcd", server.Options{EtcdServers: []string{"http://x:1"}, DataDir: filepath.Join(tmp, "etcd")}, "--data-dir"},
 		{"data dir in /proc", server.Options{DataDir: "/proc/x"}, "--data-dir /proc/x: cannot create it"},
 		{"data dir below a file", server.Options{DataDir: file + "/etcd"}, "--data-dir " + file + "/etcd: cannot create it"},
 		{"kubeconfig below a file", server.Options{Kubeconfig: file + "/dir/kubeconfig"}, "--kubeconfig " + file + "/dir/kubeconfig: directory"},
