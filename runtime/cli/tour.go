@@ -100,6 +100,8 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	}
 	defer eng.Close()
 	defer traces.Breakpoints.Close() // before the server stops: no request stays held
+	etcd := newEtcdBrowser(eng.Server())
+	defer etcd.Close()
 	// shutdown closes the engine; after an interrupt it says so first, on the terminal.
 	shutdown := func(interrupted bool) error {
 		if interrupted {
@@ -107,6 +109,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 			e2eHooks.shutdown()
 		}
 		traces.Breakpoints.Close() // before the server stops: no request stays held
+		_ = etcd.Close()           // its watches end before the etcd client does
 		return eng.Close()
 	}
 
@@ -154,7 +157,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	sess.terminalTaken(true)
 	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start,
 		ShowWelcome: !prog.p.WelcomeSeen, OnWelcomeDismissed: func() { prog.p.WelcomeSeen, prog.dirty = true, true },
-		NewKubectl: newKubectl})
+		NewKubectl: newKubectl, Requests: traces.Store, Breakpoints: tuiBreakpoints{traces.Breakpoints}, Etcd: etcd})
 	sess.terminalTaken(false)
 	interrupted := ctx.Err() != nil || errors.Is(err, tui.ErrInterrupted)
 	if errors.Is(err, tui.ErrInterrupted) {

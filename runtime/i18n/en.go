@@ -205,6 +205,7 @@ type Strings struct {
 	EtcdSoFar                                                                string
 	EtcdRev                                                                  string // %d
 	EtcdNotWired                                                             string
+	EtcdNotReady                                                             string
 	EtcdListError                                                            string // %s prefix, %s error
 	EtcdListing                                                              string // %s prefix
 	EtcdNoKey                                                                string // %s prefix
@@ -679,6 +680,7 @@ func english() Strings {
 		EtcdSoFar:         " so far",
 		EtcdRev:           "rev %d",
 		EtcdNotWired:      "The etcd explorer is not wired into this run: there is no etcd reader.",
+		EtcdNotReady:      "Nothing to explore yet: the server connects to etcd and learns where each resource's keys go in the storage phase. Step on to storage/rest-stores (or press E); the explorer lists the keys as soon as the server gets there.",
 		EtcdListError:     "✗ listing %s: %s",
 		EtcdListing:       "Listing %s…",
 		EtcdNoKey:         "No key under %s.",

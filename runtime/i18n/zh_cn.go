@@ -371,6 +371,7 @@ func zhCN() map[string]string {
 		"EtcdSoFar":         "（已列出）",
 		"EtcdRev":           "修订版本 %d",
 		"EtcdNotWired":      "本次运行没有接入 etcd 浏览器：没有 etcd 读取器。",
+		"EtcdNotReady":      "暂时还没有可浏览的内容：服务器在 storage 阶段才连接 etcd，并确定每种资源的键存放在哪里。请继续前进到 storage/rest-stores（或按 E）；服务器一到那里，浏览器就会列出这些键。",
 		"EtcdListError":     "✗ 列出 %s 时出错：%s",
 		"EtcdListing":       "正在列出 %s…",
 		"EtcdNoKey":         "%s 下没有键。",

@@ -331,7 +331,7 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 			return nil // a page read twice
 		}
 		m.ev.Page(msg)
-		return m.etcdSelect()
+		return tea.Batch(m.etcdSelect(), m.etcdWatch())
 	case etcdValueMsg:
 		m.ev.Value(msg)
 	case etcdWatchMsg:
@@ -385,6 +385,12 @@ func (m *model) event(ev engine.Event) tea.Cmd {
 		m.applyFocus()
 	case ev.Failed != nil:
 		m.failed = ev.Failed
+	}
+	if m.ev.notReady && !m.ev.loading && !m.ev.started {
+		// The explorer said the server had no etcd yet: ask again at each stop.
+		m.ev.loading = true
+		m.ev.tree.dirty = true
+		cmds = append(cmds, listEtcd(m.ctx, m.etcd, ""))
 	}
 	if m.review < 0 && len(m.history) > 0 {
 		cmds = append(cmds, m.show(len(m.history)-1))

@@ -556,17 +556,23 @@ func (m *model) openEtcd() tea.Cmd {
 	if m.etcd == nil {
 		return nil
 	}
-	var cmds []tea.Cmd
 	if !m.ev.started && !m.ev.loading {
 		m.ev.loading = true
-		cmds = append(cmds, listEtcd(m.ctx, m.etcd, ""))
+		m.ev.tree.dirty = true
+		return listEtcd(m.ctx, m.etcd, "")
 	}
-	if !m.ev.watching {
-		m.ev.watching = true
-		b, ctx := m.etcd, m.ctx
-		cmds = append(cmds, func() tea.Msg { return etcdWatchMsg{ch: b.Watch(ctx)} })
+	return m.etcdWatch()
+}
+
+// etcdWatch starts the watch, once the first page is listed (from its revision), unless one
+// runs.
+func (m *model) etcdWatch() tea.Cmd {
+	if m.etcd == nil || m.ev.watching || !m.ev.started {
+		return nil
 	}
-	return tea.Batch(cmds...)
+	m.ev.watching = true
+	b, ctx, rev := m.etcd, m.ctx, m.ev.listRev
+	return func() tea.Msg { return etcdWatchMsg{ch: b.Watch(ctx, rev)} }
 }
 
 // etcdWatchMsg carries a started watch.
