@@ -304,14 +304,15 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 		}
 		return m.loadNow()
 	case kcOutputMsg:
-		if msg.run == m.kc.run {
-			m.kc.Output()
+		var load tea.Cmd
+		if msg.run == m.kc.run && m.kc.Output() {
+			load = m.loadNow() // a new request: read its lane
 		}
 		select {
 		case <-msg.run.done:
-			return nil
+			return load
 		default:
-			return waitOutput(msg.run)
+			return tea.Batch(load, waitOutput(msg.run))
 		}
 	case kcDoneMsg:
 		msg.run.cancel()

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -67,6 +68,9 @@ func load(reqs Requests, bps Breakpoints, q *reqQuery) reqLoadedMsg {
 		}
 	}
 	msg.traces = reqs.List(f)
+	if !f.Loopback {
+		msg.traces = slices.DeleteFunc(msg.traces, func(t tracing.Trace) bool { return t.UserAgent == healthAgent })
+	}
 	sort.SliceStable(msg.traces, func(i, j int) bool { return msg.traces[i].Seq > msg.traces[j].Seq })
 	for _, id := range want {
 		if t, ok := reqs.Get(id); ok {
