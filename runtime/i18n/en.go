@@ -465,7 +465,7 @@ func english() Strings {
 		NoteLoopbackShown:     "showing the server's own loopback requests (and this screen's health checks) too",
 		NoteLoopbackHidden:    "hiding the server's own loopback requests (and this screen's health checks)",
 		NoteStageNoCode:       "this stage names no code",
-		NoteStageNoEtcd:       "S opens the etcd key of a storage stage; select one in the lane (←/→)",
+		NoteStageNoEtcd:       "S opens the etcd key a request stored or read; this one never reached storage",
 		NoteStoppingKubectl:   "stopping kubectl…",
 		NoteNoLane:            "no lane to open for this request",
 		NoteEtcdNotWired:      "the etcd explorer is not wired into this run",

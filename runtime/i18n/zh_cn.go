@@ -156,7 +156,7 @@ func zhCN() map[string]string {
 		"NoteLoopbackShown":     "同时显示服务器自身的回环请求（以及本界面的健康检查）",
 		"NoteLoopbackHidden":    "隐藏服务器自身的回环请求（以及本界面的健康检查）",
 		"NoteStageNoCode":       "这个环节没有对应的代码",
-		"NoteStageNoEtcd":       "S 打开存储环节的 etcd 键；请先在泳道中选中一个存储环节（←/→）",
+		"NoteStageNoEtcd":       "S 打开请求写入或读取的 etcd 键；这个请求没有到达存储环节",
 		"NoteStoppingKubectl":   "正在停止 kubectl…",
 		"NoteNoLane":            "这个请求没有可打开的泳道",
 		"NoteEtcdNotWired":      "本次运行没有接入 etcd 浏览器",

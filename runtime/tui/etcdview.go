@@ -162,6 +162,7 @@ type etcdView struct {
 	offset int
 
 	sel      string
+	want     string // a key to put the cursor on once a page lists it (S from a lane)
 	val      *EtcdValue
 	valErr   string
 	deleted  bool
@@ -210,6 +211,9 @@ func (v *etcdView) Page(msg etcdPageMsg) {
 	}
 	v.cont = msg.page.Continue
 	v.rebuild()
+	if v.want != "" && (v.SelectKey(v.want) || v.cont == "") {
+		v.want = ""
+	}
 }
 
 // put inserts or updates a key in order; mark records it as new or changed.

@@ -332,7 +332,7 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 			return nil // a page read twice
 		}
 		m.ev.Page(msg)
-		return tea.Batch(m.etcdSelect(), m.etcdWatch())
+		return tea.Batch(m.etcdSelect(), m.etcdWatch(), m.etcdNextPage(m.ev.want != ""))
 	case etcdValueMsg:
 		m.ev.Value(msg)
 	case etcdWatchMsg:

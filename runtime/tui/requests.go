@@ -125,6 +125,10 @@ type requestsView struct {
 	since    uint64 // :clear hides traces up to this Seq
 
 	sel    string // the selected trace's ID
+	// chosen is set once the learner (or a held request) picks a request; until then, and
+	// again after g (top) or :clear, the selection follows the newest request, so that
+	// :requests opens on the request just made rather than on whatever came first.
+	chosen bool
 	stage  int    // the selected stage of its lane
 	cursor int
 	offset int
@@ -205,8 +209,8 @@ func (v *requestsView) applyMark() {
 			break
 		}
 	}
-	if v.cursor < 0 && v.sel == "" && len(v.shown) > 0 {
-		v.sel, v.cursor, v.stage = v.shown[0].ID, 0, 0
+	if len(v.shown) > 0 && ((v.cursor < 0 && v.sel == "") || (!v.chosen && v.shown[0].ID != v.sel)) {
+		v.sel, v.cursor, v.stage = v.shown[0].ID, 0, pickStage(v.shown[0], "")
 	}
 	v.keepCursorVisible()
 	v.list.dirty = true
@@ -235,6 +239,7 @@ func (v *requestsView) selected() (tracing.Trace, bool) {
 // Select shows a trace by ID, at the stage named (or, when stage is "", where it is held or
 // stopped, else its first stage).
 func (v *requestsView) Select(id, stage string) {
+	v.chosen = true
 	if v.sel != id {
 		v.sel = id
 		v.stage = -1
@@ -273,6 +278,8 @@ func (v *requestsView) Move(n int) {
 		c = 0
 	}
 	v.cursor = c
+	// A jump to the top (g) follows the newest request again; any other move picks one.
+	v.chosen = !(c == 0 && n <= -len(v.shown))
 	if t := v.shown[c]; t.ID != v.sel {
 		v.sel = t.ID
 		v.stage = pickStage(t, "")
@@ -696,6 +703,7 @@ func (v *requestsView) Clear() {
 		v.since = v.all[0].Seq
 	}
 	v.text, v.typing, v.input = "", false, nil
+	v.chosen = false
 	v.applyMark()
 }
 

@@ -18,10 +18,10 @@ import (
 // readyzEvery is how often the after-serve panel polls /readyz.
 const readyzEvery = 2 * time.Second
 
-// healthAgent is the User-Agent of the panel's /readyz polls: the Requests view counts them
-// with the server's own traffic (hidden unless L shows it), or a poll every two seconds
-// would bury the learner's requests.
-const healthAgent = "kubewalk-tui-health"
+// healthAgent is the User-Agent of the panel's /readyz polls (and the state pane's): the
+// Requests view counts them with the server's own traffic (hidden unless L shows it), or a
+// poll every two seconds would bury the learner's requests.
+const healthAgent = server.SelfCheckAgent
 
 // readyzMsg is the result of one /readyz poll.
 type readyzMsg struct {

@@ -364,12 +364,23 @@ func (m *model) requestsKey(msg tea.KeyMsg) tea.Cmd {
 		m.applyViewFocus()
 		return cmd
 	case key.Matches(msg, k.StageEtcd):
-		_, s, ok := rq.Stage()
-		if !ok || storageKey(s) == "" {
+		// The selected stage's key; from any other stage, the lane's storage key: one key
+		// takes the learner from a request to what it stored.
+		t, s, ok := rq.Stage()
+		key := ""
+		if ok {
+			key = storageKey(s)
+		}
+		for _, st := range t.Stages {
+			if key == "" && st.Name == tracing.StageStorage {
+				key = storageKey(st)
+			}
+		}
+		if key == "" {
 			m.note = m.tr.NoteStageNoEtcd
 			return nil
 		}
-		return m.openEtcdKey(storageKey(s))
+		return m.openEtcdKey(key)
 	case rq.focus == rqList && msg.Type == tea.KeyEnter:
 		rq.focus = rqLane
 		m.applyViewFocus()
@@ -585,8 +596,13 @@ func (m *model) openEtcdKey(key string) tea.Cmd {
 		return nil
 	}
 	cmd := m.openEtcd()
-	if !m.ev.SelectKey(key) && m.ev.started {
-		m.note = m.tr.NoteKeyNotListed
+	m.ev.want = ""
+	if !m.ev.SelectKey(key) {
+		if m.ev.started && !m.ev.more() {
+			m.note = m.tr.NoteKeyNotListed
+		} else {
+			m.ev.want = key // the listing brings it: the cursor goes there then
+		}
 	}
 	m.ev.Decoding(key)
 	m.ev.focus = 0

@@ -439,12 +439,21 @@ func TestEtcdView(t *testing.T) {
 				t.Fatalf("S went to view %v, key %q", hs.model.m.at, hs.model.m.ev.sel)
 			}
 			hs.must("Value · demo")
-			// S elsewhere says what it is for.
+			// S from another stage of the lane opens the lane's storage key too.
 			hs.typeLine("req")
 			hs.model.m.rq.Select("ok-create", tracing.StageAuthentication)
+			hs.model.m.ev.sel = ""
 			hs.keys("S")
-			if !strings.Contains(hs.model.m.note, "S opens the etcd key of a storage stage") {
-				t.Errorf("S on another stage: note %q", hs.model.m.note)
+			if hs.model.m.at != viewEtcd || hs.model.m.ev.sel != "/registry/configmaps/default/demo" {
+				t.Fatalf("S from authentication went to view %v, key %q", hs.model.m.at, hs.model.m.ev.sel)
+			}
+			// On a lane without a storage stage it says what it is for.
+			f.store.add(forbidden("no-storage", 8))
+			hs.typeLine("req")
+			hs.model.m.rq.Select("no-storage", "")
+			hs.keys("S")
+			if !strings.Contains(hs.model.m.note, "S opens the etcd key") {
+				t.Errorf("S on a lane without storage: note %q", hs.model.m.note)
 			}
 		})
 	}
