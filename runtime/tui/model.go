@@ -332,7 +332,11 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 			return nil // a page read twice
 		}
 		m.ev.Page(msg)
-		return tea.Batch(m.etcdSelect(), m.etcdWatch(), m.etcdNextPage(m.ev.want != ""))
+		var next tea.Cmd
+		if m.ev.want != "" {
+			next = m.etcdNextPage(true) // the key S asked for is further on
+		}
+		return tea.Batch(m.etcdSelect(), m.etcdWatch(), next)
 	case etcdValueMsg:
 		m.ev.Value(msg)
 	case etcdWatchMsg:

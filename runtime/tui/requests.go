@@ -124,12 +124,12 @@ type requestsView struct {
 	input    []rune
 	since    uint64 // :clear hides traces up to this Seq
 
-	sel    string // the selected trace's ID
+	sel string // the selected trace's ID
 	// chosen is set once the learner (or a held request) picks a request; until then, and
 	// again after g (top) or :clear, the selection follows the newest request, so that
 	// :requests opens on the request just made rather than on whatever came first.
 	chosen bool
-	stage  int    // the selected stage of its lane
+	stage  int // the selected stage of its lane
 	cursor int
 	offset int
 
