@@ -54,8 +54,9 @@ type Strings struct {
 	StatusQuits                                      string
 	StatusServing                                    string
 	StatusServingAt                                  string // %s: the address
-	StatusBackToLesson                               string
-	StatusAllDone                                    string
+	StatusBackToLesson, StatusBackToLessonShort      string
+	StatusAllDone, StatusAllDoneShort                string
+	StatusAllDoneShortest                            string
 	StatusRunningTo                                  string // %s: a target
 	StatusPausedAt                                   string // %s: a checkpoint ID
 	StatusPausedNote                                 string
@@ -427,30 +428,33 @@ func english() Strings {
 		WelcomeKeyHelp:  "every key",
 		WelcomeBegin:    "Press any key to begin · q quits",
 
-		StartingServer:       "Starting the server…",
-		CheckpointOf:         "checkpoint %d/%d",
-		WhereFailed:          "the server failed",
-		WhereServing:         "the server is serving",
-		WhereRunningTo:       "the server is running to %s",
-		WherePausedAt:        "the server is paused at %s",
-		StatusReviewing:      "REVIEWING step %d/%d (%s)",
-		StatusReviewWhere:    "— %s",
-		StatusReviewNote:     " · ←/→ step through · esc back to live",
-		StatusFailed:         "✗ FAILED: ",
-		StatusQuits:          " · q quits",
-		StatusServing:        "✓ SERVING",
-		StatusServingAt:      "✓ SERVING at %s",
-		StatusBackToLesson:   " · :lesson goes back to the walkthrough",
-		StatusAllDone:        " · all phases done · K: try kubectl (the kubectl panel)",
-		StatusRunningTo:      "… running to %s",
-		StatusPausedAt:       "⏸ PAUSED at %s",
-		StatusPausedNote:     " · the live server waits here · space: next checkpoint",
-		StatusStarting:       "… starting the server",
-		StatusHeld:           "⏸ %d HELD",
-		TargetNextCheckpoint: "the next checkpoint",
-		TargetNextPhase:      "the next phase",
-		TargetEnd:            "the end (serving)",
-		TargetPhase:          "phase %s",
+		StartingServer:          "Starting the server…",
+		CheckpointOf:            "checkpoint %d/%d",
+		WhereFailed:             "the server failed",
+		WhereServing:            "the server is serving",
+		WhereRunningTo:          "the server is running to %s",
+		WherePausedAt:           "the server is paused at %s",
+		StatusReviewing:         "REVIEWING step %d/%d (%s)",
+		StatusReviewWhere:       "— %s",
+		StatusReviewNote:        " · ←/→ step through · esc back to live",
+		StatusFailed:            "✗ FAILED: ",
+		StatusQuits:             " · q quits",
+		StatusServing:           "✓ SERVING",
+		StatusServingAt:         "✓ SERVING at %s",
+		StatusBackToLesson:      " · :lesson goes back to the walkthrough",
+		StatusBackToLessonShort: " · K: walkthrough",
+		StatusAllDone:           " · all phases done · :requests, :k kubectl, :etcd · K: the kubectl panel",
+		StatusAllDoneShort:      " · all done · : requests, kubectl, etcd · K: panel",
+		StatusAllDoneShortest:   " · : requests, kubectl, etcd",
+		StatusRunningTo:         "… running to %s",
+		StatusPausedAt:          "⏸ PAUSED at %s",
+		StatusPausedNote:        " · the live server waits here · space: next checkpoint",
+		StatusStarting:          "… starting the server",
+		StatusHeld:              "⏸ %d HELD",
+		TargetNextCheckpoint:    "the next checkpoint",
+		TargetNextPhase:         "the next phase",
+		TargetEnd:               "the end (serving)",
+		TargetPhase:             "phase %s",
 
 		NoteResumeFailed:      "could not resume the server: %s",
 		NoteStartupFailed:     "the startup failed; q quits",
