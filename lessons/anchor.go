@@ -114,24 +114,53 @@ func (r *Resolver) Local(fsys fs.FS, anchor, focus string) (Location, error) {
 // Upstream finds symbol, an import path inside k8s.io/apiserver followed by "." and a func,
 // method ("(*T).M" or "T.M"), type, var or const, e.g.
 // "k8s.io/apiserver/pkg/server.(*GenericAPIServer).PrepareRun", in the module source at
-// modDir. Location.File is relative to modDir.
+// modDir. Location.File is relative to modDir. For a symbol of another upstream module use
+// Module.
 func (r *Resolver) Upstream(modDir, symbol string) (Location, error) {
+	return r.Module(UpstreamModule, modDir, symbol)
+}
+
+// Module finds symbol, an import path inside module modPath followed by "." and a symbol (as
+// Upstream takes it), in that module's source at modDir.
+func (r *Resolver) Module(modPath, modDir, symbol string) (Location, error) {
 	importPath, sym, err := splitUpstream(symbol)
+	if err == nil && importPath != modPath && !strings.HasPrefix(importPath, modPath+"/") {
+		err = fmt.Errorf("import path %s is not in module %s", importPath, modPath)
+	}
 	if err != nil {
 		return Location{}, fmt.Errorf("upstream %q: %w", symbol, err)
 	}
 	if modDir == "" {
-		return Location{}, fmt.Errorf("upstream %q: no %s module directory", symbol, UpstreamModule)
+		return Location{}, fmt.Errorf("upstream %q: no %s module directory", symbol, modPath)
 	}
 	dir := "."
-	if importPath != UpstreamModule {
-		dir = strings.TrimPrefix(importPath, UpstreamModule+"/")
+	if importPath != modPath {
+		dir = strings.TrimPrefix(importPath, modPath+"/")
 	}
 	loc, err := r.find(os.DirFS(modDir), dir, sym, "")
 	if err != nil {
 		return Location{}, fmt.Errorf("upstream %q: %w", symbol, err)
 	}
 	return loc, nil
+}
+
+// UpstreamModules lists the modules whose source a step's upstream symbol may name:
+// k8s.io/apiserver (the generic server kubewalk is built on) and k8s.io/apimachinery (its
+// types, scheme and codecs).
+func UpstreamModules() []string { return []string{UpstreamModule, "k8s.io/apimachinery"} }
+
+// UpstreamModuleOf returns the module of UpstreamModules that symbol's import path is in.
+func UpstreamModuleOf(symbol string) (string, bool) {
+	importPath, _, err := splitUpstream(symbol)
+	if err != nil {
+		return "", false
+	}
+	for _, m := range UpstreamModules() {
+		if importPath == m || strings.HasPrefix(importPath, m+"/") {
+			return m, true
+		}
+	}
+	return "", false
 }
 
 // splitUpstream splits "k8s.io/apiserver/pkg/x.Sym" into its import path and symbol.
@@ -142,9 +171,6 @@ func splitUpstream(symbol string) (importPath, sym string, err error) {
 		return "", "", errors.New(`want an import path, ".", and a symbol, like "k8s.io/apiserver/pkg/server.(*GenericAPIServer).PrepareRun"`)
 	}
 	importPath, sym = symbol[:slash+1+dot], symbol[slash+1+dot+1:]
-	if importPath != UpstreamModule && !strings.HasPrefix(importPath, UpstreamModule+"/") {
-		return "", "", fmt.Errorf("import path %s is not in module %s", importPath, UpstreamModule)
-	}
 	if sym == "" {
 		return "", "", errors.New("no symbol after the import path")
 	}
@@ -555,7 +581,13 @@ func parseDir(fsys fs.FS, dir string) ([]*srcFile, error) {
 // above the working directory), and that version. The error names what is missing and how to
 // get it.
 func UpstreamModuleDir() (dir, version string, err error) {
-	modPath, version, localDir, err := upstreamVersion()
+	return ModuleDir(UpstreamModule)
+}
+
+// ModuleDir is UpstreamModuleDir for any module this binary is built with, such as one of
+// UpstreamModules. The error wraps fs.ErrNotExist when the module cache lacks the module.
+func ModuleDir(module string) (dir, version string, err error) {
+	modPath, version, localDir, err := moduleVersion(module)
 	if err != nil {
 		return "", "", err
 	}
@@ -570,23 +602,38 @@ func UpstreamModuleDir() (dir, version string, err error) {
 	}
 	if fi, statErr := os.Stat(dir); statErr != nil || !fi.IsDir() {
 		return "", version, fmt.Errorf("%s %s is not in the Go module cache (%s): run `go mod download %s@%s`: %w",
-			UpstreamModule, version, dir, UpstreamModule, version, fs.ErrNotExist)
+			module, version, dir, module, version, fs.ErrNotExist)
 	}
 	return dir, version, nil
 }
 
-// upstreamVersion finds the k8s.io/apiserver version from build information, else go.mod.
-// modPath differs from UpstreamModule when the module is replaced; localDir is set when it is
-// replaced by a directory.
-func upstreamVersion() (modPath, version, localDir string, err error) {
+// ModuleDirs returns the directories of UpstreamModules found in the module cache, keyed by
+// module, and the errors of those not found.
+func ModuleDirs() (map[string]string, []error) {
+	dirs := map[string]string{}
+	var errs []error
+	for _, m := range UpstreamModules() {
+		dir, _, err := ModuleDir(m)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		dirs[m] = dir
+	}
+	return dirs, errs
+}
+
+// moduleVersion finds module's version from build information, else go.mod. modPath differs
+// from module when the module is replaced; localDir is set when it is replaced by a directory.
+func moduleVersion(module string) (modPath, version, localDir string, err error) {
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range info.Deps {
-			if d.Path != UpstreamModule {
+			if d.Path != module {
 				continue
 			}
 			if r := d.Replace; r != nil {
 				if r.Version == "" && filepath.IsAbs(r.Path) {
-					return UpstreamModule, d.Version, r.Path, nil
+					return module, d.Version, r.Path, nil
 				}
 				if r.Version != "" {
 					return r.Path, r.Version, "", nil
@@ -597,13 +644,13 @@ func upstreamVersion() (modPath, version, localDir string, err error) {
 	}
 	gomod, data, err := findGoMod()
 	if err != nil {
-		return "", "", "", fmt.Errorf("find the %s version: no build information in this binary and %w", UpstreamModule, err)
+		return "", "", "", fmt.Errorf("find the %s version: no build information in this binary and %w", module, err)
 	}
-	v, ok := goModRequire(data, UpstreamModule)
+	v, ok := goModRequire(data, module)
 	if !ok {
-		return "", "", "", fmt.Errorf("find the %s version: %s does not require it", UpstreamModule, gomod)
+		return "", "", "", fmt.Errorf("find the %s version: %s does not require it", module, gomod)
 	}
-	return UpstreamModule, v, "", nil
+	return module, v, "", nil
 }
 
 // findGoMod reads the go.mod of the working directory or its nearest parent.

@@ -65,23 +65,47 @@ func asProblems(err error) Problems {
 	return Problems{{Msg: err.Error()}}
 }
 
-// fileNamePattern is a lesson file's name: two digits, a dash, the phase.
+// fileNamePattern is a startup lesson's file name: two digits, a dash, the phase.
 var fileNamePattern = regexp.MustCompile(`^[0-9]{2}-([a-z0-9-]+)\.md$`)
 
-// Check validates lessons against the server's checkpoints, kubewalk's own source ours
-// (server.SourceFS) and the k8s.io/apiserver source at upstreamDir (from UpstreamModuleDir;
-// "" when it is not available, which is a problem when any step names an upstream symbol).
+// trackFileNamePattern is an after-serve lesson's file name: 2N, a dash, the lesson id.
+var trackFileNamePattern = regexp.MustCompile(`^2[0-9]-([a-z0-9-]+)\.md$`)
+
+// Known is what a lesson's metadata may name besides code.
+type Known struct {
+	// Checkpoints are the server's checkpoints (server.Checkpoints()), in the order the server
+	// reaches them; every one must be covered by exactly one step of a startup lesson.
+	Checkpoints []server.Checkpoint
+	// Probes are the live probe ids a step of a track lesson may name (runtime/live.IDs()).
+	Probes []string
+}
+
+// Sources is where the code a lesson names resolves.
+type Sources struct {
+	// Ours holds kubewalk's server/ source at its root (server.SourceFS): anchors resolve here.
+	Ours fs.FS
+	// Upstream maps each of UpstreamModules to its source directory (ModuleDirs): upstream
+	// symbols resolve here. A module without an entry is not in the module cache, which is a
+	// problem when a step names one of its symbols.
+	Upstream map[string]string
+	// Kube is the k8s.io/kubernetes KubeVersion source directory (KubeModuleDir): kube:
+	// locations resolve here. "" checks only their form: the module is a large download that
+	// building kubewalk does not fetch.
+	Kube string
+}
+
+// Check validates lessons against what they may name (known) and the source they show (src).
 // It returns every problem found, lesson by lesson in order, then the checkpoints no step
 // covers; none means the content is sound.
-func Check(lessons []Lesson, checkpoints []server.Checkpoint, ours fs.FS, upstreamDir string) []Problem {
-	return check(lessons, checkpoints, ours, upstreamDir, NewResolver(), true)
+func Check(lessons []Lesson, known Known, src Sources) []Problem {
+	return check(lessons, known, src, NewResolver(), true)
 }
 
 // CheckContent loads the lessons of every language in content (English, then each
 // translation; only English and langs when langs are given), checks them with Check and
 // returns the problems of loading and checking, each reported once. When a file failed to
 // load, the checkpoints its steps would cover are not reported as uncovered.
-func CheckContent(content fs.FS, checkpoints []server.Checkpoint, ours fs.FS, upstreamDir string, langs ...string) []Problem {
+func CheckContent(content fs.FS, known Known, src Sources, langs ...string) []Problem {
 	if len(langs) == 0 {
 		var err error
 		if langs, err = Languages(content); err != nil {
@@ -106,23 +130,24 @@ func CheckContent(content fs.FS, checkpoints []server.Checkpoint, ours fs.FS, up
 		if err != nil {
 			add(asProblems(err))
 		}
-		add(check(ls, checkpoints, ours, upstreamDir, res, err == nil))
+		add(check(ls, known, src, res, err == nil))
 	}
 	return out
 }
 
 // check is Check with a shared resolver; coverage false skips the uncovered-checkpoint report.
-func check(lessons []Lesson, checkpoints []server.Checkpoint, ours fs.FS, upstreamDir string, res *Resolver, coverage bool) []Problem {
+func check(lessons []Lesson, known Known, src Sources, res *Resolver, coverage bool) []Problem {
 	c := checker{
-		ours:        ours,
-		upstreamDir: upstreamDir,
-		res:         res,
-		cps:         map[string]int{},
-		covered:     map[string]string{},
-		lessonIDs:   map[string]string{},
-		phases:      map[string]bool{},
+		src:        src,
+		res:        res,
+		probes:     known.Probes,
+		cps:        map[string]int{},
+		covered:    map[string]string{},
+		lessonIDs:  map[string]string{},
+		phases:     map[string]bool{},
+		noUpstream: map[string]bool{},
 	}
-	for i, cp := range checkpoints {
+	for i, cp := range known.Checkpoints {
 		c.cps[cp.ID()] = i
 	}
 	for _, p := range server.Phases() {
@@ -133,11 +158,11 @@ func check(lessons []Lesson, checkpoints []server.Checkpoint, ours fs.FS, upstre
 	}
 	phaseFile := map[string]string{}
 	for _, l := range lessons {
-		if _, ok := phaseFile[l.Phase]; !ok {
+		if _, ok := phaseFile[l.Phase]; !ok && l.Phase != "" {
 			phaseFile[l.Phase] = l.File
 		}
 	}
-	for _, cp := range checkpoints {
+	for _, cp := range known.Checkpoints {
 		if _, ok := c.covered[cp.ID()]; ok || !coverage {
 			continue
 		}
@@ -153,15 +178,15 @@ func check(lessons []Lesson, checkpoints []server.Checkpoint, ours fs.FS, upstre
 
 // checker accumulates problems across lessons.
 type checker struct {
-	ours        fs.FS
-	upstreamDir string
-	res         *Resolver
-	cps         map[string]int    // checkpoint ID → server order
-	covered     map[string]string // checkpoint ID → "file step" covering it
-	lessonIDs   map[string]string // lesson id → file
-	phases      map[string]bool
-	noUpstream  bool // the missing upstream source was reported
-	problems    []Problem
+	src        Sources
+	res        *Resolver
+	probes     []string
+	cps        map[string]int    // checkpoint ID → server order
+	covered    map[string]string // checkpoint ID → "file step" covering it
+	lessonIDs  map[string]string // lesson id → file
+	phases     map[string]bool
+	noUpstream map[string]bool // modules whose missing source was reported
+	problems   []Problem
 }
 
 func (c *checker) add(file, step, msg, fix string) {
@@ -184,11 +209,9 @@ func (c *checker) lesson(l Lesson) {
 	if strings.TrimSpace(l.Title) == "" {
 		c.add(f, "", "lesson has no title", "set title: in the front matter")
 	}
-	if !c.phases[l.Phase] {
-		c.add(f, "", fmt.Sprintf("phase %q is not a server phase", l.Phase), "set phase: to one of "+phaseList())
-	} else if m := fileNamePattern.FindStringSubmatch(path.Base(f)); f != "" && (m == nil || m[1] != l.Phase) {
-		c.add(f, "", fmt.Sprintf("file name %s does not match the lesson's phase %s", path.Base(f), l.Phase),
-			fmt.Sprintf("name the file NN-%s.md (NN: two digits that order the lessons)", l.Phase))
+	c.placement(l)
+	if l.Kube != "" {
+		c.kube(f, "", l.Kube)
 	}
 	if len(l.Steps) == 0 {
 		c.add(f, "", "lesson has no steps", "list the steps under steps: in the front matter")
@@ -211,6 +234,34 @@ func (c *checker) lesson(l Lesson) {
 	c.problems = append(c.problems, l.notes...)
 }
 
+// placement checks that a lesson belongs to a phase or to a track, and that its file is named
+// accordingly.
+func (c *checker) placement(l Lesson) {
+	f := l.File
+	switch {
+	case l.Phase != "" && l.Track != "":
+		c.add(f, "", fmt.Sprintf("lesson has both phase %q and track %q", l.Phase, l.Track),
+			"keep phase: for a startup lesson or track: for an after-serve lesson, not both")
+	case l.Track != "":
+		if !slices.Contains(Tracks(), l.Track) {
+			c.add(f, "", fmt.Sprintf("track %q is not a lesson track", l.Track), "set track: to one of "+strings.Join(Tracks(), ", "))
+		} else if m := trackFileNamePattern.FindStringSubmatch(path.Base(f)); f != "" && (m == nil || m[1] != l.ID) {
+			c.add(f, "", fmt.Sprintf("file name %s does not match the %s lesson %s", path.Base(f), l.Track, l.ID),
+				fmt.Sprintf("name the file 2N-%s.md (2N: 21, 22, … in track order)", l.ID))
+		}
+	case l.Phase == "":
+		c.add(f, "", "lesson has neither phase nor track",
+			"set phase: to one of "+phaseList()+" for a startup lesson, or track: "+TrackAfterServe+" for a lesson that reads the running server")
+	case !c.phases[l.Phase]:
+		c.add(f, "", fmt.Sprintf("phase %q is not a server phase", l.Phase), "set phase: to one of "+phaseList())
+	default:
+		if m := fileNamePattern.FindStringSubmatch(path.Base(f)); f != "" && (m == nil || m[1] != l.Phase) {
+			c.add(f, "", fmt.Sprintf("file name %s does not match the lesson's phase %s", path.Base(f), l.Phase),
+				fmt.Sprintf("name the file NN-%s.md (NN: two digits that order the lessons)", l.Phase))
+		}
+	}
+}
+
 // step checks one step.
 func (c *checker) step(l Lesson, s Step, ids map[string]bool) {
 	f := l.File
@@ -231,15 +282,80 @@ func (c *checker) step(l Lesson, s Step, ids map[string]bool) {
 		c.add(f, s.ID, fmt.Sprintf("step has no text: no \"## %s\" section, or it is empty", s.ID),
 			fmt.Sprintf("write the step's text under a line \"## %s\"", s.ID))
 	}
-	c.checkpoint(l, s)
+	// A lesson of neither kind was reported once; its steps' checkpoints and probes cannot be
+	// judged without knowing which kind it was meant to be.
+	placed := l.Phase != "" || l.Track != ""
+	if placed {
+		c.checkpoint(l, s)
+	}
 	c.anchor(f, s)
 	c.upstream(f, s)
+	if s.Kube != "" {
+		c.kube(f, s.ID, s.Kube)
+	}
+	if placed {
+		c.live(l, s)
+	}
+}
+
+// live checks that a step's live probe is a known probe, in a track lesson.
+func (c *checker) live(l Lesson, s Step) {
+	if s.Live == "" {
+		return
+	}
+	if l.Track == "" {
+		c.add(l.File, s.ID, fmt.Sprintf("live probe %q in a startup lesson: there the state pane shows what the checkpoint built", s.Live),
+			"drop live:, or move the step to an after-serve lesson (track: "+TrackAfterServe+")")
+		return
+	}
+	if slices.Contains(c.probes, s.Live) {
+		return
+	}
+	fix := "use one of the live probes: " + strings.Join(c.probes, ", ")
+	if near := suggest(s.Live, c.probes); len(near) > 0 {
+		fix = "did you mean " + quoteList(near) + "?"
+	}
+	c.add(l.File, s.ID, fmt.Sprintf("live probe %q is not a known probe", s.Live), fix)
+}
+
+// kube checks a kube: location's form, and that it resolves in k8s.io/kubernetes when its
+// source is at hand.
+func (c *checker) kube(f, step, loc string) {
+	const fix = "write a file of " + KubeModule + " and a func, a method as T.M or (*T).M, or a type declared in it, like \"pkg/controlplane/apiserver/config.go BuildGenericConfig\""
+	if _, err := ParseKube(loc); err != nil {
+		c.add(f, step, fmt.Sprintf("kube %q: %v", loc, err), fix)
+		return
+	}
+	if c.src.Kube == "" {
+		return
+	}
+	_, err := c.res.Kube(c.src.Kube, loc)
+	if err == nil {
+		return
+	}
+	var nf *notFoundError
+	var wf *wrongFileError
+	switch {
+	case errors.As(err, &wf):
+		c.add(f, step, fmt.Sprintf("kube %q: %v", loc, wf), "name the file it is declared in")
+	case errors.As(err, &nf) && len(nf.suggest) > 0:
+		c.add(f, step, fmt.Sprintf("kube %q not found in %s %s", loc, KubeModule, KubeVersion), "did you mean "+quoteList(nf.suggest)+" in that package?")
+	default:
+		c.add(f, step, fmt.Sprintf("kube %q does not resolve in %s %s: %v", loc, KubeModule, KubeVersion, unwrapAll(err)), fix)
+	}
 }
 
 // checkpoint checks that the step names a server checkpoint of its lesson's phase that no
 // other step covers.
 func (c *checker) checkpoint(l Lesson, s Step) {
 	f := l.File
+	if l.Track != "" {
+		if s.Checkpoint != "" {
+			c.add(f, s.ID, fmt.Sprintf("step of the %s lesson names checkpoint %s: its steps run once the server serves, after every checkpoint", l.Track, s.Checkpoint),
+				"drop checkpoint: (checkpoints belong to the startup lessons)")
+		}
+		return
+	}
 	if s.Checkpoint == "" {
 		c.add(f, s.ID, "step has no checkpoint", "set checkpoint: to a server checkpoint id (phase/name)")
 		return
@@ -276,7 +392,7 @@ func (c *checker) anchor(f string, s Step) {
 		}
 		return
 	}
-	_, err := c.res.Local(c.ours, s.Anchor, s.Focus)
+	_, err := c.res.Local(c.src.Ours, s.Anchor, s.Focus)
 	var nf *notFoundError
 	var fe *focusError
 	switch {
@@ -299,7 +415,7 @@ func (c *checker) anchor(f string, s Step) {
 // subpackages describes the subpackage directories of our source an anchor may qualify,
 // e.g. ` (or pkg.Symbol for the subpackages embedded in server.SourceFS: admit)`.
 func (c *checker) subpackages() string {
-	entries, err := fs.ReadDir(c.ours, ".")
+	entries, err := fs.ReadDir(c.src.Ours, ".")
 	if err != nil {
 		return ""
 	}
@@ -315,42 +431,54 @@ func (c *checker) subpackages() string {
 	return " (or pkg.Symbol for the subpackages embedded in server.SourceFS: " + strings.Join(dirs, ", ") + ")"
 }
 
-// upstream checks that the upstream symbol resolves in k8s.io/apiserver at the pinned version.
+// upstream checks that the upstream symbol resolves in its module at the pinned version.
 func (c *checker) upstream(f string, s Step) {
 	if s.Upstream == "" {
 		return
 	}
-	if c.upstreamDir == "" {
-		if !c.noUpstream {
-			c.noUpstream = true
-			c.add(f, s.ID, fmt.Sprintf("cannot check upstream %q: the %s source is not in the Go module cache", s.Upstream, UpstreamModule),
-				fmt.Sprintf("run `go mod download %s` (the build does it), then check again", UpstreamModule))
+	mods := strings.Join(UpstreamModules(), " or ")
+	fix := fmt.Sprintf("write an import path inside %s, \".\", and a func, a method as (*T).M or T.M, or a type declared there", mods)
+	mod, ok := UpstreamModuleOf(s.Upstream)
+	if !ok {
+		reason := fmt.Sprintf("its import path is not in %s", mods)
+		if _, _, err := splitUpstream(s.Upstream); err != nil {
+			reason = err.Error()
+		}
+		c.add(f, s.ID, fmt.Sprintf("upstream %q does not resolve: %s", s.Upstream, reason), fix)
+		return
+	}
+	dir := c.src.Upstream[mod]
+	if dir == "" {
+		if !c.noUpstream[mod] {
+			c.noUpstream[mod] = true
+			c.add(f, s.ID, fmt.Sprintf("cannot check upstream %q: the %s source is not in the Go module cache", s.Upstream, mod),
+				fmt.Sprintf("run `go mod download %s` (the build does it), then check again", mod))
 		}
 		return
 	}
-	_, err := c.res.Upstream(c.upstreamDir, s.Upstream)
+	_, err := c.res.Module(mod, dir, s.Upstream)
 	if err == nil {
 		return
 	}
-	fix := fmt.Sprintf("write the import path inside %s, \".\", and a func, a method as (*T).M or T.M, or a type declared there", UpstreamModule)
 	var nf *notFoundError
 	if errors.As(err, &nf) {
 		if len(nf.suggest) > 0 {
 			fix = "did you mean " + quoteList(nf.suggest) + " in that package?"
 		}
-		c.add(f, s.ID, fmt.Sprintf("upstream %q not found in %s", s.Upstream, upstreamLabel(c.upstreamDir)), fix)
+		c.add(f, s.ID, fmt.Sprintf("upstream %q not found in %s", s.Upstream, moduleLabel(mod, dir)), fix)
 		return
 	}
-	c.add(f, s.ID, fmt.Sprintf("upstream %q does not resolve in %s: %v", s.Upstream, upstreamLabel(c.upstreamDir), unwrapAll(err)), fix)
+	c.add(f, s.ID, fmt.Sprintf("upstream %q does not resolve in %s: %v", s.Upstream, moduleLabel(mod, dir), unwrapAll(err)), fix)
 }
 
-// upstreamLabel names the module directory by its last element ("k8s.io/apiserver@v0.37.2").
-func upstreamLabel(dir string) string {
+// moduleLabel names a module directory by its last element ("k8s.io/apiserver@v0.37.2"), or
+// the module and the directory when that is not a module cache directory.
+func moduleLabel(mod, dir string) string {
 	base := path.Base(strings.ReplaceAll(dir, "\\", "/"))
-	if strings.HasPrefix(base, "apiserver@") {
-		return "k8s.io/" + base
+	if strings.HasPrefix(base, path.Base(mod)+"@") {
+		return path.Dir(mod) + "/" + base
 	}
-	return UpstreamModule + " at " + dir
+	return mod + " at " + dir
 }
 
 // unwrapAll drops the "upstream %q:" prefix our resolver adds, keeping the reason.

@@ -20,9 +20,23 @@ var fixtureCheckpoints = []server.Checkpoint{
 }
 
 const (
-	fixtureSource   = "testdata/src"
-	fixtureUpstream = "testdata/upstream"
+	fixtureSource       = "testdata/src"
+	fixtureUpstream     = "testdata/upstream"
+	fixtureApimachinery = "testdata/apimachinery"
+	fixtureKube         = "testdata/kube"
 )
+
+// fixtureKnown is what the testdata lessons may name: the fixture checkpoints and two probes.
+var fixtureKnown = Known{Checkpoints: fixtureCheckpoints, Probes: []string{"object-meta", "scheme-gvks"}}
+
+// fixtureSources resolves the testdata lessons' code in the fixture trees.
+func fixtureSources() Sources {
+	return Sources{
+		Ours:     os.DirFS(fixtureSource),
+		Upstream: map[string]string{UpstreamModule: fixtureUpstream, "k8s.io/apimachinery": fixtureApimachinery},
+		Kube:     fixtureKube,
+	}
+}
 
 // fixtureContent is testdata/good with the files of testdata/broken/<kind> laid over it and
 // the drop paths removed.
@@ -59,6 +73,7 @@ func TestCheckContent(t *testing.T) {
 	const (
 		authn = "en/02-authn.md"
 		authz = "en/03-authz.md"
+		am    = "en/21-apimachinery.md"
 		zh    = "zh-CN/02-authn.md"
 	)
 	tests := []struct {
@@ -92,10 +107,47 @@ func TestCheckContent(t *testing.T) {
 			authn + `: step x509: upstream "k8s.io/apiserver/pkg/authentication/request/x509.NewDynamc" not found in k8s.io/apiserver at testdata/upstream — fix: did you mean "NewDynamic" in that package?`,
 		}},
 		{kind: "upstream-outside-module", want: []string{
-			authn + `: step x509: upstream "k8s.io/apimachinery/pkg/util/sets.New" does not resolve in k8s.io/apiserver at testdata/upstream: import path k8s.io/apimachinery/pkg/util/sets is not in module k8s.io/apiserver — fix: write the import path inside k8s.io/apiserver, ".", and a func, a method as (*T).M or T.M, or a type declared there`,
+			authn + `: step x509: upstream "k8s.io/client-go/rest.Config" does not resolve: its import path is not in k8s.io/apiserver or k8s.io/apimachinery — fix: write an import path inside k8s.io/apiserver or k8s.io/apimachinery, ".", and a func, a method as (*T).M or T.M, or a type declared there`,
+		}},
+		{kind: "upstream-apimachinery-not-found", want: []string{
+			am + `: step typemeta: upstream "k8s.io/apimachinery/pkg/runtime.(*Scheme).AllKnownType" not found in k8s.io/apimachinery at testdata/apimachinery — fix: did you mean "(*Scheme).AllKnownTypes" in that package?`,
 		}},
 		{kind: "", upstreamDir: "-", want: []string{
 			authn + `: step x509: cannot check upstream "k8s.io/apiserver/pkg/authentication/request/x509.NewDynamic": the k8s.io/apiserver source is not in the Go module cache — fix: run ` + "`go mod download k8s.io/apiserver`" + ` (the build does it), then check again`,
+			am + `: step typemeta: cannot check upstream "k8s.io/apimachinery/pkg/runtime.(*Scheme).AllKnownTypes": the k8s.io/apimachinery source is not in the Go module cache — fix: run ` + "`go mod download k8s.io/apimachinery`" + ` (the build does it), then check again`,
+		}},
+		{kind: "track-and-phase", want: []string{
+			am + `: lesson has both phase "serve" and track "after-serve" — fix: keep phase: for a startup lesson or track: for an after-serve lesson, not both`,
+		}},
+		{kind: "track-unknown", want: []string{
+			am + `: track "after-start" is not a lesson track — fix: set track: to one of after-serve`,
+		}},
+		{kind: "track-file-name", drop: []string{am}, want: []string{
+			`en/21-machinery.md: file name 21-machinery.md does not match the after-serve lesson apimachinery — fix: name the file 2N-apimachinery.md (2N: 21, 22, … in track order)`,
+		}},
+		{kind: "no-phase-no-track", want: []string{
+			am + `: lesson has neither phase nor track — fix: set phase: to one of config, authn, authz, admission, storage, install, serve for a startup lesson, or track: after-serve for a lesson that reads the running server`,
+		}},
+		{kind: "track-checkpoint", want: []string{
+			am + `: step scheme: step of the after-serve lesson names checkpoint authn/x509: its steps run once the server serves, after every checkpoint — fix: drop checkpoint: (checkpoints belong to the startup lessons)`,
+		}},
+		{kind: "live-unknown", want: []string{
+			am + `: step typemeta: live probe "object-mta" is not a known probe — fix: did you mean "object-meta"?`,
+		}},
+		{kind: "live-in-startup-lesson", want: []string{
+			authz + `: step rbac: live probe "object-meta" in a startup lesson: there the state pane shows what the checkpoint built — fix: drop live:, or move the step to an after-serve lesson (track: after-serve)`,
+		}},
+		{kind: "kube-form", want: []string{
+			am + `: kube "pkg/kubeapiserver/authenticator/config.go": want a file and a symbol, like "pkg/controlplane/apiserver/config.go BuildGenericConfig" — fix: write a file of k8s.io/kubernetes and a func, a method as T.M or (*T).M, or a type declared in it, like "pkg/controlplane/apiserver/config.go BuildGenericConfig"`,
+		}},
+		{kind: "kube-not-found", want: []string{
+			am + `: kube "pkg/kubeapiserver/authenticator/config.go Config.Nwe" not found in k8s.io/kubernetes v1.37.2 — fix: did you mean "Config.New" in that package?`,
+		}},
+		{kind: "kube-wrong-file", want: []string{
+			am + `: kube "pkg/kubeapiserver/authenticator/config.go Other": Other is declared in pkg/kubeapiserver/authenticator/other.go, not in pkg/kubeapiserver/authenticator/config.go — fix: name the file it is declared in`,
+		}},
+		{kind: "zh-live-differs", want: []string{
+			`zh-CN/21-apimachinery.md: step typemeta: live "scheme-gvks" differs from English "object-meta" in en/21-apimachinery.md — fix: metadata always comes from English: delete the field here or make it equal to English`,
 		}},
 		{kind: "duplicate-lesson-id", want: []string{
 			authz + `: duplicate lesson id "authn", already used by en/02-authn.md — fix: give each lesson its own id`,
@@ -150,7 +202,7 @@ func TestCheckContent(t *testing.T) {
 			authz + `: front matter: `, `unknown field "anchr"`,
 		}},
 		{kind: "no-front-matter", want: []string{
-			authz + `: no front matter: the file must start with a line "---", the YAML metadata, and a closing line "---" — fix: add the front matter (id, phase, title, steps) between two "---" lines at the top`,
+			authz + `: no front matter: the file must start with a line "---", the YAML metadata, and a closing line "---" — fix: add the front matter (id, phase or track, title, steps) between two "---" lines at the top`,
 		}},
 		{kind: "zh-unknown-step", want: []string{
 			zh + `: step x590: step "x590" is not in the English lesson en/02-authn.md — fix: use the English step ids (translate titles and texts, never ids), or add the step to English first`,
@@ -177,15 +229,11 @@ func TestCheckContent(t *testing.T) {
 			name += "-no-upstream"
 		}
 		t.Run(name, func(t *testing.T) {
-			upstream := fixtureUpstream
-			switch tt.upstreamDir {
-			case "-":
-				upstream = ""
-			case "":
-			default:
-				upstream = tt.upstreamDir
+			src := fixtureSources()
+			if tt.upstreamDir == "-" {
+				src.Upstream = nil
 			}
-			problems := CheckContent(fixtureContent(t, tt.kind, tt.drop...), fixtureCheckpoints, os.DirFS(fixtureSource), upstream)
+			problems := CheckContent(fixtureContent(t, tt.kind, tt.drop...), fixtureKnown, src)
 			var got []string
 			for _, p := range problems {
 				got = append(got, p.Error())
@@ -243,14 +291,14 @@ func TestProblemError(t *testing.T) {
 
 func TestCheckContentLanguages(t *testing.T) {
 	content := fixtureContent(t, "zh-orphan")
-	src := os.DirFS(fixtureSource)
-	if ps := CheckContent(content, fixtureCheckpoints, src, fixtureUpstream, "en"); len(ps) != 0 {
+	src := fixtureSources()
+	if ps := CheckContent(content, fixtureKnown, src, "en"); len(ps) != 0 {
 		t.Errorf("English only: %v", Problems(ps))
 	}
-	if ps := CheckContent(content, fixtureCheckpoints, src, fixtureUpstream, "zh-CN"); len(ps) != 1 {
+	if ps := CheckContent(content, fixtureKnown, src, "zh-CN"); len(ps) != 1 {
 		t.Errorf("zh-CN: got %d problems, want the orphan: %v", len(ps), Problems(ps))
 	}
-	if ps := CheckContent(fstest.MapFS{}, fixtureCheckpoints, src, fixtureUpstream); len(ps) != 1 || !strings.Contains(ps[0].Msg, "no lessons in language \"en\"") {
+	if ps := CheckContent(fstest.MapFS{}, fixtureKnown, src); len(ps) != 1 || !strings.Contains(ps[0].Msg, "no lessons in language \"en\"") {
 		t.Errorf("empty content: %v", Problems(ps))
 	}
 }
@@ -260,7 +308,7 @@ func TestCheckTakesLessonsBuiltByHand(t *testing.T) {
 		{ID: "x509", Checkpoint: "authn/x509", Title: "X", Anchor: "New", Text: "t"},
 		{ID: "token", Checkpoint: "authn/token", Title: "T", Anchor: "(*Server).Authn", Focus: "tokenfile", Text: "t"},
 	}}}
-	got := Check(ls, fixtureCheckpoints[:2], os.DirFS(fixtureSource), "")
+	got := Check(ls, Known{Checkpoints: fixtureCheckpoints[:2]}, Sources{Ours: os.DirFS(fixtureSource)})
 	if len(got) != 0 {
 		t.Errorf("Check() = %v", Problems(got))
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kubewalk/kubewalk/content"
+	"github.com/kubewalk/kubewalk/runtime/live"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -20,10 +21,11 @@ func TestContent(t *testing.T) {
 	if len(names) == 0 {
 		t.Fatal("content/en has no lesson files (NN-<phase>.md): the binary would embed no lessons")
 	}
-	upstreamDir, _, err := UpstreamModuleDir()
-	if err != nil {
+	dirs, errs := ModuleDirs()
+	for _, err := range errs {
 		t.Errorf("upstream symbols cannot be checked: %v", err)
 	}
+	kubeDir := kubeSource(t)
 	for _, lang := range []string{DefaultLang, "zh-CN"} {
 		ls, err := Load(content.FS, lang)
 		if err != nil {
@@ -33,7 +35,9 @@ func TestContent(t *testing.T) {
 			t.Errorf("Load(%s) returned no lessons", lang)
 		}
 	}
-	if ps := CheckContent(content.FS, server.Checkpoints(), server.SourceFS, upstreamDir); len(ps) > 0 {
+	known := Known{Checkpoints: server.Checkpoints(), Probes: live.IDs()}
+	src := Sources{Ours: server.SourceFS, Upstream: dirs, Kube: kubeDir}
+	if ps := CheckContent(content.FS, known, src); len(ps) > 0 {
 		t.Errorf("%d problems in the lesson content:\n%s", len(ps), prefixed(ps))
 	}
 }

@@ -22,6 +22,7 @@ import (
 type frontMatter struct {
 	ID    string       `json:"id"`
 	Phase string       `json:"phase"`
+	Track string       `json:"track,omitempty"`
 	Title string       `json:"title"`
 	Kube  string       `json:"kube,omitempty"`
 	Steps []stepMatter `json:"steps"`
@@ -36,6 +37,7 @@ type stepMatter struct {
 	Focus      string `json:"focus,omitempty"`
 	Upstream   string `json:"upstream,omitempty"`
 	Kube       string `json:"kube,omitempty"`
+	Live       string `json:"live,omitempty"`
 }
 
 // lessonFile is one parsed file: its front matter and the text of each "## <step id>" section.
@@ -69,8 +71,9 @@ func Languages(fsys fs.FS) ([]string, error) {
 // Load reads the English lessons in fsys's "en" directory and, when lang is not English,
 // overlays the strings of the same-named files in fsys's lang directory: the lesson title,
 // step titles and step texts come from lang where present and non-empty, else from English.
-// Metadata (phase, checkpoints, anchors, ...) always comes from English. README.md files are
-// not lessons. The lessons are sorted by phase order, then by file name.
+// Metadata (phase, track, checkpoints, anchors, ...) always comes from English. README.md files
+// are not lessons. The startup lessons come first, in phase order, then the track lessons by
+// file name (see sortLessons).
 //
 // A file that cannot be parsed makes Load return a Problems error naming it; the lessons that
 // could be read are returned alongside it (an unparsable translation leaves its lesson in
@@ -86,7 +89,7 @@ func Load(fsys fs.FS, lang string) ([]Lesson, error) {
 		return nil, err
 	}
 	if len(enFiles) == 0 {
-		return nil, fmt.Errorf("no lesson files (NN-<phase>.md) in %s/", DefaultLang)
+		return nil, fmt.Errorf("no lesson files (NN-<phase>.md, 2N-<id>.md) in %s/", DefaultLang)
 	}
 	var overlay map[string]bool
 	if lang != DefaultLang {
@@ -153,20 +156,28 @@ func lessonFiles(fsys fs.FS, dir string) ([]string, error) {
 	return names, nil // fs.ReadDir sorts by name
 }
 
-// sortLessons orders lessons by server phase, lessons of unknown phases last, then by file.
+// sortLessons orders lessons by server phase, then the track lessons (in track order), then
+// lessons of unknown phases or tracks; each group by file name.
 func sortLessons(ls []Lesson) {
 	rank := map[string]int{}
 	for i, p := range server.Phases() {
 		rank[string(p)] = i
 	}
-	order := func(phase string) int {
-		if r, ok := rank[phase]; ok {
+	tracks := Tracks()
+	order := func(l Lesson) int {
+		if l.Track != "" {
+			if i := slices.Index(tracks, l.Track); i >= 0 {
+				return len(rank) + i
+			}
+			return len(rank) + len(tracks)
+		}
+		if r, ok := rank[l.Phase]; ok {
 			return r
 		}
-		return len(rank)
+		return len(rank) + len(tracks)
 	}
 	sort.SliceStable(ls, func(i, j int) bool {
-		ri, rj := order(ls[i].Phase), order(ls[j].Phase)
+		ri, rj := order(ls[i]), order(ls[j])
 		if ri != rj {
 			return ri < rj
 		}
@@ -191,12 +202,12 @@ func parseLessonFile(name string, data []byte, en *lessonFile) (*lessonFile, err
 	fmText, body, bodyLine, ok := splitFrontMatter(text)
 	if !ok {
 		return nil, Problems{{File: name, Msg: "no front matter: the file must start with a line \"---\", the YAML metadata, and a closing line \"---\"",
-			Fix: "add the front matter (id, phase, title, steps) between two \"---\" lines at the top"}}
+			Fix: "add the front matter (id, phase or track, title, steps) between two \"---\" lines at the top"}}
 	}
 	f := &lessonFile{path: name, sections: map[string]string{}}
 	if err := yaml.UnmarshalStrict([]byte(fmText), &f.fm); err != nil {
 		return nil, Problems{{File: name, Msg: fmt.Sprintf("front matter: %v", err),
-			Fix: "fields are id, phase, title, kube and steps; a step has id, checkpoint, title, anchor, focus, upstream and kube"}}
+			Fix: "fields are id, phase or track, title, kube and steps; a step has id, checkpoint, title, anchor, focus, upstream, kube and live"}}
 	}
 	known := map[string]bool{}
 	for _, s := range f.fm.Steps {
@@ -351,10 +362,10 @@ func trimBlankLines(s string) string {
 
 // lesson builds the Lesson of an English file.
 func (f *lessonFile) lesson(lang string) Lesson {
-	l := Lesson{ID: f.fm.ID, Phase: f.fm.Phase, Title: f.fm.Title, Kube: f.fm.Kube, File: f.path}
+	l := Lesson{ID: f.fm.ID, Phase: f.fm.Phase, Track: f.fm.Track, Title: f.fm.Title, Kube: f.fm.Kube, File: f.path}
 	for _, s := range f.fm.Steps {
 		l.Steps = append(l.Steps, Step{ID: s.ID, Checkpoint: s.Checkpoint, Title: s.Title, Anchor: s.Anchor,
-			Focus: s.Focus, Upstream: s.Upstream, Kube: s.Kube, Text: f.sections[s.ID], Lang: lang})
+			Focus: s.Focus, Upstream: s.Upstream, Kube: s.Kube, Live: s.Live, Text: f.sections[s.ID], Lang: lang})
 	}
 	l.notes = append(l.notes, f.notes...)
 	return l
@@ -374,6 +385,9 @@ func merge(l Lesson, en, tr *lessonFile, lang string) Lesson {
 	}
 	if tr.fm.Phase != "" && tr.fm.Phase != en.fm.Phase {
 		note("", fmt.Sprintf("phase %q differs from English %q in %s", tr.fm.Phase, en.fm.Phase, en.path), metaFix)
+	}
+	if tr.fm.Track != "" && tr.fm.Track != en.fm.Track {
+		note("", fmt.Sprintf("track %q differs from English %q in %s", tr.fm.Track, en.fm.Track, en.path), metaFix)
 	}
 	if tr.fm.Kube != "" && tr.fm.Kube != en.fm.Kube {
 		note("", fmt.Sprintf("kube %q differs from English %q in %s", tr.fm.Kube, en.fm.Kube, en.path), metaFix)
@@ -401,6 +415,7 @@ func merge(l Lesson, en, tr *lessonFile, lang string) Lesson {
 			{"focus", s.Focus, e.Focus},
 			{"upstream", s.Upstream, e.Upstream},
 			{"kube", s.Kube, e.Kube},
+			{"live", s.Live, e.Live},
 		} {
 			if d.tr != "" && d.tr != d.en {
 				note(s.ID, fmt.Sprintf("%s %q differs from English %q in %s", d.field, d.tr, d.en, en.path), metaFix)

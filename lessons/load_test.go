@@ -16,20 +16,24 @@ func TestLoadMergesTranslation(t *testing.T) {
 	}{
 		{
 			lang:       "en",
-			wantTitles: []string{"Authentication: who is calling?", "Authorization: may they?"},
+			wantTitles: []string{"Authentication: who is calling?", "Authorization: may they?", "apimachinery, live"},
 			wantSteps: []string{
 				"authn/x509 Client certificates [en] The x509 text.\n\n### A sub-heading\n\nMore x509 text.\n\n```\n## not a heading: inside a code block\n```",
 				"authn/token Bearer tokens [en] The token text.",
 				"authz/rbac RBAC [en] The RBAC text.",
+				"apimachinery/typemeta TypeMeta on your object [en] The typemeta text.",
+				"apimachinery/scheme The scheme [en] The scheme text.",
 			},
 		},
 		{
 			lang:       "zh-CN",
-			wantTitles: []string{"认证：谁在调用？", "Authorization: may they?"},
+			wantTitles: []string{"认证：谁在调用？", "Authorization: may they?", "apimachinery, live"},
 			wantSteps: []string{
 				"authn/x509 客户端证书 [zh-CN] x509 的中文说明。",
 				"authn/token Bearer tokens [en] The token text.",
 				"authz/rbac RBAC [en] The RBAC text.",
+				"apimachinery/typemeta TypeMeta on your object [en] The typemeta text.",
+				"apimachinery/scheme The scheme [en] The scheme text.",
 			},
 		},
 	}
@@ -62,7 +66,7 @@ func TestLoadMergesTranslation(t *testing.T) {
 			x509 := ls[0].Steps[0]
 			if x509.Checkpoint != "authn/x509" || x509.Anchor != "(*Server).Authn" || x509.Focus != "x509.NewDynamic" ||
 				x509.Upstream != "k8s.io/apiserver/pkg/authentication/request/x509.NewDynamic" || ls[0].File != "en/02-authn.md" ||
-				ls[0].Kube != "pkg/kubeapiserver/authenticator/config.go Config.New" || ls[0].Steps[1].Kube != "pkg/kubeapiserver/authenticator/config.go" {
+				ls[0].Kube != "pkg/kubeapiserver/authenticator/config.go Config.New" || ls[0].Steps[1].Kube != "pkg/kubeapiserver/authenticator/config.go NewTokenAuthenticator" {
 				t.Errorf("metadata not from English: %+v", ls[0])
 			}
 		})
@@ -101,9 +105,9 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{"missing language", good, "fr", `no lessons in language "fr": directory fr/ does not exist`, 0},
 		{"no English", fstest.MapFS{"zh-CN/01-config.md": {}}, "en", `no lessons in language "en"`, 0},
-		{"no lesson files", fstest.MapFS{"en/README.md": {}}, "en", `no lesson files (NN-<phase>.md) in en/`, 0},
-		{"bad file keeps the others", broken, "en", `en/03-authz.md: front matter: `, 1},
-		{"bad file keeps the others in zh-CN", broken, "zh-CN", `unknown field "anchr"`, 1},
+		{"no lesson files", fstest.MapFS{"en/README.md": {}}, "en", `no lesson files (NN-<phase>.md, 2N-<id>.md) in en/`, 0},
+		{"bad file keeps the others", broken, "en", `en/03-authz.md: front matter: `, 2},
+		{"bad file keeps the others in zh-CN", broken, "zh-CN", `unknown field "anchr"`, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

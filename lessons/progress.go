@@ -25,6 +25,20 @@ type Progress struct {
 	// WelcomeSeen records that the learner has dismissed the first-run welcome screen. Files
 	// written before it existed lack it: the welcome shows once more.
 	WelcomeSeen bool `json:"welcomeSeen,omitempty"`
+	// Exercises maps an exercise id to what the learner did with it. Files written before
+	// exercises existed lack it: no exercise is done.
+	Exercises map[string]ExerciseProgress `json:"exercises,omitempty"`
+}
+
+// ExerciseProgress is one exercise's record.
+type ExerciseProgress struct {
+	// Done is set once the exercise's check passed; Why says why it passed.
+	Done bool   `json:"done,omitempty"`
+	Why  string `json:"why,omitempty"`
+	// Hints is how many hint levels the learner has had shown.
+	Hints int `json:"hints,omitempty"`
+	// Updated is when the record last changed.
+	Updated time.Time `json:"updated"`
 }
 
 // LessonProgress is the furthest step reached in one lesson.
@@ -76,6 +90,7 @@ func LoadProgress(path string) (*Progress, error) {
 		p.Lessons = read.Lessons
 	}
 	p.WelcomeSeen = read.WelcomeSeen
+	p.Exercises = read.Exercises
 	return p, nil
 }
 
@@ -86,7 +101,7 @@ func (p *Progress) Save(path string) (err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("save progress: %w", err)
 	}
-	out := Progress{Version: progressVersion, Lessons: p.Lessons, WelcomeSeen: p.WelcomeSeen}
+	out := Progress{Version: progressVersion, Lessons: p.Lessons, WelcomeSeen: p.WelcomeSeen, Exercises: p.Exercises}
 	if out.Lessons == nil {
 		out.Lessons = map[string]LessonProgress{}
 	}
@@ -164,6 +179,54 @@ func (p *Progress) Resume(l Lesson) string {
 		return l.Steps[0].ID
 	}
 	return ""
+}
+
+// ExerciseDone records that exercise id passed, with why. It reports whether anything
+// changed: an exercise already done stays done with its first why.
+func (p *Progress) ExerciseDone(id, why string, now time.Time) bool {
+	e := p.Exercises[id]
+	if e.Done {
+		return false
+	}
+	e.Done, e.Why, e.Updated = true, why, now
+	p.setExercise(id, e)
+	return true
+}
+
+// ExerciseHints records that the first n hint levels of exercise id were shown; the count
+// never goes down. It reports whether anything changed.
+func (p *Progress) ExerciseHints(id string, n int, now time.Time) bool {
+	e := p.Exercises[id]
+	if n <= e.Hints {
+		return false
+	}
+	e.Hints, e.Updated = n, now
+	p.setExercise(id, e)
+	return true
+}
+
+// ExercisesDone counts the exercises among ids that are done.
+func (p *Progress) ExercisesDone(ids []string) int {
+	if p == nil {
+		return 0
+	}
+	n := 0
+	for _, id := range ids {
+		if p.Exercises[id].Done {
+			n++
+		}
+	}
+	return n
+}
+
+// ResetExercises forgets every exercise record.
+func (p *Progress) ResetExercises() { p.Exercises = nil }
+
+func (p *Progress) setExercise(id string, e ExerciseProgress) {
+	if p.Exercises == nil {
+		p.Exercises = map[string]ExerciseProgress{}
+	}
+	p.Exercises[id] = e
 }
 
 // stepIndex returns the position of step id in l, or -1.

@@ -21,10 +21,12 @@ var admissionCheckpoints = []Checkpoint{
 }
 
 // Admission runs the admission phase. kube-apiserver registers all plugins, then builds the
-// enabled ones in --enable-admission-plugins order (pkg/kubeapiserver/options/admission.go
-// ApplyTo). kubewalk's chain is fixed: the library's NamespaceLifecycle, then its own mutating
-// CreatedBy and validating PinnedImages. The chain runs every mutating plugin in order, then
-// every validating plugin in order.
+// enabled ones (pkg/kubeapiserver/options/admission.go ApplyTo, which calls the generic
+// AdmissionOptions.ApplyTo) in a fixed order: enabledPluginNames walks RecommendedPluginOrder,
+// which kube-apiserver sets to AllOrderedPlugins (pkg/kubeapiserver/options/plugins.go), so the
+// order of --enable-admission-plugins does not matter. kubewalk's chain is fixed: the
+// library's NamespaceLifecycle, then its own mutating CreatedBy and validating PinnedImages.
+// The chain runs every mutating plugin in order, then every validating plugin in order.
 func (s *Server) Admission(ctx context.Context) error {
 	return s.inPhase(ctx, PhaseAdmission, func(ctx context.Context, run *phaseRun) error {
 		a := &admissionState{stopCh: make(chan struct{})}

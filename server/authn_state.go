@@ -59,10 +59,23 @@ func (a *authnState) secrets() []string {
 	return out
 }
 
+// describe shows the authenticators the phase has built so far, each wrapper only once it
+// exists: x509 and the bearer tokens stand alone until the union step joins them, and the
+// fail-on-error union and anonymous appear at the anonymous step, as the lesson says.
 func (a *authnState) describe(n *Node) {
-	chain := n.Add("authenticator", "union.NewFailOnError (a failing credential is a 401)")
-	inner := chain.Add("group.NewAuthenticatedGroupAdder", "adds system:authenticated")
-	u := inner.Add("union.New", "first yes wins")
+	var chain, u *Node
+	switch {
+	case a.union != nil:
+		outer := "not finished: anonymous and the fail-on-error union come next"
+		if a.final != nil {
+			outer = "union.NewFailOnError (a failing credential is a 401)"
+		}
+		chain = n.Add("authenticator", outer)
+		inner := chain.Add("group.NewAuthenticatedGroupAdder", "adds system:authenticated")
+		u = inner.Add("union.New", "first yes wins")
+	case a.x509 != nil || a.bearer != nil:
+		u = n.Add("authenticators", "built, not in a chain yet")
+	}
 	if a.x509 != nil {
 		u.Add("x509.Authenticator", "client certs signed by the run's CA; CN → user, O → groups")
 	}
@@ -75,7 +88,7 @@ func (a *authnState) describe(n *Node) {
 		}
 		u.Add("bearertoken → tokenfile.TokenAuthenticator", fmt.Sprintf("%d tokens: %s", len(users), strings.Join(users, ", ")))
 	}
-	if a.anonymous != nil {
+	if a.final != nil && a.anonymous != nil {
 		chain.Add("anonymous.Authenticator", "system:anonymous on "+strings.Join(anonymousPaths, ", "))
 	}
 	ids := n.Add("identities", "")
@@ -85,7 +98,9 @@ func (a *authnState) describe(n *Node) {
 			how = "client certificate"
 		}
 		groups := append([]string{}, id.Groups...)
-		groups = append(groups, "system:authenticated")
+		if a.union != nil { // the group adder gives every authenticated user this group
+			groups = append(groups, "system:authenticated")
+		}
 		ids.Addf(id.Context, "user %s, groups [%s], %s", id.User, strings.Join(groups, " "), how)
 	}
 }

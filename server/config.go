@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/version"
 	apiversion "k8s.io/apimachinery/pkg/version"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
@@ -38,6 +39,19 @@ var configCheckpoints = []Checkpoint{
 
 // Address returns host:port of the secure port chosen by the config phase.
 func (c *configState) address() string { return net.JoinHostPort(c.host, strconv.Itoa(c.port)) }
+
+// Scheme returns the scheme the config phase built, which every group the server installs is
+// registered in (its kinds, versions, conversions and defaulters), or nil until the config
+// phase has finished. It is safe from any goroutine; callers must only read it.
+func (s *Server) Scheme() *runtime.Scheme {
+	s.mu.Lock()
+	configDone := s.next > 0
+	s.mu.Unlock()
+	if !configDone || s.c == nil || s.c.scheme == nil {
+		return nil
+	}
+	return s.c.scheme.Scheme
+}
 
 // Config runs the config phase. Like kube-apiserver's BuildGenericConfig it starts from
 // genericapiserver.NewRecommendedConfig and applies serving, loopback, version and OpenAPI

@@ -10,5 +10,5 @@ import "embed"
 // Test files are embedded too (embed patterns cannot exclude them); the lessons resolver and
 // the search skip them.
 //
-//go:embed *.go admit/*.go apis/*.go observe/*.go rbac/*.go registry
+//go:embed *.go admit/*.go apis/*.go apis/learn observe/*.go rbac/*.go registry
 var SourceFS embed.FS

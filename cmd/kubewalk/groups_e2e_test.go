@@ -98,6 +98,8 @@ spec:
 			[]string{"3 25%"}, nil, false},
 		{"scale subresource", "", []string{"get", "deploy", "web", "--subresource=scale", "-o", "jsonpath={.apiVersion} {.kind} {.status.selector}"},
 			[]string{"autoscaling/v1 Scale app=web"}, nil, false},
+		{"replicas 422", "", []string{"create", "deployment", "bad", "--image=nginx:1.27", "--replicas=-1"},
+			[]string{`Deployment.apps "bad" is invalid`, "spec.replicas: Invalid value: -1: must be greater than or equal to 0"}, nil, true},
 		{"deployment 422", mismatch, []string{"apply", "-f", "-"},
 			[]string{`The Deployment "mismatch" is invalid`, "spec.template.metadata.labels: Invalid value", "`selector` does not match template `labels`"}, nil, true},
 		{"no pods made", "", []string{"get", "pods", "-l", "app=web"}, []string{"No resources found"}, nil, false},

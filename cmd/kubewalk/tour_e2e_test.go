@@ -45,7 +45,9 @@ func TestPlainTranscript(t *testing.T) {
 	for _, want := range []string{"▶", "source: server/", "state (storage):", "GET /healthz", "→ 200 OK",
 		`User "bob" cannot list resource "configmaps"`, "kubewalk.io/PinnedImages",
 		// each demo request's lane follows its outcome
-		"■ admission/validating/kubewalk.io/PinnedImages", "→ storage", "■ stopped here", "it stops now"} {
+		"■ admission/validating/kubewalk.io/PinnedImages", "→ storage", "■ stopped here", "it stops now",
+		// each lesson's exercises follow its last step
+		"Exercises of this lesson", "○ Let bob read configmaps in default, and nothing more:"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("transcript lacks %q", want)
 		}

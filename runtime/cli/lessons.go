@@ -13,6 +13,7 @@ import (
 	"github.com/kubewalk/kubewalk/content"
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/live"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -41,12 +42,13 @@ The language comes from --lang, else from LANGUAGE, LC_ALL, LC_MESSAGES or LANG.
 
 	check := &cobra.Command{
 		Use:   "check",
-		Short: "Validate the lessons against the server's checkpoints, its source and k8s.io/apiserver",
+		Short: "Validate the lessons and their exercises against the server's checkpoints, its source and k8s.io/apiserver",
 		Long: `Check that the embedded lessons cover every server checkpoint with exactly one step, that every
 anchor resolves in kubewalk's server/ source, every upstream symbol in k8s.io/apiserver at the
-version kubewalk is built with (from the Go module cache), and that every translation matches
-English. Prints one problem per line and fails if there is any. Without --lang it checks every
-language.`,
+version kubewalk is built with (from the Go module cache), that every exercise file parses (known
+check kinds with parameters that parse, three hint levels, a solution, unique ids) and that every
+translation matches English. Prints one problem per line and fails if there is any. Without
+--lang it checks every language.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var langs []string
@@ -91,13 +93,29 @@ func listLessons(lang string, stdout, stderr io.Writer) error {
 
 	// Columns line up in terminal cells (i18n.Table), not runes as text/tabwriter counts: the
 	// Chinese header and titles are two cells a character.
+	exs, err := lessons.LoadExercises(content.FS, lang, ls)
+	if err != nil {
+		fmt.Fprintf(stderr, "kubewalk: "+tr.CLILessonsWarn+"\n", err)
+	}
+	ids := map[string][]string{} // lesson id -> its exercise ids
+	for _, e := range exs {
+		ids[e.Lesson] = append(ids[e.Lesson], e.ID)
+	}
 	rows := [][]string{strings.Split(tr.CLILessonsHeader, "\t")}
 	for _, l := range ls {
 		state := fmt.Sprintf("%d/%d", progress.Reached(l), len(l.Steps))
 		if progress.Done(l) {
 			state = tr.CLILessonDone
 		}
-		rows = append(rows, []string{l.Phase, fmt.Sprint(len(l.Steps)), state, l.Title})
+		where := l.Phase
+		if where == "" {
+			where = l.Track // an after-serve lesson belongs to no phase
+		}
+		exState := "-"
+		if n := len(ids[l.ID]); n > 0 {
+			exState = fmt.Sprintf("%d/%d", progress.ExercisesDone(ids[l.ID]), n)
+		}
+		rows = append(rows, []string{where, fmt.Sprint(len(l.Steps)), state, exState, l.Title})
 	}
 	for _, line := range i18n.Table(rows, 2) {
 		fmt.Fprintln(stdout, line)
@@ -108,11 +126,20 @@ func listLessons(lang string, stdout, stderr io.Writer) error {
 // checkLessons validates the embedded content and prints each problem on its own line, with
 // repository paths (content/en/02-authn.md).
 func checkLessons(langs []string, stdout, stderr io.Writer) error {
-	upstreamDir, version, err := lessons.UpstreamModuleDir()
-	if err != nil {
+	dirs, errs := lessons.ModuleDirs()
+	for _, err := range errs {
 		fmt.Fprintf(stderr, "kubewalk: %v\n", err)
 	}
-	problems := lessons.CheckContent(content.FS, server.Checkpoints(), server.SourceFS, upstreamDir, langs...)
+	kubeDir, err := lessons.KubeModuleDir()
+	kubeChecked := fmt.Sprintf("kube: locations in %s %s", lessons.KubeModule, lessons.KubeVersion)
+	if err != nil {
+		kubeChecked = fmt.Sprintf("kube: locations checked in form only (%s %s is not in the module cache: `go mod download %s@%s`, about %s)",
+			lessons.KubeModule, lessons.KubeVersion, lessons.KubeModule, lessons.KubeVersion, lessons.KubeDownloadSize)
+	}
+	known := lessons.Known{Checkpoints: server.Checkpoints(), Probes: live.IDs()}
+	src := lessons.Sources{Ours: server.SourceFS, Upstream: dirs, Kube: kubeDir}
+	problems := lessons.CheckContent(content.FS, known, src, langs...)
+	problems = append(problems, lessons.CheckExercises(content.FS, langs...)...)
 	for _, p := range problems {
 		if p.File != "" {
 			p.File = path.Join("content", p.File)
@@ -141,7 +168,17 @@ func checkLessons(langs []string, stdout, stderr io.Writer) error {
 	for _, l := range ls {
 		steps += len(l.Steps)
 	}
-	fmt.Fprintf(stdout, "lessons ok: %d lessons, %d steps covering all %d server checkpoints (languages: %s); anchors resolve in server/, upstream symbols in %s %s\n",
-		len(ls), steps, len(server.Checkpoints()), strings.Join(langs, ", "), lessons.UpstreamModule, version)
+	exs, err := lessons.LoadExercises(content.FS, lessons.DefaultLang, ls)
+	if err != nil {
+		return fmt.Errorf("lessons check: %w", err)
+	}
+	var mods []string
+	for _, m := range lessons.UpstreamModules() {
+		if dir, ok := dirs[m]; ok {
+			mods = append(mods, m+"@"+path.Base(dir)[strings.LastIndex(path.Base(dir), "@")+1:])
+		}
+	}
+	fmt.Fprintf(stdout, "lessons ok: %d lessons, %d steps covering all %d server checkpoints, %d exercises (languages: %s); anchors resolve in server/, upstream symbols in %s; %s\n",
+		len(ls), steps, len(server.Checkpoints()), len(exs), strings.Join(langs, ", "), strings.Join(mods, ", "), kubeChecked)
 	return nil
 }

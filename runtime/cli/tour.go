@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +17,7 @@ import (
 	"github.com/kubewalk/kubewalk/content"
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/exercises"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/logs"
@@ -30,6 +33,8 @@ type tourOptions struct {
 	Auto    bool
 	Lang    string
 	Restart bool
+	// ResetExercises forgets the exercises done and the hints shown; --restart keeps them.
+	ResetExercises bool
 }
 
 func newTourCommand(stdout, stderr io.Writer, sess *session) *cobra.Command {
@@ -52,7 +57,8 @@ func (o *tourOptions) addFlags(cmd *cobra.Command) {
 	fs.BoolVar(&o.Plain, "plain", false, "line-mode transcript instead of the full-screen UI")
 	fs.BoolVar(&o.Auto, "auto", false, "run through every phase without stopping")
 	fs.StringVar(&o.Lang, "lang", "", "language of the lessons and screens (en, zh-CN); default from LANGUAGE, LC_ALL, LC_MESSAGES, LANG")
-	fs.BoolVar(&o.Restart, "restart", false, "ignore saved progress")
+	fs.BoolVar(&o.Restart, "restart", false, "start the lessons' steps over (exercises done stay done; see --reset-exercises)")
+	fs.BoolVar(&o.ResetExercises, "reset-exercises", false, "forget the exercises done and the hints shown")
 	o.addTourTraceFlags(fs)
 }
 
@@ -113,7 +119,12 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 		return eng.Close()
 	}
 
-	prog := newProgressRecorder(ls, o.Restart, sink.Stderr)
+	prog := newProgressRecorder(ls, o.Restart, o.ResetExercises, sink.Stderr)
+	exs, exErr := lessons.LoadExercises(content.FS, lang, ls)
+	if exErr != nil {
+		// Never behind the TUI's back: the sound exercises are used, the problems logged.
+		fmt.Fprintf(sink.File, "kubewalk: exercises: %v\n", exErr)
+	}
 	defer prog.save()
 	interactive := !o.Auto && term.IsTerminal(int(os.Stdin.Fd()))
 	lines := plain.NewLines(os.Stdin)
@@ -136,7 +147,9 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 			Source: func(s lessons.Step) (lessons.Location, error) {
 				return res.Local(server.SourceFS, s.Anchor, s.Focus)
 			},
-			Progress: prog.record,
+			Progress:     prog.record,
+			Exercises:    exs,
+			ExerciseDone: prog.exerciseIsDone,
 		}
 		err := plain.Run(ctx, eng, w, plain.Options{Out: stdout, In: lines, Interactive: interactive, Start: start, Traces: traces.Store})
 		interrupted := ctx.Err() != nil
@@ -154,11 +167,24 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	}
 
 	c := tui.NewLessonContent(ls, server.SourceFS)
+	tracker := exercises.NewTracker(exercises.Options{Exercises: exs, Server: eng.Server(), Store: traces.Store,
+		Progress: prog.exerciseRecords(), OnHint: prog.exerciseHints, Strings: i18n.For(lang),
+		OnDone: func(id, why string) {
+			prog.exerciseDone(id, why)
+			fmt.Fprintf(sink.File, "kubewalk: exercise %s done: %s\n", id, why)
+		}})
+	trackCtx, stopTracking := context.WithCancel(ctx)
+	tracking := make(chan struct{})
+	go func() { defer close(tracking); tracker.Run(trackCtx) }()
+	stopTracker := func() { stopTracking(); <-tracking }
+	defer stopTracker()
 	sess.terminalTaken(true)
 	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start,
-		ShowWelcome: !prog.p.WelcomeSeen, OnWelcomeDismissed: func() { prog.p.WelcomeSeen, prog.dirty = true, true },
-		NewKubectl: newKubectl, Requests: traces.Store, Breakpoints: tuiBreakpoints{traces.Breakpoints}, Etcd: etcd})
+		ShowWelcome: !prog.welcomeSeen(), OnWelcomeDismissed: prog.welcomeDismissed,
+		NewKubectl: newKubectl, Exercises: exerciseView{tracker},
+		Requests: traces.Store, Breakpoints: tuiBreakpoints{traces.Breakpoints}, Etcd: etcd})
 	sess.terminalTaken(false)
+	stopTracker() // its checks talk to the server: stop them before it stops
 	interrupted := ctx.Err() != nil || errors.Is(err, tui.ErrInterrupted)
 	if errors.Is(err, tui.ErrInterrupted) {
 		// Ctrl-C was a key press in raw mode, not a signal: count it as the first interrupt, so
@@ -202,16 +228,21 @@ func (r recordingContent) Step(id string) (tui.Step, bool) {
 	return s, ok
 }
 
-// progressRecorder keeps the learner's furthest step per lesson and saves it on exit.
+// progressRecorder keeps the learner's furthest step per lesson, and the exercises done and
+// hints shown, and saves them on exit. The TUI and the exercise tracker record from their own
+// goroutines: mu guards p and dirty once the walkthrough runs.
 type progressRecorder struct {
 	lessons []lessons.Lesson
 	path    string
+	mu      sync.Mutex
 	p       *lessons.Progress
 	dirty   bool
 	skip    bool // the file is corrupt: do not save over it
 }
 
-func newProgressRecorder(ls []lessons.Lesson, restart bool, warn io.Writer) *progressRecorder {
+// newProgressRecorder loads the saved progress. restart starts the steps over (the welcome
+// and the exercises stay as they were); resetExercises forgets the exercises.
+func newProgressRecorder(ls []lessons.Lesson, restart, resetExercises bool, warn io.Writer) *progressRecorder {
 	r := &progressRecorder{lessons: ls, p: &lessons.Progress{}}
 	path, err := lessons.ProgressPath(os.Getenv)
 	if err != nil {
@@ -228,10 +259,17 @@ func newProgressRecorder(ls []lessons.Lesson, restart bool, warn io.Writer) *pro
 		r.p = p
 	}
 	r.p.WelcomeSeen = p.WelcomeSeen // --restart starts the lessons over, not the welcome
+	r.p.Exercises = p.Exercises     // nor the exercises: --reset-exercises does
+	if resetExercises && len(r.p.Exercises) > 0 {
+		r.p.ResetExercises()
+		r.dirty = true
+	}
 	return r
 }
 
 func (r *progressRecorder) record(lessonID, stepID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, l := range r.lessons {
 		if l.ID == lessonID && r.p.Record(l, stepID, time.Now()) {
 			r.dirty = true
@@ -239,7 +277,50 @@ func (r *progressRecorder) record(lessonID, stepID string) {
 	}
 }
 
+func (r *progressRecorder) welcomeSeen() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.p.WelcomeSeen
+}
+
+func (r *progressRecorder) welcomeDismissed() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.p.WelcomeSeen, r.dirty = true, true
+}
+
+// exerciseRecords returns a copy of the exercise records.
+func (r *progressRecorder) exerciseRecords() map[string]lessons.ExerciseProgress {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.p.Exercises)
+}
+
+func (r *progressRecorder) exerciseIsDone(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.p.Exercises[id].Done
+}
+
+func (r *progressRecorder) exerciseDone(id, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.p.ExerciseDone(id, why, time.Now()) {
+		r.dirty = true
+	}
+}
+
+func (r *progressRecorder) exerciseHints(id string, shown int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.p.ExerciseHints(id, shown, time.Now()) {
+		r.dirty = true
+	}
+}
+
 func (r *progressRecorder) save() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.skip || !r.dirty || r.path == "" {
 		return
 	}
@@ -273,7 +354,7 @@ func (r *progressRecorder) resumePoint() (checkpoint, where string) {
 	first := true
 	for _, l := range r.lessons {
 		n := r.p.Reached(l)
-		if n == 0 {
+		if n == 0 || l.Track != "" { // after-serve steps have no checkpoint to resume at
 			continue
 		}
 		s := l.Steps[n-1]

@@ -247,6 +247,49 @@ type Strings struct {
 	GlossaryEnglish, GlossaryChinese, GlossaryNote, GlossaryIntro string
 	GlossaryError                                                 string // %v: the error
 
+	// The exercises view (:exercises) and its toast.
+	PaneExercises, PaneExercise                             string
+	CmdExercises, ViewExercisesTitle                        string
+	ViewExercisesDone                                       string // %d done, %d in all
+	StatusExercises                                         string // %d done, %d in all
+	KeyHint, KeyAnswer, KeyChoose, HelpExercisesView        string
+	HelpParaExercises                                       string
+	ExNotWired, ExLoading, ExNone                           string
+	ExCurrentLesson                                         string // %s: the lesson title
+	ExRowNeedsServe                                         string
+	ExRowLocked                                             string // %s: the phase
+	ExRowHints                                              string // %d shown, %d levels
+	ExStateOpen, ExStateDone, ExStateNeedsServe             string
+	ExStateLocked                                           string // %s: the phase
+	ExLesson                                                string // %s lesson title, %s phase
+	ExLiveHow, ExTextHow                                    string
+	ExChoiceHow                                             string // %d: the number of options
+	ExWhy                                                   string // %s: why it passed
+	ExLastTry                                               string // %s: what was wrong
+	ExHints                                                 string // %d shown, %d levels
+	ExHintsAll                                              string // %d levels
+	ExHintNudge, ExHintPointer, ExHintSolution              string
+	ExHintLevel                                             string // %d: a level past the third
+	ExHintHead                                              string // %d level, %s its name; the hint follows
+	ExAnswerPrompt, ExAnswerHint                            string
+	NoteExLocked                                            string // %s: the phase
+	NoteExDone, NoteExAllHints, NoteExRight, NoteExNoAnswer string
+	NoteExWrong                                             string // %s: what was wrong
+	NoteExNoChoice                                          string // %d: the number pressed
+	NoteExHintFailed, NoteExAnswerFailed                    string // %s: the error
+	ToastTitle                                              string
+	ToastDone                                               string // %s: the exercise's title
+	ToastMore                                               string // %d: how many more
+
+	// What the exercise checks say about a wrong answer (the view's LastTry), and the
+	// exercises in plain mode and `kubewalk lessons`.
+	ExWrongEmpty, ExWrongAnswer, ExWrongNoKey, ExWrongRevision string
+	ExWrongChoice                                              string // %d: the option chosen
+	ExWrongRange                                               string // %d: the number of options
+	PlainExercises                                             string
+	PlainExercise                                              string // %s marker, %s title, %s goal
+	CLIExercisesReset                                          string
+
 	// Errors the walkthrough returns to the command line.
 	ErrNoLessons    string
 	ErrStart        string // %w
@@ -279,7 +322,7 @@ type Strings struct {
 	CLIStopHint         string
 	CLILessonsWarn      string // %v
 	CLINoProgress       string // %v
-	CLILessonsHeader    string // PHASE, STEPS, PROGRESS, LESSON, tab-separated
+	CLILessonsHeader    string // PHASE, STEPS, PROGRESS, EXERCISES, LESSON, tab-separated
 	CLILessonDone       string
 	CLIGlossaryHeader   string // ENGLISH, CHINESE, NOTE, tab-separated
 	CLICrashedNoLog     string // %s: how
@@ -306,6 +349,10 @@ type Strings struct {
 	PlainRequests     string
 	PlainNoTerminal   string
 	PlainKeepsRunning string
+	PlainTrack        string
+	PlainTrackPrompt  string
+	PlainLive         string // %s: the live probe id
+	PlainLiveError    string // %s probe id, %v error
 	PlainError        string // %s
 	PlainAllowed      string
 	DemoListNS        string
@@ -741,6 +788,66 @@ func english() Strings {
 		GlossaryIntro:   "The terms the lessons and screens use, one term per concept. API identifiers, flags, kinds and function names stay English.",
 		GlossaryError:   "The glossary could not be read: %v",
 
+		PaneExercises:      "Exercises",
+		PaneExercise:       "Exercise",
+		CmdExercises:       "exercises checked against the live server: goals, hints, answers",
+		ViewExercisesTitle: "Exercises: act on the live server, kubewalk checks",
+		ViewExercisesDone:  "%d of %d done",
+		StatusExercises:    "exercises %d/%d",
+		KeyHint:            "next hint",
+		KeyAnswer:          "type an answer",
+		KeyChoose:          "choose an option",
+		HelpExercisesView:  "Exercises view (:ex)",
+		HelpParaExercises:  ":exercises lists the exercises, the current lesson's first: ✓ done, ○ open, ⏸ waits for serve, · locked until the walkthrough reaches its phase. An exercise ticks the moment the live server shows it is done, with why; h shows the hints one level at a time (a nudge, a pointer, the solution).",
+		ExNotWired:         "Exercises are not wired into this run.",
+		ExLoading:          "Reading the exercises…",
+		ExNone:             "This run has no exercises.",
+		ExCurrentLesson:    "%s · now",
+		ExRowNeedsServe:    "needs serve",
+		ExRowLocked:        "at %s",
+		ExRowHints:         "hints %d/%d",
+		ExStateOpen:        "○ open",
+		ExStateDone:        "✓ done",
+		ExStateNeedsServe:  "⏸ waits for serve: its check needs a serving server (E runs to the end)",
+		ExStateLocked:      "· locked: opens when the walkthrough reaches %s",
+		ExLesson:           "lesson: %s · phase %s",
+		ExLiveHow:          "Do it with kubectl (:k here, or in another terminal): it ticks by itself when the server shows it is done.",
+		ExTextHow:          "a (or enter) opens the answer line.",
+		ExChoiceHow:        "Press the number of your choice (1–%d).",
+		ExWhy:              "why: %s",
+		ExLastTry:          "✗ not yet: %s",
+		ExHints:            "Hints: %d of %d shown · h shows the next",
+		ExHintsAll:         "Hints: all %d shown",
+		ExHintNudge:        "nudge",
+		ExHintPointer:      "pointer",
+		ExHintSolution:     "solution",
+		ExHintLevel:        "hint %d",
+		ExHintHead:         "%d %s: ",
+		ExAnswerPrompt:     "answer› ",
+		ExAnswerHint:       "  enter checks · esc cancels",
+		NoteExLocked:       "this exercise opens when the walkthrough reaches %s",
+		NoteExDone:         "this exercise is done already",
+		NoteExAllHints:     "every hint is shown",
+		NoteExRight:        "✓ right",
+		NoteExNoAnswer:     "this exercise is checked on the live server: there is nothing to type",
+		NoteExWrong:        "✗ not yet: %s",
+		NoteExNoChoice:     "there is no option %d",
+		NoteExHintFailed:   "hint: %s",
+		NoteExAnswerFailed: "answer: %s",
+		ToastTitle:         "exercise done · :ex lists them",
+		ToastDone:          "✓ %s",
+		ToastMore:          "and %d more",
+
+		ExWrongEmpty:      "the answer is empty",
+		ExWrongAnswer:     "not the expected answer",
+		ExWrongNoKey:      "that key is not in etcd yet",
+		ExWrongRevision:   "not the key's current mod revision",
+		ExWrongChoice:     "option %d is not right",
+		ExWrongRange:      "pick an option from 1 to %d",
+		PlainExercises:    "Exercises of this lesson (the full-screen UI checks them live: :exercises):",
+		PlainExercise:     "  %s %s: %s",
+		CLIExercisesReset: "exercise progress cleared",
+
 		ErrNoLessons:    "no lessons loaded",
 		ErrStart:        "start the server: %w",
 		ErrInternal:     "internal error, the stack trace is printed above: %w",
@@ -771,7 +878,7 @@ func english() Strings {
 		CLIStopHint:         "Press Ctrl-C to stop; the server, etcd and temp files go with it.",
 		CLILessonsWarn:      "warning: some lessons could not be loaded (run 'kubewalk lessons check'):\n%v",
 		CLINoProgress:       "warning: %v; showing no progress",
-		CLILessonsHeader:    "PHASE\tSTEPS\tPROGRESS\tLESSON",
+		CLILessonsHeader:    "PHASE\tSTEPS\tPROGRESS\tEXERCISES\tLESSON",
 		CLILessonDone:       "done",
 		CLIGlossaryHeader:   "ENGLISH\tCHINESE\tNOTE",
 		CLICrashedNoLog:     "kubewalk crashed (%s) before it opened its log; its error output, if any, is above",
@@ -797,6 +904,10 @@ func english() Strings {
 		PlainRequests:     "Requests through the chain you just built:",
 		PlainNoTerminal:   "stdin is not a terminal, so nothing can keep this server running: it stops now, with its\nkubeconfig. To use kubectl with a server, run `kubewalk serve` (or `kubewalk --plain` in a terminal).",
 		PlainKeepsRunning: "The server keeps running for kubectl. Press Enter (or Ctrl-C) to stop it › ",
+		PlainTrack:        "After-serve lessons: they read the running server. Create the objects a step names with kubectl, then read the step again.",
+		PlainTrackPrompt:  "[Enter] next step · [q]+Enter leave the lessons › ",
+		PlainLive:         "live (%s):",
+		PlainLiveError:    "live (%s): not read: %v",
 		PlainError:        "error: %s",
 		PlainAllowed:      "200/201 allowed",
 		DemoListNS:        "list namespaces",

@@ -28,7 +28,7 @@ func TestGlossaryData(t *testing.T) {
 	for en, zh := range map[string]string{
 		"phase": "阶段", "breakpoint / checkpoint": "断点 / 检查点", "stage (of a request)": "环节",
 		"request lane": "泳道", "held request": "挂起的请求", "lesson / step": "课程 / 步骤",
-		"review (an earlier stop)": "回看", "pane": "窗格", "authentication (authn)": "身份认证",
+		"review (an earlier stop)": "回看", "pane": "面板", "authentication (authn)": "身份认证",
 		"authorization (authz)": "鉴权", "Namespace": "名字空间", "impersonation": "伪装",
 	} {
 		if has[en] != zh {

@@ -22,6 +22,7 @@ import (
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/live"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -60,11 +61,34 @@ func (o Options) strings(w Walkthrough) *i18n.Strings {
 }
 
 // Walkthrough is what plain mode needs from the lessons: the step for a checkpoint and its
-// source.
+// source, and the exercises listed after each lesson's last step.
 type Walkthrough struct {
 	Lessons  []lessons.Lesson
 	Source   func(step lessons.Step) (lessons.Location, error)
 	Progress func(lessonID, stepID string)
+	// Exercises are listed (title and goal, never the solution) after their lesson's steps;
+	// ExerciseDone, when set, says which are done already (marked ✓, the others ○).
+	Exercises    []lessons.Exercise
+	ExerciseDone func(id string) bool
+}
+
+// printExercises lists the exercises of lesson l, if it has any.
+func (w Walkthrough) printExercises(o Options, tr *i18n.Strings, l lessons.Lesson) {
+	first := true
+	for _, e := range w.Exercises {
+		if e.Lesson != l.ID {
+			continue
+		}
+		if first {
+			fmt.Fprintf(o.Out, "\n%s\n", tr.PlainExercises)
+			first = false
+		}
+		mark := "○"
+		if w.ExerciseDone != nil && w.ExerciseDone(e.ID) {
+			mark = "✓"
+		}
+		fmt.Fprintln(o.Out, wrap(fmt.Sprintf(tr.PlainExercise, mark, e.Title, e.Goal), o.Width))
+	}
 }
 
 // stepFor returns the lesson and step covering checkpoint id.
@@ -113,7 +137,7 @@ func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) erro
 		case ev.Failed != nil:
 			return ev.Failed
 		case ev.Served:
-			return finish(ctx, eng.Server(), o, tr)
+			return finish(ctx, eng.Server(), w, o, tr, pause)
 		}
 		stop := ev.Paused
 		printStop(o, tr, w, stop, total)
@@ -176,6 +200,9 @@ func printStop(o Options, tr *i18n.Strings, w Walkthrough, stop *engine.Stop, to
 		if w.Progress != nil {
 			w.Progress(lesson.ID, step.ID)
 		}
+		if len(lesson.Steps) > 0 && lesson.Steps[len(lesson.Steps)-1].ID == step.ID {
+			w.printExercises(o, tr, lesson)
+		}
 	}
 	fmt.Fprintf(o.Out, "\n"+tr.PlainState+"\n", cp.Phase)
 	for _, n := range stop.State.Children {
@@ -235,8 +262,9 @@ func summarise(n *server.Node, depth int) string {
 // finish sends a few real requests through the served server, as admin, alice and bob, printing
 // each outcome. Interactive runs print how to reach the server with kubectl and keep it running
 // until Enter (nil) or ctx ends (ctx's error); other runs say that the server stops now and
-// print no instructions that could not be followed.
-func finish(ctx context.Context, s *server.Server, o Options, tr *i18n.Strings) error {
+// print no instructions that could not be followed. pause is false once the learner answered
+// "a": the track then prints without stopping too.
+func finish(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr *i18n.Strings, pause bool) error {
 	fmt.Fprintf(o.Out, "\n%s\n"+tr.PlainServing+"\n", strings.Repeat("═", min(o.Width, 100)), s.Address())
 	if o.Interactive {
 		fmt.Fprintf(o.Out, tr.PlainKubeconfig+"\n", s.Kubeconfig())
@@ -248,6 +276,9 @@ func finish(ctx context.Context, s *server.Server, o Options, tr *i18n.Strings) 
 		res, auditID := outcome(ctx, s, r, tr)
 		fmt.Fprintf(o.Out, "  %s %s → %s\n", i18n.PadRight(r.who, 7), i18n.PadRight(r.what, 52), res)
 		printLane(ctx, o, auditID)
+	}
+	if err := printTrack(ctx, s, w, o, tr, pause); err != nil {
+		return err
 	}
 	if !o.Interactive {
 		fmt.Fprintln(o.Out, "\n"+tr.PlainNoTerminal)
@@ -267,6 +298,75 @@ func finish(ctx context.Context, s *server.Server, o Options, tr *i18n.Strings) 
 	if ctx.Err() != nil {
 		fmt.Fprintln(o.Out)
 		return ctx.Err()
+	}
+	return nil
+}
+
+// printTrack prints the after-serve lessons step by step, each with the tree its live probe
+// reads from s now; with pause set it waits for Enter between steps ("q" leaves the track).
+func printTrack(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr *i18n.Strings, pause bool) error {
+	var steps []struct {
+		l lessons.Lesson
+		s lessons.Step
+	}
+	for _, l := range w.Lessons {
+		if l.Track == lessons.TrackAfterServe {
+			for _, st := range l.Steps {
+				steps = append(steps, struct {
+					l lessons.Lesson
+					s lessons.Step
+				}{l, st})
+			}
+		}
+	}
+	if len(steps) == 0 {
+		return nil
+	}
+	rule := strings.Repeat("─", min(o.Width, 100))
+	fmt.Fprintf(o.Out, "\n%s\n%s\n", strings.Repeat("═", min(o.Width, 100)), wrap(tr.PlainTrack, o.Width))
+	for i, x := range steps {
+		fmt.Fprintf(o.Out, "\n%s\n[%d/%d] %s — %s\n%s\n", rule, i+1, len(steps), x.l.Title, x.s.Title, rule)
+		fmt.Fprintln(o.Out, wrap(strings.TrimSpace(x.s.Text), o.Width))
+		if kube := firstNonEmpty(x.s.Kube, x.l.Kube); kube != "" {
+			fmt.Fprintf(o.Out, "\n"+tr.PlainKube+"\n", kube)
+		}
+		if w.Source != nil {
+			if loc, err := w.Source(x.s); err == nil {
+				fmt.Fprintf(o.Out, "\n"+tr.PlainSource+"\n", loc.File, loc.StartLine, loc.EndLine, x.s.Anchor)
+				fmt.Fprint(o.Out, excerpt(loc, o.Context))
+			} else {
+				fmt.Fprintf(o.Out, "\n"+tr.PlainSourceError+"\n", x.s.Anchor, err)
+			}
+		}
+		if x.s.Upstream != "" {
+			fmt.Fprintf(o.Out, tr.PlainUpstream+"\n", x.s.Upstream)
+		}
+		if x.s.Live != "" {
+			pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			n, err := live.Run(pctx, s, x.s.Live)
+			cancel()
+			if err != nil {
+				fmt.Fprintf(o.Out, "\n"+tr.PlainLiveError+"\n", x.s.Live, err)
+			} else {
+				fmt.Fprintf(o.Out, "\n"+tr.PlainLive+"\n", x.s.Live)
+				fmt.Fprint(o.Out, indent(summarise(n.Children[0], 3), "  "))
+			}
+		}
+		if w.Progress != nil {
+			w.Progress(x.l.ID, x.s.ID)
+		}
+		if !pause || i == len(steps)-1 {
+			continue
+		}
+		fmt.Fprint(o.Out, "\n"+tr.PlainTrackPrompt)
+		line, err := o.In.ReadLine(ctx)
+		if ctx.Err() != nil {
+			fmt.Fprintln(o.Out)
+			return ctx.Err()
+		}
+		if strings.TrimSpace(line) == "q" || (err != nil && line == "") {
+			return nil
+		}
 	}
 	return nil
 }

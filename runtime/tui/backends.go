@@ -131,3 +131,54 @@ type Kubectl interface {
 // NewKubectl makes the kubectl runner once the server serves and its kubeconfig exists; it
 // is called from a tea.Cmd on the first :kubectl command.
 type NewKubectl func(kubeconfig string) (Kubectl, error)
+
+// Exercises is what the exercises view needs (runtime/cli adapts runtime/exercises to it).
+// Implementations are safe for concurrent use and never block for long: the view calls them
+// on its update loop, or (List, after Changed) from a tea.Cmd.
+type Exercises interface {
+	// List returns every exercise in lesson order with its current state.
+	List() []Exercise
+	// Changed is signalled whenever any exercise's state changes (coalesced; never closed while
+	// the TUI runs).
+	Changed() <-chan struct{}
+	// RevealHint reveals the next hint level of exercise id (1 nudge, 2 pointer, 3 solution),
+	// records that it was shown and returns the exercise updated.
+	RevealHint(id string) (Exercise, error)
+	// Answer submits a typed answer, or for a multiple-choice exercise the chosen option's
+	// number ("1".."n"); it returns the exercise updated (State ExerciseDone when right, else
+	// LastTry says why not).
+	Answer(id, answer string) (Exercise, error)
+}
+
+// ExerciseState is where an exercise stands.
+type ExerciseState int
+
+const (
+	ExerciseLocked     ExerciseState = iota // its phase is not reached yet
+	ExerciseNeedsServe                      // reached, but its check needs a serving server
+	ExerciseOpen
+	ExerciseDone
+)
+
+// ExerciseInput is how the learner answers.
+type ExerciseInput int
+
+const (
+	InputLive   ExerciseInput = iota // checked against the live server; nothing to type
+	InputText                        // a typed answer
+	InputChoice                      // one of Choices
+)
+
+// Exercise is one exercise as the view shows it, in the learner's language.
+type Exercise struct {
+	ID, Lesson, Phase string // Lesson is the lesson id (e.g. "03-authz"), Phase its phase
+	LessonTitle       string
+	Title, Goal       string // Goal may hold inline markdown (code spans)
+	Input             ExerciseInput
+	Choices           []string
+	State             ExerciseState
+	Hints             []string // the levels revealed so far, in order
+	HintLevels        int      // how many levels exist (3)
+	Why               string   // when done: why it passed (e.g. "allowed by RoleBinding bob-cm")
+	LastTry           string   // after a wrong answer: what was wrong, in a few words
+}

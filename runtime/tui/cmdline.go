@@ -41,6 +41,7 @@ var commands = []command{
 	{"clear", nil, "", func(t *i18n.Strings) string { return t.CmdClear }},
 	{"lesson", []string{"tour"}, "", func(t *i18n.Strings) string { return t.CmdLesson }},
 	{"glossary", []string{"gl"}, "", func(t *i18n.Strings) string { return t.CmdGlossary }},
+	{"exercises", []string{"ex"}, "", func(t *i18n.Strings) string { return t.CmdExercises }},
 	{"help", nil, "", func(t *i18n.Strings) string { return t.CmdHelp }},
 	{"quit", []string{"q"}, "", func(t *i18n.Strings) string { return t.CmdQuit }},
 }
@@ -454,7 +455,7 @@ func (p *prompt) tab(d int, c completer) {
 }
 
 // maxSuggestions is how many suggestions show above the prompt.
-const maxSuggestions = 10
+const maxSuggestions = 12
 
 // overlay is the suggestions (or the reason the line did not run) in a box drawn over the
 // bottom of the body, w cells wide: at most maxSuggestions of them, the selected one marked.

@@ -158,6 +158,9 @@ func (hs *harness) idle() bool {
 	if m.etcdArmed {
 		idle++
 	}
+	if m.exArmed {
+		idle++
+	}
 	waiting := m.running || len(m.source.pending) > 0 || len(m.rq.source.pending) > 0 || m.kc.running || m.ev.loading
 	return !waiting && hs.inflight.Load() <= idle && len(hs.msgs) == 0 && hs.handled == hs.eng.sent.Load()
 }

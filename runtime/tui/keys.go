@@ -19,7 +19,8 @@ import (
 // ":" opens the command line in every view. The after-serve views it opens have keys of their
 // own, which act only there: in the Requests view / filters, L shows the server's loopback
 // requests, ←/→ select a stage of the lane, s opens the stage's code, S a storage stage's etcd
-// key, and space/n, E and x step, let go and fail a request a breakpoint holds.
+// key, and space/n, E and x step, let go and fail a request a breakpoint holds. In the
+// exercises view h reveals the next hint, a opens the answer line and 1–9 choose an option.
 type KeyMap struct {
 	Next      key.Binding
 	NextPhase key.Binding
@@ -61,6 +62,11 @@ type KeyMap struct {
 	HeldStep    key.Binding
 	HeldRun     key.Binding
 	HeldAbort   key.Binding
+
+	// The exercises view: the next hint, the answer line, an option of a multiple choice.
+	Hint   key.Binding
+	Answer key.Binding
+	Choose key.Binding
 
 	Help key.Binding
 	Quit key.Binding
@@ -112,6 +118,10 @@ func NewKeyMap(tr *i18n.Strings) KeyMap {
 		HeldStep:    key.NewBinding(key.WithKeys(" ", "n"), key.WithHelp("space/n", tr.KeyHeldStep)),
 		HeldRun:     key.NewBinding(key.WithKeys("E"), key.WithHelp("E", tr.KeyHeldRun)),
 		HeldAbort:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", tr.KeyHeldAbort)),
+
+		Hint:   key.NewBinding(key.WithKeys("h"), key.WithHelp("h", tr.KeyHint)),
+		Answer: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", tr.KeyAnswer)),
+		Choose: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", tr.KeyChoose)),
 
 		Help: key.NewBinding(key.WithKeys("?"), key.WithHelp("?", tr.KeyHelp)),
 		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", tr.KeyQuit)),

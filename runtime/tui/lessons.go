@@ -46,6 +46,9 @@ func NewLessonContent(ls []lessons.Lesson, src fs.FS) *LessonContent {
 			c.lang = l.Lang
 		}
 		for _, s := range l.Steps {
+			if s.Checkpoint == "" {
+				continue // a step of the after-serve track: the full screen does not show it yet
+			}
 			if _, dup := c.steps[s.Checkpoint]; dup {
 				continue
 			}

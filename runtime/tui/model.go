@@ -118,6 +118,13 @@ type model struct {
 	kc     *kubectlView
 	ev     *etcdView
 	gl     *glossaryView
+
+	// The exercises and the toasts of those that ticked, shown until the next key.
+	exs     Exercises
+	exCh    <-chan struct{}
+	exArmed bool // the Changed waiter is running
+	ex      *exView
+	toasts  []toast
 }
 
 // NewModel builds the screen for an engine that has been (or is about to be) started. srv
@@ -156,6 +163,8 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		kc:     newKubectlView(st, tr),
 		ev:     newEtcdView(st, tr),
 		gl:     newGlossaryView(st, tr),
+		exs:    opts.Exercises,
+		ex:     newExView(st, tr),
 	}
 	if opts.NewKubectl != nil {
 		m.kube = &kubectlHolder{tr: tr, make: opts.NewKubectl}
@@ -188,8 +197,11 @@ func (m *model) shutdown() error {
 	return nil
 }
 
-// Init starts listening for engine events and, when there is a trace store, for its events.
-func (m Model) Init() tea.Cmd { return tea.Batch(m.m.waitEvent(), m.m.subscribe()) }
+// Init starts listening for engine events and, when there is a trace store or exercises, for
+// their changes.
+func (m Model) Init() tea.Cmd {
+	return tea.Batch(m.m.waitEvent(), m.m.subscribe(), m.m.startExercises())
+}
 
 // Update handles one message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) { return m, m.m.update(msg) }
@@ -265,6 +277,10 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 // viewMsg handles the after-serve views' messages.
 func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case exLoadedMsg:
+		return m.exercisesLoaded(msg)
+	case exResultMsg:
+		m.exResult(msg)
 	case subscribedMsg:
 		m.subCh, m.unsubscribe, m.subArmed = msg.ch, msg.cancel, true
 		return tea.Batch(m.waitRequests(), m.loadNow())
@@ -400,6 +416,7 @@ func (m *model) event(ev engine.Event) tea.Cmd {
 	if m.review < 0 && len(m.history) > 0 {
 		cmds = append(cmds, m.show(len(m.history)-1))
 	}
+	m.syncCurrent()
 	return tea.Batch(cmds...)
 }
 
@@ -521,6 +538,11 @@ func (m *model) toggleServed() {
 func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
 	m.note = ""
+	if !m.prompt.open && !m.ex.typing {
+		// A key closes the toast, but not one typed into a line: the learner may not have
+		// looked up yet (and the command line covers the toast).
+		m.toasts = nil
+	}
 	if msg.Type == tea.KeyCtrlC {
 		return tea.Quit
 	}
@@ -539,6 +561,9 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	if m.prompt.open {
 		return m.promptKey(msg)
+	}
+	if m.ex.typing {
+		return m.answerKey(msg)
 	}
 	if m.info != nil {
 		if key.Matches(msg, k.Quit) {

@@ -126,6 +126,9 @@ type Options struct {
 	// NewKubectl makes the runner of :kubectl once the server serves; nil says kubectl inside
 	// the TUI is not wired (and prints the command to run in another terminal).
 	NewKubectl NewKubectl
+	// Exercises are the exercises :exercises lists, checked against the live server; nil says
+	// exercises are not wired (the view says so and the status line shows no count).
+	Exercises Exercises
 }
 
 // ErrInterrupted is returned by Run when the user pressed Ctrl-C (q quits and returns nil).

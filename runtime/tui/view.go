@@ -122,10 +122,16 @@ func (m *model) view() string {
 		}
 		body = append(append([]string{}, body[:len(body)-len(over)]...), over...)
 	}
+	if !m.prompt.open {
+		body = overlayRight(body, m.toastBox(m.w), m.w)
+	}
 	lines = append(lines, body...)
-	if m.prompt.open {
+	switch {
+	case m.prompt.open:
 		lines = append(lines, m.prompt.line(m.st, m.tr, m.w))
-	} else {
+	case m.ex.typing:
+		lines = append(lines, m.ex.inputLine(m.w))
+	default:
 		lines = append(lines, fit(m.help.ShortHelpView(m.shortHelp()), m.w))
 	}
 	return strings.Join(lines, "\n")
@@ -176,6 +182,7 @@ func (m *model) helpOverlay(w, h int) []string {
 		{tr.HelpState, []key.Binding{k.NextChange, k.Toggle, k.ExpandAll, k.CollapseAll, k.Raw}},
 		{tr.HelpRequestsView, []key.Binding{k.Filter, k.Loopback, joinHelp(k.Back, k.Forward, tr.HelpLaneStage), k.StageSource, k.StageEtcd,
 			k.HeldStep, k.HeldRun, k.HeldAbort}},
+		{tr.HelpExercisesView, []key.Binding{k.Hint, k.Answer, k.Choose}},
 		{"", []key.Binding{k.Command, k.Help, k.Quit}},
 	}
 	keyW := 0
@@ -246,6 +253,7 @@ func (m *model) helpOverlay(w, h int) []string {
 	}
 	for _, p := range []string{
 		tr.HelpParaSpace, tr.HelpParaPhases, tr.HelpParaSearch, tr.HelpParaState, tr.HelpParaServed, tr.HelpParaCommand,
+		tr.HelpParaExercises,
 	} {
 		body = append(append(body, wrapLines(p, inner)...), "")
 	}
@@ -449,6 +457,10 @@ func (m *model) status() string {
 		if n := len(m.rq.held); n > 0 {
 			extra = fmt.Sprintf(tr.StatusHeld, n) + " · "
 		}
+		if m.exs != nil && m.ex.loaded && len(m.ex.all) > 0 {
+			d, n := m.ex.Done()
+			extra += fmt.Sprintf(tr.StatusExercises, d, n) + " · "
+		}
 		if m.note != "" {
 			extra += " · " + m.note
 		}
@@ -478,6 +490,10 @@ func (m *model) status() string {
 		s = st.Paused.Render(fmt.Sprintf(tr.StatusPausedAt, live.Checkpoint.ID())) + st.Note.Render(tr.StatusPausedNote)
 	default:
 		s = st.Running.Render(tr.StatusStarting)
+	}
+	if m.exs != nil && m.ex.loaded && len(m.ex.all) > 0 {
+		d, n := m.ex.Done()
+		s = st.Served.Render(fmt.Sprintf(tr.StatusExercises, d, n)) + " · " + s
 	}
 	if n := len(m.rq.held); n > 0 {
 		s = st.Paused.Render(fmt.Sprintf(tr.StatusHeld, n)) + " · " + s
@@ -509,6 +525,11 @@ func (m *model) shortHelp() []key.Binding {
 		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp(tr.KeyAnyKey, tr.BarBegin)), k.Quit}
 	case m.info != nil:
 		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp(tr.KeyAnyKey, tr.BarClose)), k.Quit}
+	case m.ex.typing:
+		return []key.Binding{
+			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.KeyAnswer)),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarCancel)),
+		}
 	case m.at == viewRequests && m.rq.typing:
 		return []key.Binding{
 			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.BarFilter)),

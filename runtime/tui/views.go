@@ -25,10 +25,11 @@ const (
 	viewKubectl
 	viewEtcd
 	viewGlossary
+	viewExercises
 )
 
 func (v viewID) String() string {
-	return [...]string{"walkthrough", "Requests", "kubectl", "etcd", "glossary"}[v]
+	return [...]string{"walkthrough", "Requests", "kubectl", "etcd", "glossary", "exercises"}[v]
 }
 
 // viewRects are where the after-serve views' panes go. In the stacked layout the Requests
@@ -37,6 +38,7 @@ type viewRects struct {
 	rqList, rqLane, rqDetails, rqSource rect
 	kcOut, kcReqs                       rect
 	evTree, evValue                     rect
+	exList, exDetail                    rect
 }
 
 // layoutViews places the after-serve views' panes in the body.
@@ -58,6 +60,9 @@ func (m *model) layoutViews() {
 		treeW := b.w * 45 / 100
 		r.evTree = rect{0, b.y, treeW, b.h}
 		r.evValue = rect{treeW, b.y, b.w - treeW, b.h}
+		exW := b.w * 45 / 100
+		r.exList = rect{0, b.y, exW, b.h}
+		r.exDetail = rect{exW, b.y, b.w - exW, b.h}
 	} else {
 		listH := b.h * 40 / 100
 		r.rqList = rect{0, b.y, b.w, listH}
@@ -69,12 +74,16 @@ func (m *model) layoutViews() {
 		treeH := b.h * 45 / 100
 		r.evTree = rect{0, b.y, b.w, treeH}
 		r.evValue = rect{0, b.y + treeH, b.w, b.h - treeH}
+		exH := b.h * 40 / 100
+		r.exList = rect{0, b.y, b.w, exH}
+		r.exDetail = rect{0, b.y + exH, b.w, b.h - exH}
 	}
 	m.vr = r
 	m.rq.SetSize(m.lay.wide, r.rqList, r.rqLane, r.rqDetails, r.rqSource)
 	m.kc.SetSize(r.kcOut, r.kcReqs)
 	m.ev.SetSize(r.evTree, r.evValue)
 	m.gl.SetSize(b.w, b.h)
+	m.ex.SetSize(m.lay.wide, r.exList, r.exDetail)
 	m.applyViewFocus()
 }
 
@@ -106,6 +115,7 @@ func (m *model) applyViewFocus() {
 	m.kc.reqs.SetFocused(m.kc.focus == kcRequests)
 	m.ev.value.SetFocused(m.ev.focus == 1)
 	m.ev.tree.SetFocused(m.ev.focus == 0)
+	m.ex.SetFocus(m.ex.focus)
 }
 
 // viewBody renders the body of an after-serve view.
@@ -142,6 +152,12 @@ func (m *model) viewBody() []string {
 		return append(append([]string{}, tree...), m.ev.value.View()...)
 	case viewGlossary:
 		return m.gl.View()
+	case viewExercises:
+		list := m.ex.listView(m.exs != nil)
+		if m.lay.wide {
+			return joinColumns(list, m.ex.detail.View())
+		}
+		return append(append([]string{}, list...), m.ex.detail.View()...)
 	}
 	return nil
 }
@@ -165,6 +181,9 @@ func (m *model) viewTitle() string {
 		}
 	case viewGlossary:
 		left = tr.ViewGlossaryTitle
+		right = tr.ViewGlossaryHint
+	case viewExercises:
+		left = tr.ViewExercisesTitle
 		right = tr.ViewGlossaryHint
 	}
 	l := st.Chain.Checkpoint.Render(left)
@@ -284,6 +303,17 @@ func (m *model) viewHelp() []key.Binding {
 		out = append(out, b("↑/↓", tr.BarMove), b("enter", tr.BarOpenClose), k.FocusNext)
 	case viewGlossary:
 		out = append(out, b("↑/↓", tr.BarScroll), k.PageDown)
+	case viewExercises:
+		out = append(out, k.Hint)
+		if e, ok := m.ex.selected(); ok && e.State != ExerciseDone {
+			switch e.Input {
+			case InputText:
+				out = append(out, k.Answer)
+			case InputChoice:
+				out = append(out, k.Choose)
+			}
+		}
+		out = append(out, b("↑/↓", tr.BarSelect), k.FocusNext)
 	}
 	return append(out, k.Help, k.Quit)
 }
@@ -313,6 +343,8 @@ func (m *model) viewKey(msg tea.KeyMsg) tea.Cmd {
 		return m.etcdKey(msg)
 	case viewGlossary:
 		m.glossaryKey(msg)
+	case viewExercises:
+		return m.exercisesKey(msg)
 	}
 	return nil
 }
@@ -748,7 +780,7 @@ func (m *model) heldChanged(held []HeldRequest) tea.Cmd {
 		cmd, _ := m.rq.ShowSource()
 		return cmd
 	}
-	if m.prompt.open {
+	if m.prompt.open || m.ex.typing {
 		m.note = fmt.Sprintf(m.tr.NoteHeldWhileTyping, fresh.Stage)
 		return nil
 	}
@@ -872,6 +904,9 @@ func (m *model) runLine(line string) (tea.Cmd, string) {
 		m.at = viewTour
 	case "glossary":
 		m.at = viewGlossary
+	case "exercises":
+		m.at = viewExercises
+		m.syncCurrent()
 	case "help":
 		m.info = commandsHelp(m.st, m.tr)
 	case "quit":
@@ -985,6 +1020,8 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 		ts = []target{{r.kcOut, func() { m.kc.focus = kcOutput }}, {r.kcReqs, func() { m.kc.focus = kcRequests }}}
 	case viewEtcd:
 		ts = []target{{r.evTree, func() { m.ev.focus = 0 }}, {r.evValue, func() { m.ev.focus = 1 }}}
+	case viewExercises:
+		ts = []target{{r.exList, func() { m.ex.focus = 0 }}, {r.exDetail, func() { m.ex.focus = 1 }}}
 	case viewGlossary:
 		if msg.Button == tea.MouseButtonWheelUp {
 			m.gl.pane.Scroll(-3)
@@ -1032,6 +1069,12 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 			m.ev.Move(n)
 		} else {
 			m.ev.value.Scroll(n)
+		}
+	case viewExercises:
+		if m.ex.focus == 0 {
+			m.ex.Move(n)
+		} else {
+			m.ex.detail.Scroll(n)
 		}
 	}
 }

@@ -612,7 +612,7 @@ func viewsFit(t *testing.T, lang string, w, h int) {
 	hs.keys("x")
 	hs.typeLine("glossary")
 	hs.keys("down", "pgdown", "G", "g")
-	for _, v := range []string{"req", "k", "etcd", "glossary"} {
+	for _, v := range []string{"req", "k", "etcd", "glossary", "ex"} {
 		hs.typeLine(v)
 		for _, r := range []tea.WindowSizeMsg{{Width: 200, Height: 60}, {Width: 80, Height: 24}, {Width: w, Height: h}} {
 			hs.send(r)

@@ -1,0 +1,4 @@
+package authenticator
+
+// Other is declared in another file of the package.
+func Other() {}
