@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/jsonpath"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubewalk/kubewalk/server"
 )
 
 // Exercises live beside their lesson, one file per lesson: content/<lang>/NN-<phase>.exercises.yaml
@@ -58,7 +60,8 @@ type Exercise struct {
 	// ID is unique across all lessons and never translated; progress is keyed by it.
 	ID string
 	// Lesson is the id of the lesson the exercise belongs to, Phase that lesson's phase (the
-	// exercise is available once the walkthrough reaches it) and LessonTitle its title.
+	// exercise is available once the walkthrough reaches it; serve for a lesson of the
+	// after-serve track) and LessonTitle its title.
 	Lesson, Phase, LessonTitle string
 	// Needs is NeedsServe when the exercise cannot be done before the server serves.
 	Needs string
@@ -158,6 +161,9 @@ type SolutionStep struct {
 	AnswerOutput bool `json:"answerOutput,omitempty"`
 	// Answer is typed as the answer (a choice's number for a choice exercise).
 	Answer string `json:"answer,omitempty"`
+	// Stdin is given to the kubectl command on its standard input (a manifest for
+	// `kubectl apply -f -`).
+	Stdin string `json:"stdin,omitempty"`
 	// Curl is a path to GET with no credentials at all, as `curl -k https://<server><path>`
 	// does: kubectl always sends some (or prompts for them).
 	Curl string `json:"curl,omitempty"`
@@ -224,6 +230,10 @@ func LoadExercises(fsys fs.FS, lang string, ls []Lesson) ([]Exercise, error) {
 					"exercise ids are unique across all lessons: rename one"))
 			}
 			seen[m.ID] = enName
+			if l.Track == TrackAfterServe && m.Needs != NeedsServe && len(ps) == 0 {
+				ps = append(ps, exProblem(enName, m.ID, "an exercise of an after-serve lesson opens once the server serves",
+					"add needs: serve"))
+			}
 			if len(ps) > 0 {
 				problems = append(problems, ps...)
 				continue
@@ -315,7 +325,11 @@ func overlayTexts(trf, en *exerciseFile, trName, enName string, ps Problems) (ma
 
 // exerciseOf builds the Exercise of English entry m with translation tr's texts.
 func exerciseOf(l Lesson, m, tr exerciseMatter, lang, file string) Exercise {
-	e := Exercise{ID: m.ID, Lesson: l.ID, Phase: l.Phase, LessonTitle: l.Title, Needs: m.Needs,
+	phase := l.Phase
+	if l.Track == TrackAfterServe {
+		phase = string(server.PhaseServe)
+	}
+	e := Exercise{ID: m.ID, Lesson: l.ID, Phase: phase, LessonTitle: l.Title, Needs: m.Needs,
 		Title: m.Title, Goal: strings.TrimSpace(m.Goal), Choices: slices.Clone(m.Choices), Hints: slices.Clone(m.Hints),
 		Why: strings.TrimSpace(m.Why), Check: *m.Check, Solution: slices.Clone(m.Solution), Lang: lang, File: file}
 	pick := func(dst *string, s string) {
@@ -404,6 +418,8 @@ func solutionProblems(m exerciseMatter, file string) []Problem {
 			bad(fmt.Sprintf("solution step %d is empty", i+1), "give it a kubectl command line, a curl path or an answer")
 		case s.Curl != "" && !strings.HasPrefix(s.Curl, "/"):
 			bad(fmt.Sprintf("solution step %d: curl %q is not a path", i+1, s.Curl), "give the path only, starting with /")
+		case s.Stdin != "" && s.Kubectl == "":
+			bad(fmt.Sprintf("solution step %d: stdin belongs to a kubectl step", i+1), "give it a kubectl command that reads it (apply -f -)")
 		case s.Curl != "" && (s.Fails || s.AnswerOutput):
 			bad(fmt.Sprintf("solution step %d: fails and answerOutput belong to kubectl steps", i+1), "delete them")
 		case s.Kubectl != "" && splitArgs(s.Kubectl) == nil:

@@ -13,6 +13,30 @@ func lessonMD(id, phase string) *fstest.MapFile {
 	return &fstest.MapFile{Data: []byte("---\nid: " + id + "\nphase: " + phase + "\ntitle: \"T\"\nsteps:\n  - id: s\n    checkpoint: " + phase + "/x\n    title: \"S\"\n    anchor: \"New\"\n---\n## s\n\nText.\n")}
 }
 
+// afterServeMD is a minimal lesson file of the after-serve track with the given id.
+func afterServeMD(id string) *fstest.MapFile {
+	return &fstest.MapFile{Data: []byte("---\nid: " + id + "\ntrack: after-serve\ntitle: \"T\"\nsteps:\n  - id: s\n    title: \"S\"\n    anchor: \"New\"\n---\n## s\n\nText.\n")}
+}
+
+// TestAfterServeExercisePhase: an after-serve lesson has no phase; its exercises open at serve.
+func TestAfterServeExercisePhase(t *testing.T) {
+	fsys := fstest.MapFS{
+		"en/21-later.md":             afterServeMD("later"),
+		"en/21-later.exercises.yaml": file("exercises:\n" + goodExercise("later-ex")),
+	}
+	ls, err := lessons.Load(fsys, "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs, err := lessons.LoadExercises(fsys, "en", ls)
+	if err != nil {
+		t.Fatalf("LoadExercises: %v", err)
+	}
+	if len(exs) != 1 || exs[0].Phase != "serve" || exs[0].Lesson != "later" {
+		t.Fatalf("exercises %+v, want one of lesson later at phase serve", exs)
+	}
+}
+
 // goodExercise is a sound English exercise with id; extra lines are added to it.
 func goodExercise(id string) string {
 	return `  - id: ` + id + `
@@ -114,6 +138,10 @@ func TestExerciseValidator(t *testing.T) {
 		{name: "answer without accepted", en: "exercises:\n" + strings.Replace(choiceExercise, "check: {kind: choice, correct: 2}", "check: {kind: answer}", 1), want: "needs the accepted answers"},
 		{name: "choice out of range", en: "exercises:\n" + strings.Replace(choiceExercise, "correct: 2", "correct: 3", 1), want: "correct 3: want the number of a choice, 1..2"},
 		{name: "typed without answer", en: "exercises:\n" + strings.Replace(choiceExercise, `solution: [{answer: "2"}]`, `solution: [{kubectl: "version"}]`, 1), want: "types exactly one answer, this one 0"},
+		{name: "stdin without kubectl", en: "exercises:\n" + strings.Replace(choiceExercise, `solution: [{answer: "2"}]`, `solution: [{answer: "2", stdin: "x"}]`, 1), want: "stdin belongs to a kubectl step"},
+		{name: "after-serve without needs", en: "exercises:\n" + goodExercise("ex"),
+			extra: fstest.MapFS{"en/21-later.md": afterServeMD("later"), "en/21-later.exercises.yaml": file("exercises:\n" + choiceExercise)},
+			want:  "exercise pick: an exercise of an after-serve lesson opens once the server serves", file: "en/21-later.exercises.yaml"},
 		{name: "live with an answer", en: replace(`- kubectl: "--context admin create rolebinding x -n default --clusterrole=view --user=bob"`, `- answer: "yes"`), want: "reads the server, not a typed answer"},
 		{name: "unknown field", en: replace("why:", "wy:"), want: `unknown field "wy"`},
 		{name: "not yaml", en: "exercises: [", want: "exercises:"},

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,6 +20,8 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/restmapper"
 
 	"github.com/kubewalk/kubewalk/content"
 	"github.com/kubewalk/kubewalk/lessons"
@@ -74,6 +77,9 @@ func (r solutionRunner) run(t *testing.T, ctx context.Context, step lessons.Solu
 	cmd.Env = append(os.Environ(), "HOME="+r.home, "KUBECONFIG=", "KUBECACHEDIR="+r.home+"/cache")
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if step.Stdin != "" {
+		cmd.Stdin = strings.NewReader(step.Stdin)
+	}
 	err = cmd.Run()
 	switch {
 	case step.Fails && err == nil:
@@ -288,4 +294,108 @@ var facts = map[string]func(t *testing.T, s *server.Server, store *tracing.Store
 		}
 		return m[1]
 	},
+	// kubectl's own RESTMapper, built from this server's discovery, maps the shortcut.
+	"apimachinery-lesson-gvr": func(t *testing.T, s *server.Server, _ *tracing.Store) string {
+		disc := clientAs(t, s, "admin").Discovery()
+		groups, err := restmapper.GetAPIGroupResources(disc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mapper := restmapper.NewShortcutExpander(restmapper.NewDiscoveryRESTMapper(groups), disc, nil)
+		gvr, err := mapper.ResourceFor(schema.GroupVersionResource{Resource: "lsn"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gvk, err := mapper.KindFor(gvr)
+		if err != nil || gvk.Kind != "Lesson" {
+			t.Fatalf("%s maps to kind %v (%v), want Lesson", gvr, gvk, err)
+		}
+		return gvr.Group + "/" + gvr.Version + "/" + gvr.Resource
+	},
+	// The bytes etcd holds for the configmap the solution created, escaped as the state pane
+	// and the explorer show them (`\x00`).
+	"apimachinery-protobuf-magic": func(t *testing.T, s *server.Server, _ *tracing.Store) string {
+		q := strconv.Quote(string(etcdValue(t, s, "configmaps/default/demo")[:4]))
+		return q[1 : len(q)-1]
+	},
+	// Nothing created pods for the deployment the scale exercise asked for.
+	"deployments-no-pods": func(t *testing.T, s *server.Server, _ *tracing.Store) string {
+		c := clientAs(t, s, "admin")
+		d, err := c.AppsV1().Deployments("default").Get(t.Context(), "web", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Spec.Replicas == nil || *d.Spec.Replicas != 3 {
+			t.Fatalf("deployment web wants %v replicas, the goal says 3", d.Spec.Replicas)
+		}
+		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pods, err := c.CoreV1().Pods("").List(t.Context(), metav1.ListOptions{LabelSelector: sel.String()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pods.Items) != 0 {
+			t.Fatalf("%d pods match %s", len(pods.Items), sel)
+		}
+		return "2"
+	},
+	// The choices name the minor versions around 1.37.
+	"version-skew-kubectl-range": func(t *testing.T, s *server.Server, _ *tracing.Store) string {
+		v, err := clientAs(t, s, "admin").Discovery().ServerVersion()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Major != "1" || v.Minor != "37" {
+			t.Fatalf("the server is %s.%s (%s); the choices are written for 1.37", v.Major, v.Minor, v.GitVersion)
+		}
+		return "1"
+	},
+	// The apiVersion the stored bytes of the lesson written as v1alpha1 declare.
+	"version-skew-storage-version": func(t *testing.T, s *server.Server, _ *tracing.Store) string {
+		acc, err := s.Etcd()
+		if err != nil {
+			t.Fatal(err)
+		}
+		so, err := acc.Decode(etcdValue(t, s, "lessons/default/hello"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return so.GVK.GroupVersion().String()
+	},
+	// The apps/v1 discovery document names the kind of deployments/scale.
+	"article-scale-discovery": func(t *testing.T, s *server.Server, _ *tracing.Store) string {
+		rl, err := clientAs(t, s, "admin").Discovery().ServerResourcesForGroupVersion("apps/v1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rl.APIResources {
+			if r.Name == "deployments/scale" {
+				if r.Group != "autoscaling" || r.Version != "v1" {
+					t.Errorf("deployments/scale is %s/%s %s, the why says autoscaling/v1", r.Group, r.Version, r.Kind)
+				}
+				return r.Kind
+			}
+		}
+		t.Fatal("apps/v1 discovery lists no deployments/scale")
+		return ""
+	},
+}
+
+// etcdValue reads the value of key (below the server's prefix) from the server's etcd.
+func etcdValue(t *testing.T, s *server.Server, key string) []byte {
+	t.Helper()
+	acc, err := s.Etcd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := acc.Get(t.Context(), acc.KeyPrefix()+key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Kvs) == 0 || len(resp.Kvs[0].Value) < 4 {
+		t.Fatalf("etcd holds no value at %s%s", acc.KeyPrefix(), key)
+	}
+	return resp.Kvs[0].Value
 }

@@ -41,3 +41,36 @@ func TestPrintExercises(t *testing.T) {
 		t.Errorf("a lesson without exercises printed %q", out.String())
 	}
 }
+
+// TestPrintTrackExercises: the after-serve track lists each lesson's exercises after that
+// lesson's last step, as the startup lessons do.
+func TestPrintTrackExercises(t *testing.T) {
+	w := Walkthrough{
+		Lessons: []lessons.Lesson{
+			{ID: "own-group", Track: lessons.TrackAfterServe, Title: "Own group",
+				Steps: []lessons.Step{{ID: "register", Title: "Register"}, {ID: "conversion", Title: "Conversion"}}},
+			{ID: "deployments", Track: lessons.TrackAfterServe, Title: "Deployments", Steps: []lessons.Step{{ID: "storage", Title: "Storage"}}},
+		},
+		Exercises: []lessons.Exercise{
+			{ID: "a", Lesson: "own-group", Title: "Write owner", Goal: "Read author."},
+			{ID: "b", Lesson: "deployments", Title: "Scale web", Goal: "To 3."},
+		},
+	}
+	var out bytes.Buffer
+	if err := printTrack(t.Context(), nil, w, Options{Out: &out, Width: 100}, i18n.For("en"), false); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	order := []string{"Register", "Conversion", "○ Write owner: Read author.", "Deployments — Storage", "○ Scale web: To 3."}
+	at := 0
+	for _, want := range order {
+		i := strings.Index(got[at:], want)
+		if i < 0 {
+			t.Fatalf("output lacks %q after byte %d:\n%s", want, at, got)
+		}
+		at += i + len(want)
+	}
+	if strings.Count(got, "Exercises of this lesson") != 2 {
+		t.Errorf("want the exercises heading once per lesson:\n%s", got)
+	}
+}

@@ -303,7 +303,7 @@ func finish(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr 
 }
 
 // printTrack prints the after-serve lessons step by step, each with the tree its live probe
-// reads from s now; with pause set it waits for Enter between steps ("q" leaves the track).
+// reads from s now, and each lesson's exercises after its last step; with pause set it waits for Enter between steps ("q" leaves the track).
 func printTrack(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr *i18n.Strings, pause bool) error {
 	var steps []struct {
 		l lessons.Lesson
@@ -354,6 +354,9 @@ func printTrack(ctx context.Context, s *server.Server, w Walkthrough, o Options,
 		}
 		if w.Progress != nil {
 			w.Progress(x.l.ID, x.s.ID)
+		}
+		if x.l.Steps[len(x.l.Steps)-1].ID == x.s.ID {
+			w.printExercises(o, tr, x.l)
 		}
 		if !pause || i == len(steps)-1 {
 			continue
