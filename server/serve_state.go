@@ -53,9 +53,10 @@ func (s *Server) describeServe(n *Node) {
 }
 
 // SelfCheckAgent is the User-Agent of the requests kubewalk makes to its own server to show
-// it to the learner: the state pane's /readyz?verbose here, the TUI's health poll. A view of
-// the server's traffic counts them with the loopback traffic (hidden by default), so that
-// they do not bury the learner's own requests.
+// it to the learner: the state pane's /readyz?verbose here, the TUI's health poll. Like every
+// client of kubewalk's own (kubewalk-loopback, kubewalk-exercises) it starts "kubewalk-": the
+// Requests view counts those with the loopback traffic (hidden by default), so that they do
+// not bury the learner's own requests.
 const SelfCheckAgent = "kubewalk-self-check"
 
 // readyzVerbose fetches /readyz?verbose and returns its checks as one line.

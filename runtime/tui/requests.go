@@ -51,6 +51,12 @@ type reqLoadedMsg struct {
 	closed      bool // the subscription's channel was closed
 }
 
+// ownRequest reports whether kubewalk itself made the request: its clients name themselves
+// "kubewalk-…" in the User-Agent (the panel's and the state pane's health checks,
+// server.SelfCheckAgent; the exercise checks; the loopback client). The Requests view counts
+// them with the loopback traffic, hidden until L, or they would bury the learner's requests.
+func ownRequest(t tracing.Trace) bool { return strings.HasPrefix(t.UserAgent, "kubewalk-") }
+
 // load reads a snapshot. It runs in a tea.Cmd.
 func load(reqs Requests, bps Breakpoints, q *reqQuery) reqLoadedMsg {
 	q.loadMu.Lock()
@@ -69,7 +75,7 @@ func load(reqs Requests, bps Breakpoints, q *reqQuery) reqLoadedMsg {
 	}
 	msg.traces = reqs.List(f)
 	if !f.Loopback {
-		msg.traces = slices.DeleteFunc(msg.traces, func(t tracing.Trace) bool { return t.UserAgent == healthAgent })
+		msg.traces = slices.DeleteFunc(msg.traces, func(t tracing.Trace) bool { return ownRequest(t) })
 	}
 	sort.SliceStable(msg.traces, func(i, j int) bool { return msg.traces[i].Seq > msg.traces[j].Seq })
 	for _, id := range want {
