@@ -52,6 +52,13 @@ func (s *Server) describeServe(n *Node) {
 	}
 }
 
+// SelfCheckAgent is the User-Agent of the requests kubewalk makes to its own server to show
+// it to the learner: the state pane's /readyz?verbose here, the TUI's health poll. Like every
+// client of kubewalk's own (kubewalk-loopback, kubewalk-exercises) it starts "kubewalk-": the
+// Requests view counts those with the loopback traffic (hidden by default), so that they do
+// not bury the learner's own requests.
+const SelfCheckAgent = "kubewalk-self-check"
+
 // readyzVerbose fetches /readyz?verbose and returns its checks as one line.
 func (s *Server) readyzVerbose() string {
 	cfg, err := s.RESTConfig("admin")
@@ -66,6 +73,7 @@ func (s *Server) readyzVerbose() string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, cfg.Host+"/readyz?verbose", nil)
+	req.Header.Set("User-Agent", SelfCheckAgent)
 	resp, err := client.Do(req)
 	if err != nil {
 		return err.Error()

@@ -106,6 +106,8 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	}
 	defer eng.Close()
 	defer traces.Breakpoints.Close() // before the server stops: no request stays held
+	etcd := newEtcdBrowser(eng.Server())
+	defer etcd.Close()
 	// shutdown closes the engine; after an interrupt it says so first, on the terminal.
 	shutdown := func(interrupted bool) error {
 		if interrupted {
@@ -113,6 +115,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 			e2eHooks.shutdown()
 		}
 		traces.Breakpoints.Close() // before the server stops: no request stays held
+		_ = etcd.Close()           // its watches end before the etcd client does
 		return eng.Close()
 	}
 
@@ -179,7 +182,8 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start,
 		ShowWelcome: !prog.welcomeSeen(), OnWelcomeDismissed: prog.welcomeDismissed,
 		NewKubectl: newKubectl, Exercises: exerciseView{tracker},
-		Progress: prog.record})
+		Progress: prog.record,
+		Requests: traces.Store, Breakpoints: tuiBreakpoints{traces.Breakpoints}, Etcd: etcd})
 	sess.terminalTaken(false)
 	stopTracker() // its checks talk to the server: stop them before it stops
 	interrupted := ctx.Err() != nil || errors.Is(err, tui.ErrInterrupted)

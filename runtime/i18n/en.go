@@ -54,8 +54,9 @@ type Strings struct {
 	StatusQuits                                      string
 	StatusServing                                    string
 	StatusServingAt                                  string // %s: the address
-	StatusBackToLesson                               string
-	StatusAllDone                                    string
+	StatusBackToLesson, StatusBackToLessonShort      string
+	StatusAllDone, StatusAllDoneShort                string
+	StatusAllDoneShortest                            string
 	StatusRunningTo                                  string // %s: a target
 	StatusPausedAt                                   string // %s: a checkpoint ID
 	StatusPausedNote                                 string
@@ -205,6 +206,7 @@ type Strings struct {
 	EtcdSoFar                                                                string
 	EtcdRev                                                                  string // %d
 	EtcdNotWired                                                             string
+	EtcdNotReady                                                             string
 	EtcdListError                                                            string // %s prefix, %s error
 	EtcdListing                                                              string // %s prefix
 	EtcdNoKey                                                                string // %s prefix
@@ -363,25 +365,28 @@ type Strings struct {
 	TrackLine            string // %s: the lesson's title
 	TrackStepOf          string // %d step, %d steps
 	StatusTrack          string
+	StatusTrackShort     string // StatusTrack where the line is narrow
 	StatusAllDoneNoTrack string
-	NoteTrackEnd         string
-	NoteTrackBefore      string
-	NoteTrackNone        string
-	NoteTrackNoProbe     string
-	NoteProbeRunning     string // %s: the probe id
-	ErrTrackArg          string // %d: the number of lessons
-	CmdTrack             string
-	KeyRerun             string
-	HelpTrack            string
-	HelpParaTrack        string
-	BarRerun             string
-	BarTrack             string
-	StateProbeDetail     string // %s: the probe id
-	StateProbeRunning    string // %s: the probe id
-	StateProbeReading    string
-	StateProbeError      string // %s probe id, %v error
-	StateProbeNone       string
-	StateProbeNotWired   string
+	// StatusAllDoneNoTrackShort and ...Shortest replace it where the line is narrow.
+	StatusAllDoneNoTrackShort, StatusAllDoneNoTrackShortest string
+	NoteTrackEnd                                            string
+	NoteTrackBefore                                         string
+	NoteTrackNone                                           string
+	NoteTrackNoProbe                                        string
+	NoteProbeRunning                                        string // %s: the probe id
+	ErrTrackArg                                             string // %d: the number of lessons
+	CmdTrack                                                string
+	KeyRerun                                                string
+	HelpTrack                                               string
+	HelpParaTrack                                           string
+	BarRerun                                                string
+	BarTrack                                                string
+	StateProbeDetail                                        string // %s: the probe id
+	StateProbeRunning                                       string // %s: the probe id
+	StateProbeReading                                       string
+	StateProbeError                                         string // %s probe id, %v error
+	StateProbeNone                                          string
+	StateProbeNotWired                                      string
 
 	// kube-apiserver side by side, and fetching a module's source.
 	KeySideBySide     string
@@ -529,30 +534,33 @@ func english() Strings {
 		WelcomeKeyHelp:  "every key",
 		WelcomeBegin:    "Press any key to begin · q quits",
 
-		StartingServer:       "Starting the server…",
-		CheckpointOf:         "checkpoint %d/%d",
-		WhereFailed:          "the server failed",
-		WhereServing:         "the server is serving",
-		WhereRunningTo:       "the server is running to %s",
-		WherePausedAt:        "the server is paused at %s",
-		StatusReviewing:      "REVIEWING step %d/%d (%s)",
-		StatusReviewWhere:    "— %s",
-		StatusReviewNote:     " · ←/→ step through · esc back to live",
-		StatusFailed:         "✗ FAILED: ",
-		StatusQuits:          " · q quits",
-		StatusServing:        "✓ SERVING",
-		StatusServingAt:      "✓ SERVING at %s",
-		StatusBackToLesson:   " · :lesson goes back to the walkthrough",
-		StatusAllDone:        " · all phases done · n: the after-serve lessons · K: try kubectl",
-		StatusRunningTo:      "… running to %s",
-		StatusPausedAt:       "⏸ PAUSED at %s",
-		StatusPausedNote:     " · the live server waits here · space: next checkpoint",
-		StatusStarting:       "… starting the server",
-		StatusHeld:           "⏸ %d HELD",
-		TargetNextCheckpoint: "the next checkpoint",
-		TargetNextPhase:      "the next phase",
-		TargetEnd:            "the end (serving)",
-		TargetPhase:          "phase %s",
+		StartingServer:          "Starting the server…",
+		CheckpointOf:            "checkpoint %d/%d",
+		WhereFailed:             "the server failed",
+		WhereServing:            "the server is serving",
+		WhereRunningTo:          "the server is running to %s",
+		WherePausedAt:           "the server is paused at %s",
+		StatusReviewing:         "REVIEWING step %d/%d (%s)",
+		StatusReviewWhere:       "— %s",
+		StatusReviewNote:        " · ←/→ step through · esc back to live",
+		StatusFailed:            "✗ FAILED: ",
+		StatusQuits:             " · q quits",
+		StatusServing:           "✓ SERVING",
+		StatusServingAt:         "✓ SERVING at %s",
+		StatusBackToLesson:      " · :lesson goes back to the walkthrough",
+		StatusBackToLessonShort: " · K: walkthrough",
+		StatusAllDone:           " · all phases done · n: the after-serve lessons · :requests, :k kubectl, :etcd",
+		StatusAllDoneShort:      " · all done · n: lessons · :requests, :k, :etcd",
+		StatusAllDoneShortest:   " · n: lessons · : commands",
+		StatusRunningTo:         "… running to %s",
+		StatusPausedAt:          "⏸ PAUSED at %s",
+		StatusPausedNote:        " · the live server waits here · space: next checkpoint",
+		StatusStarting:          "… starting the server",
+		StatusHeld:              "⏸ %d HELD",
+		TargetNextCheckpoint:    "the next checkpoint",
+		TargetNextPhase:         "the next phase",
+		TargetEnd:               "the end (serving)",
+		TargetPhase:             "phase %s",
 
 		NoteResumeFailed:      "could not resume the server: %s",
 		NoteStartupFailed:     "the startup failed; q quits",
@@ -564,10 +572,10 @@ func english() Strings {
 		NoteNoChange:          "nothing new or changed in the state tree at this step",
 		NoteNoStopInPhase:     "no recorded stop in phase %s",
 		NoteKubectlRefused:    "not run: see the kubectl pane for why, and the command to run elsewhere",
-		NoteLoopbackShown:     "showing the server's own loopback requests too",
-		NoteLoopbackHidden:    "hiding the server's own loopback requests",
+		NoteLoopbackShown:     "showing the server's own loopback requests and kubewalk's own checks too",
+		NoteLoopbackHidden:    "hiding the server's own loopback requests and kubewalk's own checks",
 		NoteStageNoCode:       "this stage names no code",
-		NoteStageNoEtcd:       "S opens the etcd key of a storage stage; select one in the lane (←/→)",
+		NoteStageNoEtcd:       "S opens the etcd key a request stored or read; this one never reached storage",
 		NoteStoppingKubectl:   "stopping kubectl…",
 		NoteNoLane:            "no lane to open for this request",
 		NoteEtcdNotWired:      "the etcd explorer is not wired into this run",
@@ -759,7 +767,7 @@ func english() Strings {
 		KubectlRefusedWhy:   "✗ not run: %s",
 		KubectlElsewhere:    "Run it in another terminal:",
 		KubectlReqsIntro:    "The requests a command makes show here, each with its lane through the chain.",
-		KubectlReqsLater:    "The requests show here when the command ends.",
+		KubectlReqsLater:    "The requests show here as their responses arrive.",
 		KubectlReqsNone:     "The command made no request.",
 		KubectlNoResponse:   "no response",
 		KubectlNoStore:      "audit ID %s (no trace store in this run)",
@@ -782,6 +790,7 @@ func english() Strings {
 		EtcdSoFar:         " so far",
 		EtcdRev:           "rev %d",
 		EtcdNotWired:      "The etcd explorer is not wired into this run: there is no etcd reader.",
+		EtcdNotReady:      "Nothing to explore yet: the server connects to etcd, and learns where each resource's keys go, in the storage phase. Go back to the walkthrough (K) and step on to storage/rest-stores (E runs to the end): this view lists the keys as soon as the server gets there.",
 		EtcdListError:     "✗ listing %s: %s",
 		EtcdListing:       "Listing %s…",
 		EtcdNoKey:         "No key under %s.",
@@ -940,53 +949,56 @@ func english() Strings {
 		CLIExitStatus:       "exit status %d",
 		CLISignal:           "signal: %s",
 
-		PlainPrompt:          "[Enter] next step · [p]+Enter next phase · [a]+Enter run to the end · [q]+Enter quit › ",
-		PlainNoStep:          "(no lesson step covers %s)",
-		PlainKube:            "In kube-apiserver: %s",
-		PlainSource:          "source: server/%s:%d-%d (%s)",
-		PlainSourceError:     "source: %s (not resolved: %v)",
-		PlainUpstream:        "upstream: %s",
-		PlainState:           "state (%s):",
-		PlainPhasesDone:      "phases done: %s",
-		PlainServing:         "The server is serving at %s",
-		PlainKubeconfig:      "kubeconfig: %s (contexts: admin, alice, bob)",
-		PlainExport:          "  export KUBECONFIG=%s; kubectl get ns",
-		PlainRequests:        "Requests through the chain you just built:",
-		PlainNoTerminal:      "stdin is not a terminal, so nothing can keep this server running: it stops now, with its\nkubeconfig. To use kubectl with a server, run `kubewalk serve` (or `kubewalk --plain` in a terminal).",
-		PlainKeepsRunning:    "The server keeps running for kubectl. Press Enter (or Ctrl-C) to stop it › ",
-		PlainTrack:           "After-serve lessons: they read the running server. Create the objects a step names with kubectl, then read the step again.",
-		PlainTrackPrompt:     "[Enter] next step · [q]+Enter leave the lessons › ",
-		PlainLive:            "live (%s):",
-		PlainLiveError:       "live (%s): not read: %v",
-		PlainError:           "error: %s",
-		PlainAllowed:         "200/201 allowed",
-		DemoListNS:           "list namespaces",
-		DemoCreateCM:         "create configmap default/plain-demo",
-		DemoListSecrets:      "list secrets in default",
-		DemoListCM:           "list configmaps in default",
-		DemoCreatePod:        "create pod with image nginx:latest",
-		TrackLine:            "after serve · %s",
-		TrackStepOf:          "step %d of %d",
-		StatusAllDoneNoTrack: " · all phases done · K: try kubectl (the kubectl panel)",
-		StatusTrack:          " · after-serve lessons · r: read the server again",
-		NoteTrackEnd:         "the last after-serve step: ← goes back, esc to the serve stop",
-		NoteTrackBefore:      "The after-serve lessons read the running server, so they open once it serves. Press E to run startup to the end, then n.",
-		NoteTrackNone:        "no after-serve lessons are loaded",
-		NoteTrackNoProbe:     "this step reads nothing live",
-		NoteProbeRunning:     "still reading the server (%s)",
-		ErrTrackArg:          ":track takes a lesson number from 1 to %d",
-		CmdTrack:             "the after-serve lessons (N: start at lesson N)",
-		KeyRerun:             "read the server again (after-serve step)",
-		HelpTrack:            "After-serve lessons",
-		HelpParaTrack:        "Once the server serves, n opens the after-serve lessons (also :track): each step shows our code, its lesson and, in the state pane, what a live probe reads from the running server. Create the objects a step names with kubectl (K, or a second terminal), then press r to read again; the probe also runs whenever you come back to the step. ← goes back, esc returns to the serve stop. s shows the matching kube-apiserver v1.37.2 function beside our code (F fetches its source when the module cache lacks it).",
-		BarRerun:             "read again",
-		BarTrack:             "after-serve lessons",
-		StateProbeDetail:     "live · %s",
-		StateProbeRunning:    "Reading the running server (probe %s)…",
-		StateProbeReading:    "reading…",
-		StateProbeError:      "The probe %s could not read the server: %v\n\nPress r to try again.",
-		StateProbeNone:       "This step reads nothing live: its code and lesson are the point.",
-		StateProbeNotWired:   "Live probes are not wired into this screen.",
+		PlainPrompt:                  "[Enter] next step · [p]+Enter next phase · [a]+Enter run to the end · [q]+Enter quit › ",
+		PlainNoStep:                  "(no lesson step covers %s)",
+		PlainKube:                    "In kube-apiserver: %s",
+		PlainSource:                  "source: server/%s:%d-%d (%s)",
+		PlainSourceError:             "source: %s (not resolved: %v)",
+		PlainUpstream:                "upstream: %s",
+		PlainState:                   "state (%s):",
+		PlainPhasesDone:              "phases done: %s",
+		PlainServing:                 "The server is serving at %s",
+		PlainKubeconfig:              "kubeconfig: %s (contexts: admin, alice, bob)",
+		PlainExport:                  "  export KUBECONFIG=%s; kubectl get ns",
+		PlainRequests:                "Requests through the chain you just built:",
+		PlainNoTerminal:              "stdin is not a terminal, so nothing can keep this server running: it stops now, with its\nkubeconfig. To use kubectl with a server, run `kubewalk serve` (or `kubewalk --plain` in a terminal).",
+		PlainKeepsRunning:            "The server keeps running for kubectl. Press Enter (or Ctrl-C) to stop it › ",
+		PlainTrack:                   "After-serve lessons: they read the running server. Create the objects a step names with kubectl, then read the step again.",
+		PlainTrackPrompt:             "[Enter] next step · [q]+Enter leave the lessons › ",
+		PlainLive:                    "live (%s):",
+		PlainLiveError:               "live (%s): not read: %v",
+		PlainError:                   "error: %s",
+		PlainAllowed:                 "200/201 allowed",
+		DemoListNS:                   "list namespaces",
+		DemoCreateCM:                 "create configmap default/plain-demo",
+		DemoListSecrets:              "list secrets in default",
+		DemoListCM:                   "list configmaps in default",
+		DemoCreatePod:                "create pod with image nginx:latest",
+		TrackLine:                    "after serve · %s",
+		TrackStepOf:                  "step %d of %d",
+		StatusAllDoneNoTrack:         " · all phases done · :requests, :k kubectl, :etcd · K: the kubectl panel",
+		StatusAllDoneNoTrackShort:    " · all done · : requests, kubectl, etcd · K: panel",
+		StatusAllDoneNoTrackShortest: " · : requests, kubectl, etcd",
+		StatusTrack:                  " · after-serve lessons · r: read the server again",
+		StatusTrackShort:             " · r: read again",
+		NoteTrackEnd:                 "the last after-serve step: ← goes back, esc to the serve stop",
+		NoteTrackBefore:              "The after-serve lessons read the running server, so they open once it serves. Press E to run startup to the end, then n.",
+		NoteTrackNone:                "no after-serve lessons are loaded",
+		NoteTrackNoProbe:             "this step reads nothing live",
+		NoteProbeRunning:             "still reading the server (%s)",
+		ErrTrackArg:                  ":track takes a lesson number from 1 to %d",
+		CmdTrack:                     "the after-serve lessons (N: start at lesson N)",
+		KeyRerun:                     "read the server again (after-serve step)",
+		HelpTrack:                    "After-serve lessons",
+		HelpParaTrack:                "Once the server serves, n opens the after-serve lessons (also :track): each step shows our code, its lesson and, in the state pane, what a live probe reads from the running server. Create the objects a step names with kubectl (K, or a second terminal), then press r to read again; the probe also runs whenever you come back to the step. ← goes back, esc returns to the serve stop. s shows the matching kube-apiserver v1.37.2 function beside our code (F fetches its source when the module cache lacks it).",
+		BarRerun:                     "read again",
+		BarTrack:                     "after-serve lessons",
+		StateProbeDetail:             "live · %s",
+		StateProbeRunning:            "Reading the running server (probe %s)…",
+		StateProbeReading:            "reading…",
+		StateProbeError:              "The probe %s could not read the server: %v\n\nPress r to try again.",
+		StateProbeNone:               "This step reads nothing live: its code and lesson are the point.",
+		StateProbeNotWired:           "Live probes are not wired into this screen.",
 
 		KeySideBySide:     "kube-apiserver side by side",
 		KeyFetch:          "fetch missing source (go mod download)",

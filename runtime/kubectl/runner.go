@@ -172,6 +172,8 @@ func (r *Runner) RunLine(ctx context.Context, line string, out io.Writer) (Resul
 // a pinned flag, standard input), a context error while waiting for the previous command, or
 // a command that did not stop within Options.StopGrace of ctx ending.
 //
+// If out implements RequestObserver, it hears of each request as its response arrives.
+//
 // Cancelling ctx stops the command: every HTTP request it makes carries a context that ends
 // with ctx, so `get -w` and `logs -f` return promptly, and Run leaves no goroutine behind. Should
 // a command still not return within Options.StopGrace, Run returns an error while the command
@@ -190,6 +192,9 @@ func (r *Runner) Run(ctx context.Context, args []string, out io.Writer) (Result,
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	st := &runState{ctx: runCtx, out: out, rec: &recorder{ctx: runCtx}}
+	if o, ok := out.(RequestObserver); ok {
+		st.rec.observe = o.ObserveRequest
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

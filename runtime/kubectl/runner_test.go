@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -524,4 +525,77 @@ func clientFor(t testing.TB, cfg *rest.Config) kubernetes.Interface {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// observingBuffer is an output that also hears of each request as its response arrives.
+type observingBuffer struct {
+	syncBuffer
+	mu   sync.Mutex
+	seen []kubectl.Request
+}
+
+func (o *observingBuffer) ObserveRequest(q kubectl.Request) {
+	o.mu.Lock()
+	o.seen = append(o.seen, q)
+	o.mu.Unlock()
+}
+
+func (o *observingBuffer) requests() []kubectl.Request {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.seen)
+}
+
+// TestRunObservesRequestsLive: an output that is a RequestObserver hears of a `get -w`'s
+// watch request, with its audit ID, while the command still streams; once it ends, the
+// observed requests are the Result's (in the order their responses came).
+func TestRunObservesRequestsLive(t *testing.T) {
+	r := newRunner(t)
+	run(t, r, "create cm "+uniqueName("seed"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &observingBuffer{}
+	type ran struct {
+		res kubectl.Result
+		err error
+	}
+	done := make(chan ran, 1)
+	go func() {
+		res, err := r.RunLine(ctx, "get cm -w", out)
+		done <- ran{res, err}
+	}()
+	waitFor(t, time.Minute, "the watch request observed", func() bool {
+		for _, q := range out.requests() {
+			if strings.Contains(q.Path, "watch=true") && uuidRE.MatchString(q.AuditID) && q.Code == 200 {
+				return true
+			}
+		}
+		return false
+	})
+	select {
+	case got := <-done:
+		t.Fatalf("the watch ended before it was cancelled: %+v, %v", got.res, got.err)
+	default:
+	}
+	cancel()
+	var got ran
+	select {
+	case got = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("Run did not return after cancel")
+	}
+	seen := out.requests()
+	if len(seen) != len(got.res.Requests) {
+		t.Fatalf("observed %d requests, the result has %d:\n%+v\n%+v", len(seen), len(got.res.Requests), seen, got.res.Requests)
+	}
+	// Observed as the responses arrived, which for concurrent requests is not the order sent.
+	byID := map[string]kubectl.Request{}
+	for _, q := range seen {
+		byID[q.AuditID] = q
+	}
+	for _, q := range got.res.Requests {
+		if o, ok := byID[q.AuditID]; !ok || o.Path != q.Path || o.Code != q.Code {
+			t.Errorf("result's %+v: observed %+v", q, o)
+		}
+	}
 }

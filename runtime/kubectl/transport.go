@@ -22,13 +22,35 @@ type Request struct {
 	Err string
 }
 
+// RequestObserver may be implemented by the writer Run is given: ObserveRequest is then
+// called with each request the command makes as its response arrives (or as it fails), while
+// the command runs. Result.Requests has them all, but only once the command ends; a `get -w`
+// ends when it is stopped, and a screen wants to show the watch's lane while it streams. It
+// is called on the goroutine that made the request, possibly from several at once, and must
+// not block.
+type RequestObserver interface {
+	ObserveRequest(Request)
+}
+
 // recorder is the transport side of one Run: it records every request the command makes, in
 // the order they were sent, and ties each to the Run's context so that cancelling the Run ends
 // every request — kubectl itself starts most of them with context.Background().
 type recorder struct {
-	ctx  context.Context // the Run's context; cancelled when Run ends
-	mu   sync.Mutex
-	reqs []*Request
+	ctx     context.Context // the Run's context; cancelled when Run ends
+	observe func(Request)   // nil, or the output's RequestObserver
+	mu      sync.Mutex
+	reqs    []*Request
+}
+
+// done records how a request ended and tells the observer.
+func (r *recorder) done(entry *Request, set func(*Request)) {
+	r.mu.Lock()
+	set(entry)
+	q := *entry
+	r.mu.Unlock()
+	if r.observe != nil {
+		r.observe(q)
+	}
 }
 
 // wrap is a transport.WrapperFunc (see rest.Config.Wrap).
@@ -70,15 +92,10 @@ func (t *recordingRoundTripper) RoundTrip(req *http.Request) (*http.Response, er
 	resp, err := t.next.RoundTrip(req.WithContext(ctx))
 	if err != nil {
 		release()
-		t.rec.mu.Lock()
-		entry.Err = err.Error()
-		t.rec.mu.Unlock()
+		t.rec.done(entry, func(q *Request) { q.Err = err.Error() })
 		return nil, err
 	}
-	t.rec.mu.Lock()
-	entry.Code = resp.StatusCode
-	entry.AuditID = resp.Header.Get("Audit-Id")
-	t.rec.mu.Unlock()
+	t.rec.done(entry, func(q *Request) { q.Code, q.AuditID = resp.StatusCode, resp.Header.Get("Audit-Id") })
 	resp.Body = &releasingBody{ReadCloser: resp.Body, release: release}
 	return resp, nil
 }

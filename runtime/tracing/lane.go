@@ -190,8 +190,7 @@ func applyHold(st *Stage, h *hold) {
 	switch {
 	case h.until.IsZero():
 		st.Outcome = OutcomeHeld
-		st.Detail = "held " + by + " since " + h.since.Format("15:04:05")
-		st.Fields = append(st.Fields, Field{"breakpoint", "held " + by})
+		st.Detail = "held " + by + " since " + h.since.Format("15:04:05") // no field repeating it
 	case h.outcome == holdAbort:
 		st.Outcome, st.Stopped = OutcomeAborted, true
 		st.Detail = "failed by the learner at a breakpoint (" + st.Name + ")"

@@ -74,9 +74,10 @@ type EtcdBrowser interface {
 	List(ctx context.Context, prefix string, limit int, continueKey string) (EtcdPage, error)
 	// Decode reads key and decodes its value with the server's own codecs.
 	Decode(ctx context.Context, key string) (EtcdValue, error)
-	// Watch reports every change under /registry from now on, until ctx ends (then the
-	// channel is closed).
-	Watch(ctx context.Context) <-chan EtcdChange
+	// Watch reports every change under /registry after afterRevision (the Revision of the
+	// listing's first page, so that nothing between the listing and the watch is missed),
+	// until ctx ends or the watch fails (then the channel is closed).
+	Watch(ctx context.Context, afterRevision int64) <-chan EtcdChange
 }
 
 // EtcdKey is one stored key with its metadata (no value).
@@ -86,7 +87,8 @@ type EtcdKey struct {
 	// CreateRevision and ModRevision are the etcd revisions that created and last changed
 	// the key; Version counts its changes since it was created.
 	CreateRevision, ModRevision, Version int64
-	// Size is the stored value's size in bytes.
+	// Size is the stored value's size in bytes, -1 when the listing did not read it (a
+	// listing reads keys only: etcd answers that from its index).
 	Size int
 }
 

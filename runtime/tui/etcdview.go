@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/server"
 )
 
 // etcdPrefix is where the server keeps its objects; etcdPage how many keys one read lists.
@@ -144,20 +146,23 @@ type etcdView struct {
 	value *textPane
 	focus int // 0 the tree, 1 the value
 
-	started bool
-	loading bool
-	cont    string // the next page's continue key; "" once everything is listed
-	err     string
-	rev     int64
-	keys    []etcdEntry // in key order
-	open    map[string]bool
-	changed map[string]byte // '+' new, '~' changed since listed
+	started  bool
+	loading  bool
+	cont     string // the next page's continue key; "" once everything is listed
+	err      string
+	notReady bool // the last listing failed because the server has no etcd yet
+	rev      int64
+	listRev  int64       // the first page's revision: the watch starts after it
+	keys     []etcdEntry // in key order
+	open     map[string]bool
+	changed  map[string]byte // '+' new, '~' changed since listed
 
 	rows   []etcdRow
 	cursor int
 	offset int
 
 	sel      string
+	want     string // a key to put the cursor on once a page lists it (S from a lane)
 	val      *EtcdValue
 	valErr   string
 	deleted  bool
@@ -188,12 +193,16 @@ func (v *etcdView) more() bool { return !v.started || v.cont != "" }
 // Page takes a listed page.
 func (v *etcdView) Page(msg etcdPageMsg) {
 	v.loading = false
+	v.notReady = errors.Is(msg.err, server.ErrEtcdNotReady)
 	if msg.err != nil {
 		v.err = msg.err.Error()
 		v.tree.dirty = true
 		return
 	}
 	v.err = ""
+	if !v.started {
+		v.listRev = msg.page.Revision
+	}
 	v.started = true
 	v.rev = max(v.rev, msg.page.Revision)
 	v.cont = "" // the page's keys follow the last one listed: put must take them
@@ -202,12 +211,21 @@ func (v *etcdView) Page(msg etcdPageMsg) {
 	}
 	v.cont = msg.page.Continue
 	v.rebuild()
+	if v.want != "" && (v.SelectKey(v.want) || v.cont == "") {
+		v.want = ""
+	}
 }
 
 // put inserts or updates a key in order; mark records it as new or changed.
 func (v *etcdView) put(k EtcdKey, mark bool) {
 	i := sort.Search(len(v.keys), func(i int) bool { return v.keys[i].Key >= k.Key })
 	if i < len(v.keys) && v.keys[i].Key == k.Key {
+		if k.ModRevision < v.keys[i].ModRevision {
+			return // a watch event older than the page that listed the key
+		}
+		if k.Size < 0 {
+			k.Size = v.keys[i].Size
+		}
 		v.keys[i].EtcdKey = k
 		if mark {
 			v.changed[k.Key] = '~'
@@ -511,6 +529,8 @@ func (v *etcdView) treeBody(wired bool) []string {
 	switch {
 	case !wired:
 		return wrapLines(st.List.Dim.Render(tr.EtcdNotWired), w)
+	case v.notReady && len(v.keys) == 0:
+		return wrapLines(st.List.Dim.Render(tr.EtcdNotReady), w)
 	case v.err != "" && len(v.keys) == 0:
 		return wrapLines(st.Lane.Stopped.Render(fmt.Sprintf(tr.EtcdListError, etcdPrefix, v.err)), w)
 	case !v.started:
@@ -541,7 +561,10 @@ func (v *etcdView) treeBody(wired bool) []string {
 			if c, ok := v.changed[k.Key]; ok {
 				ch = string(c)
 			}
-			meta := fmt.Sprintf("rev %d · v%d · %d B", k.ModRevision, k.Version, k.Size)
+			meta := fmt.Sprintf("rev %d · v%d", k.ModRevision, k.Version)
+			if k.Size >= 0 {
+				meta += fmt.Sprintf(" · %d B", k.Size)
+			}
 			room := w - len([]rune(meta)) - 2
 			line = fit(mark+ch+indent+name, max(room, 8)) + "  " + st.List.Dim.Render(meta)
 		case rowMore:

@@ -437,7 +437,7 @@ func (e *fakeEtcd) Decode(ctx context.Context, key string) (EtcdValue, error) {
 	return EtcdValue{EtcdKey: k, Encoding: "protobuf (k8s\\x00 envelope)", YAML: y}, nil
 }
 
-func (e *fakeEtcd) Watch(ctx context.Context) <-chan EtcdChange {
+func (e *fakeEtcd) Watch(ctx context.Context, afterRevision int64) <-chan EtcdChange {
 	ch := make(chan EtcdChange, 64)
 	e.mu.Lock()
 	e.watches = append(e.watches, ch)

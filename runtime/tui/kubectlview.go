@@ -71,6 +71,26 @@ type kcRun struct {
 	lines   []string
 	partial []byte
 	dropped int
+	reqs    []kubectl.Request // as their responses arrived (ObserveRequest)
+}
+
+// ObserveRequest implements kubectl.RequestObserver: the pane lists a command's requests, and
+// their lanes, while it runs (a `get -w` ends only when stopped).
+func (r *kcRun) ObserveRequest(q kubectl.Request) {
+	r.mu.Lock()
+	r.reqs = append(r.reqs, q)
+	r.mu.Unlock()
+	select {
+	case r.notify <- struct{}{}:
+	default:
+	}
+}
+
+// requests returns the requests observed so far.
+func (r *kcRun) requests() []kubectl.Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]kubectl.Request(nil), r.reqs...)
 }
 
 func newKcRun(line string, args []string, cancel context.CancelFunc) *kcRun {
@@ -208,6 +228,7 @@ type kubectlView struct {
 	running bool
 	done    bool
 	res     kubectl.Result
+	live    []kubectl.Request // the running command's requests so far
 	err     error
 	notice  []string // said instead of running (not serving, not wired)
 	traces  map[string]tracing.Trace
@@ -243,6 +264,7 @@ func (v *kubectlView) Start(run *kcRun) {
 	v.run, v.running, v.done, v.err, v.notice = run, true, false, nil, nil
 	v.wrapped, v.rowsOf, v.wrapFirst = nil, nil, 0
 	v.res = kubectl.Result{}
+	v.live = nil
 	v.traces = map[string]tracing.Trace{}
 	v.cursor = 0
 	v.out.follow = true
@@ -257,13 +279,33 @@ func (v *kubectlView) Notice(line string, args []string, why ...string) {
 	v.wrapped, v.rowsOf, v.wrapFirst = nil, nil, 0
 	v.running, v.done, v.err = false, true, nil
 	v.res = kubectl.Result{}
+	v.live = nil
 	v.notice = why
 	v.traces = map[string]tracing.Trace{}
 	v.relayout()
 }
 
-// Output re-reads the run's output.
-func (v *kubectlView) Output() { v.relayout() }
+// Output re-reads the run's output and the requests it has made; it reports whether a
+// request is new (its lane is then to be read).
+func (v *kubectlView) Output() bool {
+	fresh := false
+	if v.running && v.run != nil {
+		if rs := v.run.requests(); len(rs) != len(v.live) {
+			v.live, fresh = rs, true
+		}
+	}
+	v.relayout()
+	return fresh
+}
+
+// requests are the command's requests: all of them once it has ended, those answered so far
+// while it runs.
+func (v *kubectlView) requests() []kubectl.Request {
+	if v.done {
+		return v.res.Requests
+	}
+	return v.live
+}
 
 // Done records how the command ended.
 func (v *kubectlView) Done(msg kcDoneMsg) {
@@ -271,12 +313,15 @@ func (v *kubectlView) Done(msg kcDoneMsg) {
 	v.relayout()
 }
 
-// IDs are the audit IDs of the requests the last command made.
+// IDs are the audit IDs of the requests the last command made (so far, while it runs).
 func (v *kubectlView) IDs() []string {
-	if !v.done {
-		return nil
+	var ids []string
+	for _, q := range v.requests() {
+		if q.AuditID != "" {
+			ids = append(ids, q.AuditID)
+		}
 	}
-	return v.res.AuditIDs()
+	return ids
 }
 
 // SetTraces takes the lanes of the command's requests from a store snapshot.
@@ -298,7 +343,7 @@ func (v *kubectlView) SetTraces(extra map[string]tracing.Trace) {
 
 // Selected is the audit ID of the request under the cursor.
 func (v *kubectlView) Selected() string {
-	rs := v.res.Requests
+	rs := v.requests()
 	if v.cursor < 0 || v.cursor >= len(rs) {
 		return ""
 	}
@@ -307,10 +352,10 @@ func (v *kubectlView) Selected() string {
 
 // MoveRequest moves the request cursor.
 func (v *kubectlView) MoveRequest(n int) {
-	if len(v.res.Requests) == 0 {
+	if len(v.requests()) == 0 {
 		return
 	}
-	v.cursor = max(min(v.cursor+n, len(v.res.Requests)-1), 0)
+	v.cursor = max(min(v.cursor+n, len(v.requests())-1), 0)
 	v.relayoutRequests()
 }
 
@@ -405,18 +450,19 @@ func (v *kubectlView) relayoutRequests() {
 	w := v.reqs.Inner()
 	st, tr := v.st, v.tr
 	var lines []string
+	reqs := v.requests()
 	switch {
 	case v.run == nil || len(v.notice) > 0:
 		lines = wrapLines(st.Lane.Dim.Render(tr.KubectlReqsIntro), w)
-	case v.running:
+	case v.running && len(reqs) == 0:
 		lines = wrapLines(st.Lane.Dim.Render(tr.KubectlReqsLater), w)
-	case len(v.res.Requests) == 0:
+	case len(reqs) == 0:
 		lines = wrapLines(st.Lane.Dim.Render(tr.KubectlReqsNone), w)
 	}
-	v.cursor = max(min(v.cursor, len(v.res.Requests)-1), 0)
+	v.cursor = max(min(v.cursor, len(reqs)-1), 0)
 	curLine := 0
-	if v.done && len(v.notice) == 0 {
-		for i, q := range v.res.Requests {
+	if len(v.notice) == 0 {
+		for i, q := range reqs {
 			mark := " "
 			if i == v.cursor {
 				mark = "›"
@@ -449,11 +495,11 @@ func (v *kubectlView) relayoutRequests() {
 				lines = append(lines, "    "+st.Lane.Dim.Render(l))
 			}
 		}
-		if len(v.res.Requests) > 0 && v.wired {
+		if len(reqs) > 0 && v.wired {
 			lines = append(lines, "", st.Lane.Dim.Render(tr.KubectlOpenLane))
 		}
 	}
-	v.reqs.SetTitle(tr.PaneRequestsMade, "", fmt.Sprintf("%d", len(v.res.Requests)))
+	v.reqs.SetTitle(tr.PaneRequestsMade, "", fmt.Sprintf("%d", len(reqs)))
 	v.reqs.SetLines(lines)
 	// Keep the selected request in view.
 	if curLine < v.reqs.offset || curLine >= v.reqs.offset+v.reqs.visible()-1 {

@@ -354,14 +354,15 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 		}
 		return m.loadNow()
 	case kcOutputMsg:
-		if msg.run == m.kc.run {
-			m.kc.Output()
+		var load tea.Cmd
+		if msg.run == m.kc.run && m.kc.Output() {
+			load = m.loadNow() // a new request: read its lane
 		}
 		select {
 		case <-msg.run.done:
-			return nil
+			return load
 		default:
-			return waitOutput(msg.run)
+			return tea.Batch(load, waitOutput(msg.run))
 		}
 	case kcDoneMsg:
 		msg.run.cancel()
@@ -381,7 +382,11 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 			return nil // a page read twice
 		}
 		m.ev.Page(msg)
-		return m.etcdSelect()
+		var next tea.Cmd
+		if m.ev.want != "" {
+			next = m.etcdNextPage(true) // the key S asked for is further on
+		}
+		return tea.Batch(m.etcdSelect(), m.etcdWatch(), next)
 	case etcdValueMsg:
 		m.ev.Value(msg)
 	case etcdWatchMsg:
@@ -435,6 +440,12 @@ func (m *model) event(ev engine.Event) tea.Cmd {
 		m.applyFocus()
 	case ev.Failed != nil:
 		m.failed = ev.Failed
+	}
+	if m.ev.notReady && !m.ev.loading && !m.ev.started {
+		// The explorer said the server had no etcd yet: ask again at each stop.
+		m.ev.loading = true
+		m.ev.tree.dirty = true
+		cmds = append(cmds, listEtcd(m.ctx, m.etcd, ""))
 	}
 	if m.review < 0 && !m.inTrack() && len(m.history) > 0 {
 		cmds = append(cmds, m.show(len(m.history)-1))

@@ -587,7 +587,7 @@ func TestReviewAfterServe(t *testing.T) {
 			hs := newHarness(t, size.w, size.h, fakeContent{}, fakeServer{})
 			hs.keys("E")
 			panel := "Try it from another terminal"
-			hs.must("[kubectl]", panel, "K: try kubectl")
+			hs.must("[kubectl]", panel, "SERVING", "etcd")
 			hs.keys("left")
 			prev := server.Checkpoints()[len(server.Checkpoints())-2].ID()
 			hs.must("REVIEWING", "[Lesson]", "Step "+prev)

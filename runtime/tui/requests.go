@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -50,6 +51,12 @@ type reqLoadedMsg struct {
 	closed      bool // the subscription's channel was closed
 }
 
+// ownRequest reports whether kubewalk itself made the request: its clients name themselves
+// "kubewalk-…" in the User-Agent (the panel's and the state pane's health checks,
+// server.SelfCheckAgent; the exercise checks; the loopback client). The Requests view counts
+// them with the loopback traffic, hidden until L, or they would bury the learner's requests.
+func ownRequest(t tracing.Trace) bool { return strings.HasPrefix(t.UserAgent, "kubewalk-") }
+
 // load reads a snapshot. It runs in a tea.Cmd.
 func load(reqs Requests, bps Breakpoints, q *reqQuery) reqLoadedMsg {
 	q.loadMu.Lock()
@@ -67,6 +74,9 @@ func load(reqs Requests, bps Breakpoints, q *reqQuery) reqLoadedMsg {
 		}
 	}
 	msg.traces = reqs.List(f)
+	if !f.Loopback {
+		msg.traces = slices.DeleteFunc(msg.traces, func(t tracing.Trace) bool { return ownRequest(t) })
+	}
 	sort.SliceStable(msg.traces, func(i, j int) bool { return msg.traces[i].Seq > msg.traces[j].Seq })
 	for _, id := range want {
 		if t, ok := reqs.Get(id); ok {
@@ -120,8 +130,12 @@ type requestsView struct {
 	input    []rune
 	since    uint64 // :clear hides traces up to this Seq
 
-	sel    string // the selected trace's ID
-	stage  int    // the selected stage of its lane
+	sel string // the selected trace's ID
+	// chosen is set once the learner (or a held request) picks a request; until then, and
+	// again after g (top) or :clear, the selection follows the newest request, so that
+	// :requests opens on the request just made rather than on whatever came first.
+	chosen bool
+	stage  int // the selected stage of its lane
 	cursor int
 	offset int
 
@@ -201,8 +215,8 @@ func (v *requestsView) applyMark() {
 			break
 		}
 	}
-	if v.cursor < 0 && v.sel == "" && len(v.shown) > 0 {
-		v.sel, v.cursor, v.stage = v.shown[0].ID, 0, 0
+	if len(v.shown) > 0 && ((v.cursor < 0 && v.sel == "") || (!v.chosen && v.shown[0].ID != v.sel)) {
+		v.sel, v.cursor, v.stage = v.shown[0].ID, 0, pickStage(v.shown[0], "")
 	}
 	v.keepCursorVisible()
 	v.list.dirty = true
@@ -231,6 +245,7 @@ func (v *requestsView) selected() (tracing.Trace, bool) {
 // Select shows a trace by ID, at the stage named (or, when stage is "", where it is held or
 // stopped, else its first stage).
 func (v *requestsView) Select(id, stage string) {
+	v.chosen = true
 	if v.sel != id {
 		v.sel = id
 		v.stage = -1
@@ -269,6 +284,8 @@ func (v *requestsView) Move(n int) {
 		c = 0
 	}
 	v.cursor = c
+	// A jump to the top (g) follows the newest request again; any other move picks one.
+	v.chosen = !(c == 0 && n <= -len(v.shown))
 	if t := v.shown[c]; t.ID != v.sel {
 		v.sel = t.ID
 		v.stage = pickStage(t, "")
@@ -692,6 +709,7 @@ func (v *requestsView) Clear() {
 		v.since = v.all[0].Seq
 	}
 	v.text, v.typing, v.input = "", false, nil
+	v.chosen = false
 	v.applyMark()
 }
 

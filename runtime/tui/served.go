@@ -18,6 +18,11 @@ import (
 // readyzEvery is how often the after-serve panel polls /readyz.
 const readyzEvery = 2 * time.Second
 
+// healthAgent is the User-Agent of the panel's /readyz polls (and the state pane's): the
+// Requests view counts them with the server's own traffic (hidden unless L shows it), or a
+// poll every two seconds would bury the learner's requests.
+const healthAgent = server.SelfCheckAgent
+
 // readyzMsg is the result of one /readyz poll.
 type readyzMsg struct {
 	client *http.Client // reused by the next poll
@@ -56,6 +61,7 @@ func pollReadyz(srv ServerInfo, client *http.Client, now func() time.Time) tea.C
 			msg.at = now()
 			return msg
 		}
+		req.Header.Set("User-Agent", healthAgent)
 		resp, err := msg.client.Do(req)
 		if err != nil {
 			msg.status = err.Error()

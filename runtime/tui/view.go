@@ -463,6 +463,30 @@ func (m *model) status() string {
 		serving = fmt.Sprintf(tr.StatusServingAt, m.srv.Address())
 	}
 	var s string
+	// After serve the status ends with a hint: the longest of its forms that leaves room for
+	// what comes before and after it (a held request, a note), so that at 80 columns it is
+	// not cut mid-word.
+	served := func(hints ...string) string {
+		extra := ""
+		if n := len(m.rq.held); n > 0 {
+			extra = fmt.Sprintf(tr.StatusHeld, n) + " · "
+		}
+		if m.exs != nil && m.ex.loaded && len(m.ex.all) > 0 {
+			d, n := m.ex.Done()
+			extra += fmt.Sprintf(tr.StatusExercises, d, n) + " · "
+		}
+		if m.note != "" {
+			extra += " · " + m.note
+		}
+		for _, srv := range []string{serving, tr.StatusServing} {
+			for _, h := range hints {
+				if ansi.StringWidth(extra+srv+h) <= m.w {
+					return st.Served.Render(srv) + st.Note.Render(h)
+				}
+			}
+		}
+		return st.Served.Render(tr.StatusServing)
+	}
 	switch {
 	case m.review >= 0:
 		shown := m.history[m.review]
@@ -471,15 +495,15 @@ func (m *model) status() string {
 	case m.failed != nil:
 		s = st.Failed.Render(tr.StatusFailed) + oneLine(m.failed.Error()) + st.Note.Render(tr.StatusQuits)
 	case m.served && m.at != viewTour:
-		s = st.Served.Render(serving) + st.Note.Render(tr.StatusBackToLesson)
+		s = served(tr.StatusBackToLesson, tr.StatusBackToLessonShort, "")
 	case m.served && m.inTrack() && m.note != "":
-		s = st.Served.Render(serving) // the note matters more than the reminder
+		s = served("") // the note matters more than the reminder
 	case m.served && m.inTrack():
-		s = st.Served.Render(serving) + st.Note.Render(tr.StatusTrack)
+		s = served(tr.StatusTrack, tr.StatusTrackShort, "")
 	case m.served && len(m.track) > 0:
-		s = st.Served.Render(serving) + st.Note.Render(tr.StatusAllDone)
+		s = served(tr.StatusAllDone, tr.StatusAllDoneShort, tr.StatusAllDoneShortest, "")
 	case m.served:
-		s = st.Served.Render(serving) + st.Note.Render(tr.StatusAllDoneNoTrack)
+		s = served(tr.StatusAllDoneNoTrack, tr.StatusAllDoneNoTrackShort, tr.StatusAllDoneNoTrackShortest, "")
 	case m.running:
 		s = st.Running.Render(fmt.Sprintf(tr.StatusRunningTo, m.target))
 	case live != nil:

@@ -396,12 +396,23 @@ func (m *model) requestsKey(msg tea.KeyMsg) tea.Cmd {
 		m.applyViewFocus()
 		return cmd
 	case key.Matches(msg, k.StageEtcd):
-		_, s, ok := rq.Stage()
-		if !ok || storageKey(s) == "" {
+		// The selected stage's key; from any other stage, the lane's storage key: one key
+		// takes the learner from a request to what it stored.
+		t, s, ok := rq.Stage()
+		key := ""
+		if ok {
+			key = storageKey(s)
+		}
+		for _, st := range t.Stages {
+			if key == "" && st.Name == tracing.StageStorage {
+				key = storageKey(st)
+			}
+		}
+		if key == "" {
 			m.note = m.tr.NoteStageNoEtcd
 			return nil
 		}
-		return m.openEtcdKey(storageKey(s))
+		return m.openEtcdKey(key)
 	case rq.focus == rqList && msg.Type == tea.KeyEnter:
 		rq.focus = rqLane
 		m.applyViewFocus()
@@ -588,17 +599,23 @@ func (m *model) openEtcd() tea.Cmd {
 	if m.etcd == nil {
 		return nil
 	}
-	var cmds []tea.Cmd
 	if !m.ev.started && !m.ev.loading {
 		m.ev.loading = true
-		cmds = append(cmds, listEtcd(m.ctx, m.etcd, ""))
+		m.ev.tree.dirty = true
+		return listEtcd(m.ctx, m.etcd, "")
 	}
-	if !m.ev.watching {
-		m.ev.watching = true
-		b, ctx := m.etcd, m.ctx
-		cmds = append(cmds, func() tea.Msg { return etcdWatchMsg{ch: b.Watch(ctx)} })
+	return m.etcdWatch()
+}
+
+// etcdWatch starts the watch, once the first page is listed (from its revision), unless one
+// runs.
+func (m *model) etcdWatch() tea.Cmd {
+	if m.etcd == nil || m.ev.watching || !m.ev.started {
+		return nil
 	}
-	return tea.Batch(cmds...)
+	m.ev.watching = true
+	b, ctx, rev := m.etcd, m.ctx, m.ev.listRev
+	return func() tea.Msg { return etcdWatchMsg{ch: b.Watch(ctx, rev)} }
 }
 
 // etcdWatchMsg carries a started watch.
@@ -611,8 +628,13 @@ func (m *model) openEtcdKey(key string) tea.Cmd {
 		return nil
 	}
 	cmd := m.openEtcd()
-	if !m.ev.SelectKey(key) && m.ev.started {
-		m.note = m.tr.NoteKeyNotListed
+	m.ev.want = ""
+	if !m.ev.SelectKey(key) {
+		if m.ev.started && !m.ev.more() {
+			m.note = m.tr.NoteKeyNotListed
+		} else {
+			m.ev.want = key // the listing brings it: the cursor goes there then
+		}
 	}
 	m.ev.Decoding(key)
 	m.ev.focus = 0

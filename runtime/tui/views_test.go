@@ -439,12 +439,21 @@ func TestEtcdView(t *testing.T) {
 				t.Fatalf("S went to view %v, key %q", hs.model.m.at, hs.model.m.ev.sel)
 			}
 			hs.must("Value · demo")
-			// S elsewhere says what it is for.
+			// S from another stage of the lane opens the lane's storage key too.
 			hs.typeLine("req")
 			hs.model.m.rq.Select("ok-create", tracing.StageAuthentication)
+			hs.model.m.ev.sel = ""
 			hs.keys("S")
-			if !strings.Contains(hs.model.m.note, "S opens the etcd key of a storage stage") {
-				t.Errorf("S on another stage: note %q", hs.model.m.note)
+			if hs.model.m.at != viewEtcd || hs.model.m.ev.sel != "/registry/configmaps/default/demo" {
+				t.Fatalf("S from authentication went to view %v, key %q", hs.model.m.at, hs.model.m.ev.sel)
+			}
+			// On a lane without a storage stage it says what it is for.
+			f.store.add(forbidden("no-storage", 8))
+			hs.typeLine("req")
+			hs.model.m.rq.Select("no-storage", "")
+			hs.keys("S")
+			if !strings.Contains(hs.model.m.note, "S opens the etcd key") {
+				t.Errorf("S on a lane without storage: note %q", hs.model.m.note)
 			}
 		})
 	}
@@ -712,5 +721,65 @@ func TestKubectlOutputBounded(t *testing.T) {
 				t.Errorf("the last complete line is %q", prev)
 			}
 		})
+	}
+}
+
+// TestRequestsFollowNewest: until the learner picks a request, the list's selection is the
+// newest one, so :requests opens on the request just made; a pick holds it while more
+// arrive; g follows the newest again. The panel's own health polls stay hidden.
+func TestRequestsFollowNewest(t *testing.T) {
+	f := newFixture(t, 120, 40, okGet("first", 1))
+	hs := f.hs
+	poll := okGet("poll", 2)
+	poll.UserAgent = healthAgent
+	f.store.add(poll)
+	f.store.add(okCreate("second", 3))
+	hs.typeLine("requests")
+	hs.until("the newest selected", func() bool { return hs.model.m.rq.sel == "second" })
+	for _, tr := range hs.model.m.rq.shown {
+		if tr.ID == "poll" {
+			t.Errorf("the health poll is listed with loopback hidden")
+		}
+	}
+	hs.keys("down") // picks "first"
+	if hs.model.m.rq.sel != "first" {
+		t.Fatalf("down selected %q, want first", hs.model.m.rq.sel)
+	}
+	f.store.add(okGet("third", 4))
+	hs.until("third listed", func() bool { return len(hs.model.m.rq.shown) == 3 })
+	if hs.model.m.rq.sel != "first" {
+		t.Errorf("a new request moved the learner's pick to %q", hs.model.m.rq.sel)
+	}
+	hs.keys("g")
+	f.store.add(okGet("fourth", 5))
+	hs.until("the newest followed again", func() bool { return hs.model.m.rq.sel == "fourth" })
+	hs.keys("L")
+	hs.until("the poll shown with loopback", func() bool {
+		for _, tr := range hs.model.m.rq.shown {
+			if tr.ID == "poll" {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// TestEtcdKeyFromLaneBeforeListing: S from a lane before the explorer has listed anything
+// puts the cursor on the key once the listing brings it, even pages further on.
+func TestEtcdKeyFromLaneBeforeListing(t *testing.T) {
+	f := newFixture(t, 120, 40, okCreate("ok-create", 7))
+	keys := []string{"/registry/configmaps/default/demo"}
+	for i := range 1200 {
+		keys = append(keys, fmt.Sprintf("/registry/configmaps/aaa/cm-%04d", i))
+	}
+	f.etcd = newFakeEtcd(keys...)
+	f.hs.model.m.etcd = f.etcd
+	hs := f.hs
+	hs.typeLine("requests")
+	hs.model.m.rq.Select("ok-create", tracing.StageAuthentication)
+	hs.keys("S")
+	hs.until("the cursor on the key", func() bool { return hs.model.m.ev.CursorKey() == "/registry/configmaps/default/demo" })
+	if hs.model.m.ev.want != "" {
+		t.Errorf("still waiting for %q", hs.model.m.ev.want)
 	}
 }
