@@ -16,8 +16,8 @@ import (
 // TestExerciseInTmux does the authz exercise "let bob read configmaps in default" in the
 // full-screen tour in tmux: it runs the exercise's reference solution with the real kubectl
 // against the tour's server, waits (bounded) for the tour to record the exercise as done,
-// quits, and finds it done in the progress file and in `kubewalk lessons`. (The toast that
-// shows the tick on screen is the exercises view's, tested with teatest in runtime/tui.)
+// sees it tick on screen (the toast, then ✓ in :exercises with why it passed), quits, and finds
+// it done in the progress file and in `kubewalk lessons`.
 func TestExerciseInTmux(t *testing.T) {
 	requireKubectl(t)
 	sb := newSandbox(t)
@@ -53,6 +53,16 @@ func TestExerciseInTmux(t *testing.T) {
 			t.Log(line)
 		}
 	}
+	// On screen: the toast names it, and the exercises view ticks it with why.
+	m.waitFor(`exercise done`, 30*time.Second)
+	m.waitFor(`✓ Let bob read configmaps in default`, 30*time.Second)
+	m.run("send-keys", "-t", "kw", "Escape") // a key closes the toast
+	m.run("send-keys", "-t", "kw", ":")
+	m.waitFor(`(?m)^:`, 10*time.Second) // the command line is open
+	m.run("send-keys", "-t", "kw", "-l", "exercises")
+	m.run("send-keys", "-t", "kw", "Enter")
+	m.waitFor(`Exercises · \d+ of \d+ done`, 10*time.Second)
+	m.waitFor(`┃  ✓ Let bob read configmaps in default`, 10*time.Second) // its row in the list
 	m.run("send-keys", "-t", "kw", "q")
 	if code := m.waitFile(rc, 30*time.Second); code != "0" {
 		t.Fatalf("exit code %s; log:\n%s", code, readFile(sb.log))
