@@ -435,7 +435,15 @@ func (m *model) checkpointLine() string {
 		}
 	}
 	right := "  " + fmt.Sprintf(m.tr.CheckpointOf, pos, len(all))
-	left := m.st.Chain.Checkpoint.Render(stop.Checkpoint.ID()) + "  " + m.st.Chain.Title.Render(stop.Checkpoint.Title)
+	// The checkpoint's own title is the server's, in English; in another language the
+	// translated title of the lesson step for it stands in.
+	title := stop.Checkpoint.Title
+	if m.tr.Lang() != i18n.English && m.content != nil {
+		if step, ok := m.content.Step(stop.Checkpoint.ID()); ok && step.Title != "" {
+			title = step.Title
+		}
+	}
+	left := m.st.Chain.Checkpoint.Render(stop.Checkpoint.ID()) + "  " + m.st.Chain.Title.Render(title)
 	room := m.w - ansi.StringWidth(right)
 	if room < 20 {
 		return left
