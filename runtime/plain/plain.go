@@ -176,8 +176,13 @@ func IsQuit(err error) bool { return errors.Is(err, errQuit) }
 func printStop(o Options, tr *i18n.Strings, w Walkthrough, stop *engine.Stop, total int) {
 	cp := stop.Checkpoint
 	rule := strings.Repeat("─", min(o.Width, 100))
-	fmt.Fprintf(o.Out, "\n%s\n[%d/%d] %s · %s — %s\n%s\n", rule, stop.Index+1, total, cp.Phase, cp.Name, cp.Title, rule)
 	lesson, step, ok := w.stepFor(cp.ID())
+	if ok && tr.Lang() != i18n.English {
+		// The checkpoint's title is the server's English; the translated step title follows.
+		fmt.Fprintf(o.Out, "\n%s\n[%d/%d] %s · %s\n%s\n", rule, stop.Index+1, total, cp.Phase, cp.Name, rule)
+	} else {
+		fmt.Fprintf(o.Out, "\n%s\n[%d/%d] %s · %s — %s\n%s\n", rule, stop.Index+1, total, cp.Phase, cp.Name, cp.Title, rule)
+	}
 	if !ok {
 		fmt.Fprintf(o.Out, tr.PlainNoStep+"\n", cp.ID())
 	} else {
