@@ -178,7 +178,8 @@ func TestSolver(t *testing.T) {
 					return
 				}
 				if time.Now().After(deadline) {
-					t.Fatalf("the check did not pass within 30s of the solution")
+					st, _ := tr.Get(e.ID)
+					t.Fatalf("the check did not pass within 30s of the solution: %s (%s)", st.State, st.LastTry)
 				}
 				time.Sleep(50 * time.Millisecond)
 			}

@@ -85,6 +85,11 @@ type Options struct {
 	// access, etcd-key), which cost requests of their own (default 250ms): requests arriving in
 	// between are answered together.
 	StateEvery time.Duration
+	// StateSettle is how long after the last activity (a learner's request, an exercise
+	// opening) the state checks keep being evaluated even when a pass found nothing: the
+	// server's own caches (RBAC's informers, the watch cache) see a write a moment after its
+	// response. Zero means 5 seconds.
+	StateSettle time.Duration
 	// Strings say what is wrong with an answer, in the learner's language (nil: English).
 	Strings *i18n.Strings
 }
@@ -106,6 +111,9 @@ type Tracker struct {
 	// did (both under passMu).
 	statePending bool
 	lastState    time.Time
+	// lastActivity is when a learner's request (or an exercise opening) last made the state
+	// checks due; they keep running for Options.StateSettle after it.
+	lastActivity time.Time
 
 	mu    sync.Mutex
 	items []*item
@@ -127,6 +135,9 @@ type item struct {
 func NewTracker(opts Options) *Tracker {
 	if opts.Poll <= 0 {
 		opts.Poll = 200 * time.Millisecond
+	}
+	if opts.StateSettle <= 0 {
+		opts.StateSettle = 5 * time.Second
 	}
 	if opts.StateEvery <= 0 {
 		opts.StateEvery = 250 * time.Millisecond
@@ -332,7 +343,10 @@ func (t *Tracker) Refresh(ctx context.Context) {
 		}
 	}
 	t.mu.Unlock()
-	t.statePending = t.statePending || activity || changed
+	if activity || changed {
+		t.lastActivity = start
+	}
+	t.statePending = t.statePending || activity || changed || time.Since(t.lastActivity) < t.opts.StateSettle
 	if t.statePending && len(state) > 0 && time.Since(t.lastState) >= t.opts.StateEvery {
 		t.statePending, t.lastState = false, time.Now()
 		for _, it := range state {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -189,4 +190,46 @@ func storeHasDone(store *tracing.Store, user, resource string) bool {
 		}
 	}
 	return false
+}
+
+// TestTrackerStateSettles: the state checks keep being evaluated for a while after the
+// learner's last request, so a check whose first pass ran before the server caught up (here:
+// the object appears through a request the tracker ignores as its own) still passes without
+// another request from the learner.
+func TestTrackerStateSettles(t *testing.T) {
+	s, store := liveServer(t)
+	ex := lessons.Exercise{ID: "late-object", Lesson: "storage", Phase: "storage", Needs: "serve", Why: "found: {detail}",
+		Check: lessons.ExerciseCheck{Kind: lessons.CheckObject, APIVersion: "v1", Resource: "configmaps", Namespace: "default", Name: "settle-late"}}
+	tr := exercises.NewTracker(exercises.Options{Exercises: []lessons.Exercise{ex}, Server: s, Store: store, StateEvery: time.Millisecond, StateSettle: time.Hour})
+	tr.Refresh(t.Context()) // opens it: the first state pass finds nothing
+	if st, _ := tr.Get(ex.ID); st.State != exercises.Open {
+		t.Fatalf("state %s before the object exists, want open", st.State)
+	}
+	cfg, err := s.RESTConfig("admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.UserAgent = exercises.UserAgent // a request the tracker does not count as the learner's
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settle-late"}}
+	if _, err := c.CoreV1().ConfigMaps("default").Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = c.CoreV1().ConfigMaps("default").Delete(context.Background(), "settle-late", metav1.DeleteOptions{})
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		tr.Refresh(t.Context())
+		if st, _ := tr.Get(ex.ID); st.State == exercises.Done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the object check never ran again after its first pass found nothing")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
