@@ -1,70 +1,82 @@
 package sshclass
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
+	"github.com/charmbracelet/ssh"
+	"github.com/charmbracelet/wish"
 	gossh "golang.org/x/crypto/ssh"
 )
 
-// LoadOrCreateHostKey returns the SSH host key kept at path, generating an Ed25519 key there
-// (mode 0600, its directory 0700) the first time. A class keeps its host key across restarts so
-// that students' ssh clients, which remember it, do not warn about a changed host key.
-//
-// A key file that is not a regular file, that belongs to another user, or that others may read
-// (any group or other permission bit) is refused with an error that says how to fix it: the host
-// key is what lets students tell this server from an impostor on the classroom network.
+// LoadOrCreateHostKey returns the SSH host key kept at path, which wish generates there (an
+// Ed25519 key, mode 0600, with its public half in path.pub) the first time. A class keeps its
+// host key across restarts so that students' ssh clients, which remember it, do not warn about a
+// changed host key. The checks are hostKeyOption's.
 func LoadOrCreateHostKey(path string) (gossh.Signer, error) {
-	if path == "" {
-		return nil, errors.New("--host-key: no path (set XDG_STATE_HOME or HOME, or pass --host-key FILE)")
-	}
-	b, err := readSecretFile(path, "--host-key")
-	if errors.Is(err, os.ErrNotExist) {
-		return createHostKey(path)
-	}
+	opt, err := hostKeyOption(path)
 	if err != nil {
 		return nil, err
 	}
-	signer, err := gossh.ParsePrivateKey(b)
-	if err != nil {
-		return nil, fmt.Errorf("--host-key %s: not an unencrypted SSH private key: %w", path, err)
+	var srv ssh.Server
+	if err := srv.SetOption(opt); err != nil {
+		return nil, err
 	}
-	return signer, nil
+	return srv.HostSigners[0], nil
 }
 
-// createHostKey writes a new Ed25519 key to path, failing if a file appeared there meanwhile.
-func createHostKey(path string) (gossh.Signer, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("--host-key: create its directory: %w", err)
+// hostKeyOption checks the host key at path and returns the option that gives it to the server:
+// wish.WithHostKeyPath, which generates the key through github.com/charmbracelet/keygen when
+// the file does not exist and loads it.
+//
+// A key file that is not a regular file, that belongs to another user, or that others may read
+// (any group or other permission bit) is refused with an error that says how to fix it: the host
+// key is what lets students tell this server from an impostor on the classroom network. Two of
+// keygen's habits are dealt with here rather than let them surprise: it expands $VARIABLES
+// in the path (so a path with a '$' would be written to one file and read from another) —
+// refused —, and it sets an existing directory it writes a key into to mode 0700 — undone
+// right after, so that generating a key in, say, the current directory changes nothing else.
+func hostKeyOption(path string) (ssh.Option, error) {
+	if path == "" {
+		return nil, errors.New("--host-key: no path (set XDG_STATE_HOME or HOME, or pass --host-key FILE)")
 	}
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fmt.Errorf("--host-key: generate: %w", err)
+		return nil, fmt.Errorf("--host-key %s: %w", path, err)
 	}
-	block, err := gossh.MarshalPrivateKey(priv, "kubewalk class ssh host key")
-	if err != nil {
-		return nil, fmt.Errorf("--host-key: encode: %w", err)
+	if strings.Contains(abs, "$") {
+		return nil, fmt.Errorf("--host-key %s: a path with '$' in it is not supported (the key generator expands it as a variable)", abs)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("--host-key: create %s: %w", path, err)
+	b, err := readSecretFile(abs, "--host-key")
+	switch {
+	case err == nil:
+		if _, err := gossh.ParsePrivateKey(b); err != nil {
+			return nil, fmt.Errorf("--host-key %s: not an unencrypted SSH private key: %w", abs, err)
+		}
+		return wish.WithHostKeyPath(abs), nil // it exists: wish only loads it
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, err
 	}
-	if _, err := f.Write(pem.EncodeToMemory(block)); err != nil {
-		f.Close()
-		os.Remove(path)
-		return nil, fmt.Errorf("--host-key: write %s: %w", path, err)
+	dir := filepath.Dir(abs)
+	before, statErr := os.Stat(dir)
+	generated := wish.WithHostKeyPath(abs) // generates the key now; an error is the option's
+	if statErr == nil && before.IsDir() && before.Mode().Perm() != 0o700 {
+		// keygen made the directory 0700: give it back its mode.
+		if err := os.Chmod(dir, before.Mode().Perm()); err != nil {
+			return nil, fmt.Errorf("--host-key %s: restore the mode %#o of its directory: %w", abs, before.Mode().Perm(), err)
+		}
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(path)
-		return nil, fmt.Errorf("--host-key: write %s: %w", path, err)
-	}
-	return gossh.NewSignerFromKey(priv)
+	return func(srv *ssh.Server) error {
+		if err := generated(srv); err != nil {
+			return fmt.Errorf("--host-key %s: generate: %w", abs, err)
+		}
+		_, err := readSecretFile(abs, "--host-key") // what keygen wrote must pass the same checks
+		return err
+	}, nil
 }
 
 // readSecretFile reads a file that must stay private: a regular file of the current user that

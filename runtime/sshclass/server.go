@@ -8,6 +8,10 @@
 // the idle timeout, or when the class server stops; its child's process group is then ended
 // (SIGTERM, then SIGKILL after a bound) and its temporary directory — etcd's data, the
 // kubeconfig, the log — removed and checked gone. See docs/classroom.md for the threat model.
+//
+// The SSH server is github.com/charmbracelet/wish's (wish.NewServer, its options and
+// middleware); what a class needs beyond them — the checks on the host key file, the
+// authorized_keys reload, keepalives answered or not, the slots, the tour itself — is here.
 package sshclass
 
 import (
@@ -19,11 +23,14 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/ssh"
+	"github.com/charmbracelet/wish"
+	wishrecover "github.com/charmbracelet/wish/recover"
 	gossh "golang.org/x/crypto/ssh"
 	"golang.org/x/sys/unix"
 )
@@ -183,30 +190,30 @@ func New(cfg Config) (*Server, error) {
 	} else if s.pass, err = loadPassword(cfg.PasswordFile); err != nil {
 		return nil, err
 	}
-	if s.signer, err = LoadOrCreateHostKey(cfg.HostKey); err != nil {
-		return nil, err
-	}
 	for _, d := range []string{cfg.StateDir, filepath.Join(cfg.StateDir, "users")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("class state dir: %w", err)
 		}
 	}
+	hostKey, err := hostKeyOption(cfg.HostKey)
+	if err != nil {
+		return nil, err
+	}
 
 	opts := []ssh.Option{
-		func(srv *ssh.Server) error { srv.Version = "kubewalk"; return nil },
-		func(srv *ssh.Server) error { srv.AddHostKey(s.signer); return nil },
-		withMiddleware(s.middleware()...),
-		// Only "session" channels exist (ssh's defaults): no direct-tcpip, so a student cannot
-		// reach the loopback servers of the others; no tcpip-forward either.
-		func(srv *ssh.Server) error {
-			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": ssh.DefaultSessionHandler}
-			srv.RequestHandlers = map[string]ssh.RequestHandler{}
-			srv.SubsystemHandlers = map[string]ssh.SubsystemHandler{}
-			return nil
-		},
+		wish.WithAddress(cfg.Listen),
+		wish.WithVersion("kubewalk"),
+		hostKey,
+		// The whole chain runs under wish's recover middleware: a panic in a session's handler
+		// is logged and ends that session only (the tour itself is a child process anyway).
+		wish.WithMiddleware(wishrecover.MiddlewareWithLogger(logSink{s}, s.middleware()...)),
+		sessionChannelsOnly,
 	}
+	// Authentication is ours, through wish's options: wish.WithAuthorizedKeys would read the
+	// file again at every attempt, accept a file that does not parse at start and report
+	// through charmbracelet/log's standard logger (stderr), not the class's log.
 	if s.keys != nil {
-		opts = append(opts, ssh.PublicKeyAuth(func(ctx ssh.Context, key ssh.PublicKey) bool {
+		opts = append(opts, wish.WithPublicKeyAuth(func(ctx ssh.Context, key ssh.PublicKey) bool {
 			ok := s.keys.allowed(key)
 			if !ok {
 				s.logf("refused %s@%s: unknown key %s", ctx.User(), ctx.RemoteAddr(), gossh.FingerprintSHA256(key))
@@ -214,7 +221,7 @@ func New(cfg Config) (*Server, error) {
 			return ok
 		}))
 	} else {
-		opts = append(opts, ssh.PasswordAuth(func(ctx ssh.Context, pw string) bool {
+		opts = append(opts, wish.WithPasswordAuth(func(ctx ssh.Context, pw string) bool {
 			ok := s.pass.matches(pw)
 			if !ok {
 				s.logf("refused %s@%s: wrong password", ctx.User(), ctx.RemoteAddr())
@@ -232,21 +239,23 @@ func New(cfg Config) (*Server, error) {
 	if cfg.KeepAlive > 0 {
 		// A connection with no traffic either way for three keepalive periods is closed: one
 		// that never authenticates (which would otherwise hold its descriptor for good) or one
-		// whose client is gone. A live session always has traffic: its keepalives.
-		opts = append(opts, func(srv *ssh.Server) error { srv.IdleTimeout = 3 * cfg.KeepAlive; return nil })
+		// whose client is gone. A live session always has traffic: its keepalives. This timeout
+		// alone does not find a client that vanished mid-session — the keepalives written to it
+		// count as traffic — which is why sessions also watch the answers (see keepAlive).
+		opts = append(opts, wish.WithIdleTimeout(3*cfg.KeepAlive))
 	}
-	s.ssh = &ssh.Server{}
-	for _, o := range opts {
-		if err := s.ssh.SetOption(o); err != nil {
-			return nil, fmt.Errorf("class ssh: %w", err)
-		}
+	if s.ssh, err = wish.NewServer(opts...); err != nil {
+		return nil, fmt.Errorf("class ssh: %w", err)
 	}
+	s.signer = s.ssh.HostSigners[0]
 	// Orphans of a session's process group (its tour's own child, after a SIGKILL) become this
 	// process's children, so that stopGroup can reap them and know the group is gone.
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return nil, fmt.Errorf("class ssh: become the sessions' subreaper: %w", err)
 	}
-	ln, err := net.Listen("tcp", cfg.Listen)
+	// The server is given its listener rather than left to ListenAndServe: a busy port is then
+	// New's error, and Addr is known (the real port when Listen asks for port 0).
+	ln, err := net.Listen("tcp", s.ssh.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("--listen %s: %w", cfg.Listen, err)
 	}
@@ -307,6 +316,25 @@ func (s *Server) Sessions() []SessionInfo {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
+}
+
+// sessionChannelsOnly leaves a connection nothing but "session" channels, whatever the ssh
+// package's defaults: no direct-tcpip, so a student cannot reach the loopback servers of the
+// others; no global requests (tcpip-forward); no subsystems (sftp). wish has no option for it.
+func sessionChannelsOnly(srv *ssh.Server) error {
+	srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": ssh.DefaultSessionHandler}
+	srv.RequestHandlers = map[string]ssh.RequestHandler{}
+	srv.SubsystemHandlers = map[string]ssh.SubsystemHandler{}
+	return nil
+}
+
+// logSink is the class's log as the Logger of wish's logging and recover middlewares (which
+// would otherwise write to charmbracelet/log's standard logger, stderr).
+type logSink struct{ s *Server }
+
+// Printf writes one line to the class's log.
+func (l logSink) Printf(format string, args ...any) {
+	l.s.logf("%s", strings.TrimRight(fmt.Sprintf(format, args...), "\n"))
 }
 
 // logf writes one line to the log.

@@ -16,43 +16,32 @@ import (
 	"time"
 
 	"github.com/charmbracelet/ssh"
+	"github.com/charmbracelet/wish"
+	"github.com/charmbracelet/wish/logging"
 	"github.com/creack/pty"
 	gossh "golang.org/x/crypto/ssh"
 	"golang.org/x/sys/unix"
 )
 
-// Middleware wraps a session handler; it is wish's Middleware (github.com/charmbracelet/wish
-// v1.1.1), declared here because wish's own package does not compile against the
-// golang.org/x/crypto this module needs (its key generator's dependency,
-// github.com/caarlos0/sshmarshal v0.1.0, dot-imports x/crypto/ssh and declares its own
-// MarshalPrivateKey, which x/crypto has had itself since after v0.8). The server underneath is wish's: github.com/charmbracelet/ssh at the
-// version wish v1.1.1 pins.
-type Middleware func(ssh.Handler) ssh.Handler
-
-// withMiddleware sets the server's handler to the chain, composed as wish.WithMiddleware does:
-// the last middleware runs first.
-func withMiddleware(mw ...Middleware) ssh.Option {
-	return func(srv *ssh.Server) error {
-		h := func(ssh.Session) {}
-		for _, m := range mw {
-			h = m(h)
-		}
-		srv.Handler = h
-		return nil
+// middleware is the session handler chain, in wish.WithMiddleware's order: the last runs first.
+// A session is checked for a command and a usable user name, logged (wish's logging middleware,
+// to the class's log: connect and disconnect), checked for a terminal and a free slot, and only
+// then does its tour start.
+func (s *Server) middleware() []wish.Middleware {
+	return []wish.Middleware{
+		s.tourMiddleware,
+		s.limitSessions,
+		s.requireTerminal,
+		logging.MiddlewareWithLogger(logSink{s}),
+		s.checkUser,
+		s.refuseCommands,
 	}
 }
 
-// middleware is the session handler chain. As with wish, the last one runs first: a session is checked
-// for a command, a valid user name, a terminal and a free slot, in that order, before its tour
-// starts.
-func (s *Server) middleware() []Middleware {
-	return []Middleware{s.tourMiddleware, s.limitSessions, s.requireTerminal, s.checkUser, s.refuseCommands}
-}
-
-// refuse tells the student why the session ends and ends it with exit status 1.
+// refuse tells the student why the session ends, on the session's stderr, and ends it with exit
+// status 1.
 func (s *Server) refuse(sess ssh.Session, text string) {
-	fmt.Fprintln(sess.Stderr(), text)
-	_ = sess.Exit(1)
+	wish.Fatalln(sess, text)
 }
 
 // refuseCommands ends `ssh host cmd` (an exec request) with a message: no command ever runs on
@@ -88,7 +77,9 @@ func (s *Server) checkUser(next ssh.Handler) ssh.Handler {
 	}
 }
 
-// requireTerminal refuses a session without a pseudo-terminal (ssh -T).
+// requireTerminal refuses a session without a pseudo-terminal (ssh -T). It is wish's activeterm
+// check with the class's message: activeterm.Middleware writes a fixed English "Requires an
+// active PTY" to stdout, which neither says what to do nor follows the student's language.
 func (s *Server) requireTerminal(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		if _, _, ok := sess.Pty(); !ok {
@@ -147,20 +138,20 @@ func (s *Server) runTour(sess ssh.Session) int {
 	dir, err := os.MkdirTemp(s.cfg.TempDir, "kubewalk-ssh-")
 	if err != nil {
 		s.logf("session %d %s: temp dir: %v", id, user, err)
-		fmt.Fprintln(sess.Stderr(), tr.Failed)
+		wish.Errorln(sess, tr.Failed)
 		return 1
 	}
 	defer s.removeDir(id, user, dir)
 	state := filepath.Join(s.cfg.StateDir, "users", user)
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		s.logf("session %d %s: state dir: %v", id, user, err)
-		fmt.Fprintln(sess.Stderr(), tr.Failed)
+		wish.Errorln(sess, tr.Failed)
 		return 1
 	}
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		s.logf("session %d %s: pseudo-terminal: %v", id, user, err)
-		fmt.Fprintln(sess.Stderr(), tr.Failed)
+		wish.Errorln(sess, tr.Failed)
 		return 1
 	}
 	// The master side is closed once, under ptyMu, which resizing holds too: pty.Setsize works
@@ -196,7 +187,7 @@ func (s *Server) runTour(sess ssh.Session) int {
 	tty.Close()
 	if err != nil {
 		s.logf("session %d %s: start %s: %v", id, user, s.cfg.Executable, err)
-		fmt.Fprintln(sess.Stderr(), tr.Failed)
+		wish.Errorln(sess, tr.Failed)
 		return 1
 	}
 	pid := cmd.Process.Pid

@@ -683,6 +683,35 @@ func TestHostKeyKept(t *testing.T) {
 	}
 }
 
+// TestHostKeyGeneratedInOpenDir: wish's key generator (keygen) sets the directory it writes
+// into to 0700; generating a host key in an existing directory leaves that directory's mode as
+// it was, and the key private. A path with '$', which keygen would expand, is refused.
+func TestHostKeyGeneratedInOpenDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "open")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "key")
+	if _, err := LoadOrCreateHostKey(path); err != nil {
+		t.Fatal(err)
+	}
+	if di, err := os.Stat(dir); err != nil || di.Mode().Perm() != 0o755 {
+		t.Errorf("directory after generating the key: %v %v, want mode 0755", di, err)
+	}
+	for _, p := range []string{path, path + ".pub"} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v %v, want mode 0600", p, fi, err)
+		}
+	}
+	_, err := LoadOrCreateHostKey(filepath.Join(dir, "$HOME", "key"))
+	if err == nil || !strings.Contains(err.Error(), "'$'") {
+		t.Errorf("path with '$': error %v", err)
+	}
+}
+
 // TestFollowArgs: with Follow, a session joins the class host as its SSH user.
 func TestFollowArgs(t *testing.T) {
 	s := &Server{cfg: Config{Follow: &Follow{Addr: "192.168.1.20:7443", Code: "4F7K-Q2"}, Args: []string{"--lang", "zh-CN"}}}
