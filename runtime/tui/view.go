@@ -504,8 +504,14 @@ func (m *model) status() string {
 		s = served(tr.StatusAllDone, tr.StatusAllDoneShort, tr.StatusAllDoneShortest, "")
 	case m.served:
 		s = served(tr.StatusAllDoneNoTrack, tr.StatusAllDoneNoTrackShort, tr.StatusAllDoneNoTrackShortest, "")
+	case m.running && m.auto > 0:
+		s = st.Running.Render(fmt.Sprintf(tr.StatusRunningTo, m.target)) + st.Paused.Render(tr.StatusAutoRunning)
 	case m.running:
 		s = st.Running.Render(fmt.Sprintf(tr.StatusRunningTo, m.target))
+	case live != nil && m.auto > 0:
+		s = st.Paused.Render(fmt.Sprintf(tr.StatusPausedAt, live.Checkpoint.ID())) + st.Paused.Render(fmt.Sprintf(tr.StatusAutoNote, m.auto))
+	case live != nil && m.note == tr.NoteAutoOff:
+		s = st.Paused.Render(fmt.Sprintf(tr.StatusPausedAt, live.Checkpoint.ID())) // the note says what space does
 	case live != nil:
 		s = st.Paused.Render(fmt.Sprintf(tr.StatusPausedAt, live.Checkpoint.ID())) + st.Note.Render(tr.StatusPausedNote)
 	default:
