@@ -36,6 +36,8 @@ type tourOptions struct {
 	Restart bool
 	// Record is --record's file: an asciicast v2 recording of the screen, or "".
 	Record string
+	// Theme is --theme: the full-screen UI's look (tui.Themes).
+	Theme string
 	// ResetExercises forgets the exercises done and the hints shown; --restart keeps them.
 	ResetExercises bool
 }
@@ -60,6 +62,7 @@ func (o *tourOptions) addFlags(cmd *cobra.Command) {
 	fs.BoolVar(&o.Plain, "plain", false, "line-mode transcript instead of the full-screen UI")
 	fs.Var(&o.Auto, "auto", "run through the walkthrough on its own; in the full-screen UI it pauses DELAY at each checkpoint (default 3s: --auto, --auto=5s) and any key takes over; plain mode does not stop")
 	fs.Lookup("auto").NoOptDefVal = "true"
+	fs.StringVar(&o.Theme, "theme", "default", "the full-screen UI's look: default, or projector (high contrast, larger chain markers, for a class reading one screen)")
 	fs.StringVar(&o.Record, "record", "", "write an asciicast v2 recording of the screen to `FILE` (mode 0600; an existing file is never overwritten)")
 	fs.StringVar(&o.Lang, "lang", "", "language of the lessons and screens (en, zh-CN); default from LANGUAGE, LC_ALL, LC_MESSAGES, LANG")
 	fs.BoolVar(&o.Restart, "restart", false, "start the lessons' steps over (exercises done stay done; see --reset-exercises)")
@@ -84,6 +87,10 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 		if _, ok := lessons.NormalizeLang(o.Lang); !ok {
 			return fmt.Errorf(msgs("").ErrBadLang, o.Lang)
 		}
+	}
+	styles, ok := tui.ThemeStyles(o.Theme)
+	if !ok {
+		return fmt.Errorf(i18n.For(lang).ErrTheme, o.Theme, strings.Join(tui.Themes, ", "))
 	}
 	ls, lerr := lessons.Load(content.FS, lang)
 	if len(ls) == 0 {
@@ -195,7 +202,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	sess.terminalTaken(true)
 	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start,
 		ShowWelcome: !prog.welcomeSeen(), OnWelcomeDismissed: prog.welcomeDismissed,
-		Auto: o.Auto.delay, Record: tuiRecorder(rec),
+		Auto: o.Auto.delay, Record: tuiRecorder(rec), Styles: styles,
 		NewKubectl: newKubectl, Exercises: exerciseView{tracker},
 		Progress: prog.record,
 		Requests: traces.Store, Breakpoints: tuiBreakpoints{traces.Breakpoints}, Etcd: etcd})

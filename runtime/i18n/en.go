@@ -307,6 +307,7 @@ type Strings struct {
 	ErrCloseKubectl string // %w
 	ErrRecord       string // %s the file, %w
 	ErrRecordCut    string // %s the file, %v
+	ErrTheme        string // %q the flag value, %s the themes
 
 	// The command line (kubewalk tour, serve, lessons, glossary).
 	CLIInterrupted      string
@@ -929,6 +930,7 @@ func english() Strings {
 		ErrCloseKubectl: "closing kubectl: %w",
 		ErrRecord:       "--record %s: %w",
 		ErrRecordCut:    "the recording %s is incomplete: %v",
+		ErrTheme:        "--theme %q: no such theme; choose %s",
 
 		CLIInterrupted:      "interrupted; everything was shut down",
 		CLIInterruptedShort: "interrupted",

@@ -506,6 +506,7 @@ func zhCN() map[string]string {
 		"ErrFlags":        "命令行参数有误：%w",
 		"ErrRecord":       "--record %s：%w",
 		"ErrRecordCut":    "录像 %s 不完整：%v",
+		"ErrTheme":        "--theme %q：没有这个主题；可选 %s",
 		"ErrCloseKubectl": "关闭 kubectl 时出错：%w",
 
 		"CLIInterrupted":      "已中断；所有组件均已关闭",

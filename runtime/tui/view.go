@@ -386,15 +386,15 @@ func (m *model) chain() string {
 			d, isDone := done[p]
 			switch {
 			case isDone || allDone:
-				s := st.Done.Render("✓ " + string(p))
+				s := st.Done.Render(m.st.Markers.Done + string(p))
 				if times && isDone {
 					s += " " + st.Time.Render(shortDuration(d))
 				}
 				parts = append(parts, s)
 			case p == cur:
-				parts = append(parts, st.Current.Render("▶ "+string(p)))
+				parts = append(parts, st.Current.Render(m.st.Markers.Current+string(p)))
 			default:
-				parts = append(parts, st.Pending.Render("· "+string(p)))
+				parts = append(parts, st.Pending.Render(m.st.Markers.Pending+string(p)))
 			}
 		}
 		return strings.Join(parts, st.Arrow.Render(arrow))
