@@ -29,10 +29,15 @@ import (
 // tourOptions are the walkthrough's flags: the serve flags plus how to show it.
 type tourOptions struct {
 	serveOptions
-	Plain   bool
-	Auto    bool
+	Plain bool
+	// Auto runs through the walkthrough on its own (--auto[=DELAY]).
+	Auto    autoFlag
 	Lang    string
 	Restart bool
+	// Record is --record's file: an asciicast v2 recording of the screen, or "".
+	Record string
+	// Theme is --theme: the full-screen UI's look (tui.Themes).
+	Theme string
 	// ResetExercises forgets the exercises done and the hints shown; --restart keeps them.
 	ResetExercises bool
 }
@@ -55,7 +60,10 @@ func (o *tourOptions) addFlags(cmd *cobra.Command) {
 	o.serveOptions.addFlags(cmd.Flags())
 	fs := cmd.Flags()
 	fs.BoolVar(&o.Plain, "plain", false, "line-mode transcript instead of the full-screen UI")
-	fs.BoolVar(&o.Auto, "auto", false, "run through every phase without stopping")
+	fs.Var(&o.Auto, "auto", "run through the walkthrough on its own; in the full-screen UI it pauses DELAY at each checkpoint (default 3s: --auto, --auto=5s) and any key takes over; plain mode does not stop")
+	fs.Lookup("auto").NoOptDefVal = "true"
+	fs.StringVar(&o.Theme, "theme", "default", "the full-screen UI's look: default, or projector (high contrast, larger chain markers, for a class reading one screen)")
+	fs.StringVar(&o.Record, "record", "", "write an asciicast v2 recording of the screen to `FILE` (mode 0600; an existing file is never overwritten)")
 	fs.StringVar(&o.Lang, "lang", "", "language of the lessons and screens (en, zh-CN); default from LANGUAGE, LC_ALL, LC_MESSAGES, LANG")
 	fs.BoolVar(&o.Restart, "restart", false, "start the lessons' steps over (exercises done stay done; see --reset-exercises)")
 	fs.BoolVar(&o.ResetExercises, "reset-exercises", false, "forget the exercises done and the hints shown")
@@ -80,12 +88,16 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 			return fmt.Errorf(msgs("").ErrBadLang, o.Lang)
 		}
 	}
+	styles, ok := tui.ThemeStyles(o.Theme)
+	if !ok {
+		return fmt.Errorf(i18n.For(lang).ErrTheme, o.Theme, strings.Join(tui.Themes, ", "))
+	}
 	ls, lerr := lessons.Load(content.FS, lang)
 	if len(ls) == 0 {
 		return fmt.Errorf(i18n.For(lang).ErrLessons, lerr)
 	}
 
-	usePlain := o.Plain || o.Auto
+	usePlain := o.Plain
 	if err := tui.Usable(); err != nil {
 		usePlain = true
 	}
@@ -94,6 +106,11 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 		return err
 	}
 	defer sink.Close()
+	rec, err := startRecording(o.Record, i18n.For(lang))
+	if err != nil {
+		return err
+	}
+	defer endRecording(rec, o.Record, i18n.For(lang), sink.Stderr) // fd 2 now goes to the log file
 	sess.logFile(sink.Path)
 	if ctx.Err() != nil {
 		return errInterrupted
@@ -126,7 +143,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 		fmt.Fprintf(sink.File, "kubewalk: exercises: %v\n", exErr)
 	}
 	defer prog.save()
-	interactive := !o.Auto && term.IsTerminal(int(os.Stdin.Fd()))
+	interactive := !o.Auto.on && term.IsTerminal(int(os.Stdin.Fd()))
 	lines := plain.NewLines(os.Stdin)
 	start := engine.NextCheckpoint()
 	if interactive && !o.Restart {
@@ -151,7 +168,11 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 			Exercises:    exs,
 			ExerciseDone: prog.exerciseIsDone,
 		}
-		err := plain.Run(ctx, eng, w, plain.Options{Out: stdout, In: lines, Interactive: interactive, Start: start, Traces: traces.Store})
+		out := stdout
+		if rec != nil {
+			out = rec.TeeCooked(stdout)
+		}
+		err := plain.Run(ctx, eng, w, plain.Options{Out: out, In: lines, Interactive: interactive, Start: start, Traces: traces.Store})
 		interrupted := ctx.Err() != nil
 		closeErr := shutdown(interrupted)
 		switch {
@@ -181,6 +202,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	sess.terminalTaken(true)
 	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start,
 		ShowWelcome: !prog.welcomeSeen(), OnWelcomeDismissed: prog.welcomeDismissed,
+		Auto: o.Auto.delay, Record: tuiRecorder(rec), Styles: styles,
 		NewKubectl: newKubectl, Exercises: exerciseView{tracker},
 		Progress: prog.record,
 		Requests: traces.Store, Breakpoints: tuiBreakpoints{traces.Breakpoints}, Etcd: etcd})

@@ -60,6 +60,8 @@ type Strings struct {
 	StatusRunningTo                                  string // %s: a target
 	StatusPausedAt                                   string // %s: a checkpoint ID
 	StatusPausedNote                                 string
+	StatusAutoNote                                   string // %s: the pause at each checkpoint
+	StatusAutoRunning                                string
 	StatusStarting                                   string
 	StatusHeld                                       string // %d: held requests
 	TargetNextCheckpoint, TargetNextPhase, TargetEnd string
@@ -70,6 +72,7 @@ type Strings struct {
 	NoteStartupFailed     string
 	NoteStartupFinished   string
 	NoteStillRunning      string
+	NoteAutoOff           string
 	NoteStillStarting     string
 	NoteKubectlPanelLater string
 	NoteRowWhole          string
@@ -302,6 +305,9 @@ type Strings struct {
 	ErrBadLang      string // %q: the flag value
 	ErrFlags        string // %w: the problems with the flags (English says nothing more)
 	ErrCloseKubectl string // %w
+	ErrRecord       string // %s the file, %w
+	ErrRecordCut    string // %s the file, %v
+	ErrTheme        string // %q the flag value, %s the themes
 
 	// The command line (kubewalk tour, serve, lessons, glossary).
 	CLIInterrupted      string
@@ -309,6 +315,7 @@ type Strings struct {
 	CLIShuttingDown     string
 	CLIProgressNotSaved string // %v: the error
 	CLIResume           string // %s: where
+	CLIRecorded         string // %s the file, twice
 	CLIStoppedOwn       string
 	CLIStoppedClean     string
 	CLIReady            string // %s address, %s time
@@ -555,6 +562,8 @@ func english() Strings {
 		StatusRunningTo:         "… running to %s",
 		StatusPausedAt:          "⏸ PAUSED at %s",
 		StatusPausedNote:        " · the live server waits here · space: next checkpoint",
+		StatusAutoNote:          " · ▶▶ AUTO %s · any key stops it",
+		StatusAutoRunning:       " · ▶▶ AUTO",
 		StatusStarting:          "… starting the server",
 		StatusHeld:              "⏸ %d HELD",
 		TargetNextCheckpoint:    "the next checkpoint",
@@ -566,6 +575,7 @@ func english() Strings {
 		NoteStartupFailed:     "the startup failed; q quits",
 		NoteStartupFinished:   "startup is finished: the server is serving",
 		NoteStillRunning:      "the server is still running",
+		NoteAutoOff:           "auto stopped: you have the keys (space: next checkpoint)",
 		NoteStillStarting:     "the server is still starting",
 		NoteKubectlPanelLater: "the kubectl panel opens once the server serves",
 		NoteRowWhole:          "this row is shown whole already",
@@ -918,12 +928,16 @@ func english() Strings {
 		ErrBadLang:      "--lang %q: not a supported language; choose en or zh-CN (Traditional Chinese is not available yet)",
 		ErrFlags:        "%w",
 		ErrCloseKubectl: "closing kubectl: %w",
+		ErrRecord:       "--record %s: %w",
+		ErrRecordCut:    "the recording %s is incomplete: %v",
+		ErrTheme:        "--theme %q: no such theme; choose %s",
 
 		CLIInterrupted:      "interrupted; everything was shut down",
 		CLIInterruptedShort: "interrupted",
 		CLIShuttingDown:     "shutting down (server, etcd, temp files)… Ctrl-C again exits at once",
 		CLIProgressNotSaved: "%v; progress will not be saved",
 		CLIResume:           "Last time you reached %s. Run there without pausing? [Y/n] ",
+		CLIRecorded:         "recording saved to %s (replay it: asciinema play %s)",
 		CLIStoppedOwn:       "the server stopped on its own",
 		CLIStoppedClean:     "stopped cleanly",
 		CLIReady:            "API server ready at %s in %s",

@@ -161,6 +161,9 @@ func (hs *harness) idle() bool {
 	if m.exArmed {
 		idle++
 	}
+	if m.autoArmed {
+		idle++ // the auto pause's timer: tests send autoMsg or wait for it with until
+	}
 	if m.fetch.job != nil {
 		idle += 2 // the download and its progress waiter
 	}

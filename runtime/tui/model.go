@@ -73,6 +73,14 @@ type model struct {
 	failed  error
 	note    string // a one-off remark in the status line, cleared by the next key
 
+	// auto is the pause at each checkpoint when the walkthrough runs on its own (Options.Auto),
+	// 0 once a key took over; autoGen tells the current pause's timer from older ones, and
+	// autoArmed says one is running.
+	auto       time.Duration
+	autoGen    int
+	autoArmed  bool
+	autoCancel chan struct{} // closed to end the running timer early
+
 	focus    paneID
 	tab      paneID // the pane shown in the shared (tabbed) place
 	showHelp bool
@@ -184,6 +192,10 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		gl:     newGlossaryView(st, tr),
 		exs:    opts.Exercises,
 		ex:     newExView(st, tr),
+		auto:   max(opts.Auto, 0),
+	}
+	if m.auto > 0 {
+		m.welcome = false // nobody would dismiss it: the demo runs on its own
 	}
 	if opts.NewKubectl != nil {
 		m.kube = &kubectlHolder{tr: tr, make: opts.NewKubectl}
@@ -201,6 +213,60 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 	m.source.fetch, m.kubeSrc.fetch = m.fetch, m.fetch
 	m.applyFocus()
 	return Model{m: m}
+}
+
+// autoWait starts the auto pause at the checkpoint just reached, when the walkthrough runs on
+// its own.
+func (m *model) autoWait() tea.Cmd {
+	if m.auto <= 0 {
+		return nil
+	}
+	m.disarmAuto()
+	m.autoGen++
+	m.autoArmed = true
+	gen, d, cancel, done := m.autoGen, m.auto, make(chan struct{}), m.done
+	m.autoCancel = cancel
+	return func() tea.Msg {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return autoMsg{gen: gen}
+		case <-cancel:
+		case <-done:
+		}
+		return nil
+	}
+}
+
+// disarmAuto ends the auto pause's timer, if one runs; a message it already sent is stale.
+func (m *model) disarmAuto() {
+	if m.autoCancel != nil {
+		close(m.autoCancel)
+		m.autoCancel = nil
+	}
+	m.autoArmed = false
+	m.autoGen++
+}
+
+// autoNext continues to the next checkpoint when the auto pause at the current one is over,
+// unless a key took over meanwhile (or the server cannot move: it serves or failed).
+func (m *model) autoNext(msg autoMsg) tea.Cmd {
+	if msg.gen != m.autoGen {
+		return nil
+	}
+	m.disarmAuto()
+	if m.auto <= 0 || m.running || m.served || m.failed != nil {
+		return nil
+	}
+	return m.resume(engine.NextCheckpoint(), m.tr.TargetNextCheckpoint)
+}
+
+// stopAuto hands the walkthrough back to the learner and says so in the status line.
+func (m *model) stopAuto() {
+	m.auto = 0
+	m.disarmAuto()
+	m.note = m.tr.NoteAutoOff
 }
 
 // shutdown stops what the views run in the background: a kubectl command (waiting, bounded,
@@ -256,6 +322,8 @@ type (
 	eventMsg struct{ ev engine.Event }
 	// continuedMsg reports the result of Continue.
 	continuedMsg struct{ err error }
+	// autoMsg says the auto pause at the gen'th checkpoint is over.
+	autoMsg struct{ gen int }
 )
 
 // waitEvent waits for the next engine event off the update loop; it is re-armed after each
@@ -278,6 +346,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.resize(msg.Width, msg.Height)
 	case eventMsg:
 		return m.event(msg.ev)
+	case autoMsg:
+		return m.autoNext(msg)
 	case continuedMsg:
 		if msg.err != nil {
 			m.running = false
@@ -424,9 +494,13 @@ func (m *model) event(ev engine.Event) tea.Cmd {
 	var cmds []tea.Cmd
 	switch {
 	case ev.Paused != nil:
-		cmds = append(cmds, m.waitEvent())
+		cmds = append(cmds, m.waitEvent(), m.autoWait())
 	case ev.Served:
 		m.served = true
+		if m.auto > 0 { // the walkthrough ran to its end: keys need not announce a take-over
+			m.auto = 0
+			m.disarmAuto()
+		}
 		if m.srv != nil {
 			m.kubect.SetServer(m.srv)
 			if !m.polling {
@@ -585,6 +659,10 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	if msg.Type == tea.KeyCtrlC {
 		return tea.Quit
+	}
+	if m.auto > 0 {
+		// The learner takes over: this key does what it always does.
+		m.stopAuto()
 	}
 	if m.lay.small {
 		if key.Matches(msg, k.Quit) {
@@ -924,6 +1002,9 @@ func (m *model) scrollFocused(n int) {
 
 // mouse scrolls the focused pane with the wheel and focuses a pane on click.
 func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
+	if m.auto > 0 && msg.Action == tea.MouseActionPress {
+		m.stopAuto() // a click or the wheel takes over, as a key does
+	}
 	if m.lay.small || m.showHelp || m.welcome || m.prompt.open || m.info != nil || msg.Action != tea.MouseActionPress {
 		return nil
 	}

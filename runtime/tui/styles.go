@@ -14,6 +14,10 @@ type Styles struct {
 	Chain struct {
 		Done, Current, Pending, Arrow, Time, Checkpoint, Title lipgloss.Style
 	}
+	// Markers are the chain's markers for a phase done, the current one and one pending.
+	Markers struct {
+		Done, Current, Pending string
+	}
 	// Status is the line under the chain.
 	Status struct {
 		Paused, Running, Served, Failed, Review, Note lipgloss.Style
@@ -85,6 +89,7 @@ func DefaultStyles() *Styles {
 	s := &Styles{}
 	ns := lipgloss.NewStyle
 
+	s.Markers.Done, s.Markers.Current, s.Markers.Pending = "✓ ", "▶ ", "· "
 	s.Chain.Done = ns().Foreground(colDone)
 	s.Chain.Current = ns().Foreground(colAccent).Bold(true)
 	s.Chain.Pending = ns().Foreground(colDim)
@@ -199,6 +204,116 @@ func DefaultStyles() *Styles {
 	s.focusTokens = make(map[chroma.TokenType]lipgloss.Style, len(base))
 	for t, st := range base {
 		s.focusTokens[t] = st.Background(colFocusBg)
+	}
+	return s
+}
+
+// Themes are the names --theme takes.
+var Themes = []string{"default", "projector"}
+
+// ThemeStyles returns the styles of a theme named in Themes ("" is the default), and false
+// for an unknown name.
+func ThemeStyles(name string) (*Styles, bool) {
+	switch name {
+	case "", "default":
+		return DefaultStyles(), true
+	case "projector":
+		return ProjectorStyles(), true
+	}
+	return nil, false
+}
+
+// projector colours: the terminal's own bright ANSI colours, which a projector's washed-out
+// picture still tells apart, and no grey.
+var (
+	projAccent = lipgloss.AdaptiveColor{Light: "4", Dark: "14"}  // blue / bright cyan
+	projDone   = lipgloss.AdaptiveColor{Light: "2", Dark: "10"}  // green / bright green
+	projWarn   = lipgloss.AdaptiveColor{Light: "5", Dark: "11"}  // magenta / bright yellow
+	projError  = lipgloss.AdaptiveColor{Light: "1", Dark: "9"}   // red / bright red
+	projText   = lipgloss.AdaptiveColor{Light: "0", Dark: "15"}  // black / bright white
+	projFocus  = lipgloss.AdaptiveColor{Light: "11", Dark: "18"} // the emphasised lines' background
+)
+
+// ProjectorStyles returns the projector theme, for a class reading one screen from the back
+// of a room: high contrast (no dim grey text, bold where the default is coloured), larger
+// markers in the chain ([✓] [▶] [ ]) with the current phase in reverse video, and no italics.
+// As in the default theme every state also has a marker or a word (✓ ▶ ⏸ PAUSED, ⏸ HELD,
+// ✗ STOPPED, ✓ SERVING), so it reads the same under NO_COLOR.
+func ProjectorStyles() *Styles {
+	s := DefaultStyles()
+	ns := lipgloss.NewStyle
+	txt := ns().Foreground(projText)
+
+	s.Markers.Done, s.Markers.Current, s.Markers.Pending = "[✓] ", "[▶] ", "[ ] "
+	s.Chain.Done = ns().Foreground(projDone).Bold(true)
+	s.Chain.Current = ns().Reverse(true).Bold(true)
+	s.Chain.Pending = txt
+	s.Chain.Arrow = txt
+	s.Chain.Time = txt
+	s.Chain.Checkpoint = ns().Foreground(projAccent).Bold(true)
+	s.Chain.Title = txt.Bold(true)
+
+	s.Status.Paused = ns().Foreground(projWarn).Bold(true).Reverse(true)
+	s.Status.Running = txt.Bold(true)
+	s.Status.Served = ns().Foreground(projDone).Bold(true)
+	s.Status.Failed = ns().Foreground(projError).Bold(true).Reverse(true)
+	s.Status.Note = txt
+
+	s.Pane.Border = txt
+	s.Pane.FocusedBorder = ns().Foreground(projAccent).Bold(true)
+	s.Pane.Title = txt
+	s.Pane.FocusedTitle = ns().Foreground(projAccent).Bold(true).Reverse(true)
+	s.Pane.Tab = txt
+
+	s.Source.LineNo = txt
+	s.Source.FocusLineNo = ns().Bold(true).Reverse(true)
+	s.Source.Marker = ns().Bold(true).Reverse(true)
+	s.Source.RangeMarker = ns().Foreground(projAccent).Bold(true)
+	s.Source.Separator = txt
+	s.Source.Annotation = ns().Foreground(projAccent).Bold(true)
+	s.Source.Info = txt
+	s.Source.Focus = ns().Background(projFocus)
+
+	s.State.Value = txt
+	s.State.Type = ns().Foreground(projAccent)
+	s.State.Added = ns().Foreground(projDone).Bold(true)
+	s.State.Changed = ns().Foreground(projWarn).Bold(true)
+	s.State.Note = txt
+
+	s.Lesson.Missing = txt
+	s.Served.Label = txt
+	s.Served.Comment = txt
+	s.Served.Dim = txt
+	s.Served.Failing = ns().Foreground(projError).Bold(true).Reverse(true)
+
+	s.Lane.Border = txt
+	s.Lane.OK = ns().Foreground(projDone).Bold(true)
+	s.Lane.Stopped = ns().Foreground(projError).Bold(true).Reverse(true)
+	s.Lane.Held = ns().Foreground(projWarn).Bold(true).Reverse(true)
+	s.Lane.Dim = txt
+	s.Lane.Arrow = txt
+
+	s.List.Header = txt.Bold(true).Underline(true)
+	s.List.Held = ns().Foreground(projWarn).Bold(true).Reverse(true)
+	s.List.Dim = txt
+
+	s.Prompt.Desc = txt
+	s.Prompt.Error = ns().Foreground(projError).Bold(true).Reverse(true)
+
+	s.Help.Ellipsis, s.Help.ShortDesc, s.Help.ShortSeparator, s.Help.FullSeparator = txt, txt, txt, txt
+	s.Help.ShortKey = ns().Foreground(projAccent).Bold(true)
+	s.Help.FullKey = s.Help.ShortKey
+
+	// The code: the default's token colours, but comments neither grey nor italic.
+	for _, m := range []map[chroma.TokenType]lipgloss.Style{s.tokens, s.focusTokens} {
+		for t, st := range m {
+			if t == chroma.Comment || t.Category() == chroma.Comment {
+				m[t] = st.UnsetItalic().Foreground(projDone)
+			}
+		}
+	}
+	for t, st := range s.focusTokens {
+		s.focusTokens[t] = st.Background(projFocus)
 	}
 	return s
 }

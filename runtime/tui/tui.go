@@ -12,7 +12,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -167,6 +169,22 @@ type Options struct {
 	// Fetch downloads a module into the Go module cache for the side-by-side view and the
 	// upstream source; nil uses lessons.FetchModule (the go command).
 	Fetch Fetch
+
+	// Auto, when positive, runs the walkthrough on its own: at each checkpoint the screen
+	// waits Auto, then continues; the first key (or click) hands control back to the learner.
+	Auto time.Duration
+	// Record, if set, is given everything Run writes to the terminal and every resize (see
+	// runtime/record).
+	Record Recorder
+}
+
+// Recorder records the session's terminal output (runtime/record.Recorder implements it).
+type Recorder interface {
+	// Tee returns a writer that writes to out and records what it wrote; when out is a
+	// terminal file, the writer must stay one (bubbletea reads the size through it).
+	Tee(out io.Writer) io.Writer
+	// Resize records that the terminal is now w×h.
+	Resize(w, h int)
 }
 
 // ErrInterrupted is returned by Run when the user pressed Ctrl-C (q quits and returns nil).
@@ -226,13 +244,23 @@ func Run(ctx context.Context, eng *engine.Engine, content Content, opts Options)
 	m := NewModel(eng, eng.Server(), content, opts)
 	m.m.done = ctx.Done()
 
-	p := tea.NewProgram(m,
+	popts := []tea.ProgramOption{
 		tea.WithContext(ctx),
 		tea.WithAltScreen(),
 		tea.WithMouseCellMotion(),
 		tea.WithoutSignalHandler(),
 		tea.WithFilter(interruptOnCtrlC),
-	)
+	}
+	if opts.Record != nil {
+		rec := opts.Record
+		popts = append(popts, tea.WithOutput(rec.Tee(os.Stdout)), tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg {
+			if ws, ok := msg.(tea.WindowSizeMsg); ok {
+				rec.Resize(ws.Width, ws.Height)
+			}
+			return interruptOnCtrlC(m, msg)
+		}))
+	}
+	p := tea.NewProgram(m, popts...)
 	final, err := p.Run()
 	if serr := m.m.shutdown(); serr != nil && err == nil {
 		err = serr

@@ -386,15 +386,15 @@ func (m *model) chain() string {
 			d, isDone := done[p]
 			switch {
 			case isDone || allDone:
-				s := st.Done.Render("✓ " + string(p))
+				s := st.Done.Render(m.st.Markers.Done + string(p))
 				if times && isDone {
 					s += " " + st.Time.Render(shortDuration(d))
 				}
 				parts = append(parts, s)
 			case p == cur:
-				parts = append(parts, st.Current.Render("▶ "+string(p)))
+				parts = append(parts, st.Current.Render(m.st.Markers.Current+string(p)))
 			default:
-				parts = append(parts, st.Pending.Render("· "+string(p)))
+				parts = append(parts, st.Pending.Render(m.st.Markers.Pending+string(p)))
 			}
 		}
 		return strings.Join(parts, st.Arrow.Render(arrow))
@@ -512,8 +512,14 @@ func (m *model) status() string {
 		s = served(tr.StatusAllDone, tr.StatusAllDoneShort, tr.StatusAllDoneShortest, "")
 	case m.served:
 		s = served(tr.StatusAllDoneNoTrack, tr.StatusAllDoneNoTrackShort, tr.StatusAllDoneNoTrackShortest, "")
+	case m.running && m.auto > 0:
+		s = st.Running.Render(fmt.Sprintf(tr.StatusRunningTo, m.target)) + st.Paused.Render(tr.StatusAutoRunning)
 	case m.running:
 		s = st.Running.Render(fmt.Sprintf(tr.StatusRunningTo, m.target))
+	case live != nil && m.auto > 0:
+		s = st.Paused.Render(fmt.Sprintf(tr.StatusPausedAt, live.Checkpoint.ID())) + st.Paused.Render(fmt.Sprintf(tr.StatusAutoNote, m.auto))
+	case live != nil && m.note == tr.NoteAutoOff:
+		s = st.Paused.Render(fmt.Sprintf(tr.StatusPausedAt, live.Checkpoint.ID())) // the note says what space does
 	case live != nil:
 		s = st.Paused.Render(fmt.Sprintf(tr.StatusPausedAt, live.Checkpoint.ID())) + st.Note.Render(tr.StatusPausedNote)
 	default:
