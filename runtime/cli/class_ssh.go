@@ -18,13 +18,13 @@ import (
 
 // newClassCommand groups the workshop commands. `class host` (the follow-along channel of
 // runtime/classroom) joins `class ssh` here.
-func newClassCommand(stdout, stderr io.Writer) *cobra.Command {
+func newClassCommand(stdout, stderr io.Writer, sess *session) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "class",
 		Short: "Run a workshop: every student gets a tour with a live server of their own",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newClassSSHCommand(stdout, stderr))
+	cmd.AddCommand(newClassSSHCommand(stdout, stderr), newClassHostCommand(stdout, stderr, sess))
 	return cmd
 }
 

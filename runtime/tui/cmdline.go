@@ -43,6 +43,8 @@ var commands = []command{
 	{"track", nil, "[N]", func(t *i18n.Strings) string { return t.CmdTrack }},
 	{"glossary", []string{"gl"}, "", func(t *i18n.Strings) string { return t.CmdGlossary }},
 	{"exercises", []string{"ex"}, "", func(t *i18n.Strings) string { return t.CmdExercises }},
+	{"board", nil, "", func(t *i18n.Strings) string { return t.CmdBoard }},
+	{"msg", nil, "TEXT", func(t *i18n.Strings) string { return t.CmdMsg }},
 	{"help", nil, "", func(t *i18n.Strings) string { return t.CmdHelp }},
 	{"quit", []string{"q"}, "", func(t *i18n.Strings) string { return t.CmdQuit }},
 }

@@ -167,6 +167,11 @@ type Options struct {
 	// Fetch downloads a module into the Go module cache for the side-by-side view and the
 	// upstream source; nil uses lessons.FetchModule (the go command).
 	Fetch Fetch
+
+	// Class makes this the instructor's screen of a follow-along class (class.go); Follow a
+	// student's. nil: no class.
+	Class  ClassHost
+	Follow ClassFollower
 }
 
 // ErrInterrupted is returned by Run when the user pressed Ctrl-C (q quits and returns nil).

@@ -33,12 +33,12 @@ type layout struct {
 	shared rect // the tabbed place
 }
 
-func computeLayout(w, h int) layout {
+func computeLayout(w, h, classLines int) layout {
 	if w < MinWidth || h < MinHeight {
 		return layout{small: true}
 	}
 	l := layout{wide: w >= wideWidth}
-	l.body = rect{0, headerLines, w, h - headerLines - 1}
+	l.body = rect{0, headerLines + classLines, w, h - headerLines - classLines - 1}
 	b := l.body
 	if l.wide {
 		srcW := w * 55 / 100
@@ -73,7 +73,7 @@ func (l layout) paneAt(x, y int, m *model) (paneID, bool) {
 // resize lays the panes out for a new window size.
 func (m *model) resize(w, h int) {
 	m.w, m.h = w, h
-	m.lay = computeLayout(w, h)
+	m.lay = computeLayout(w, h, m.classLineCount())
 	m.help.Width = w
 	if m.lay.small {
 		return
@@ -364,7 +364,7 @@ func (m *model) header() []string {
 	} else if m.inTrack() {
 		title = m.trackLine()
 	}
-	return []string{fit(chain, m.w), fit(title, m.w), fit(m.status(), m.w)}
+	return append([]string{fit(chain, m.w), fit(title, m.w), fit(m.status(), m.w)}, m.classLines()...)
 }
 
 // chain draws the seven phases, each done (✓, with its time), current (▶) or pending (·).
