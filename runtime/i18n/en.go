@@ -465,6 +465,7 @@ type Strings struct {
 	KeyClassBoard         string
 	KeyClassFollow        string
 	KeyClassStuck         string
+	HelpClass             string
 	CLIJoinRefused        string // %s address, %v the error
 	CLIJoinNeedsTerminal  string
 	CLIJoinWaiting        string // %s address
@@ -1128,5 +1129,6 @@ func english() Strings {
 		CLIJoinNeedsTerminal:  "join and class host need a terminal: the follow-along runs in the full-screen UI",
 		CLIJoinWaiting:        "kubewalk: waiting for the class at %s…",
 		CLIJoinNotYet:         "kubewalk: the class at %s does not answer yet (%v); starting your tour, it keeps trying",
+		HelpClass:             "In a class (kubewalk join, class host)",
 	}
 }

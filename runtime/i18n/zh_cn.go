@@ -662,5 +662,6 @@ func zhCN() map[string]string {
 		"CLIJoinNeedsTerminal":  "join 和 class host 需要终端：跟随模式只在全屏界面中运行",
 		"CLIJoinWaiting":        "kubewalk：正在等待 %s 的课堂…",
 		"CLIJoinNotYet":         "kubewalk：%s 的课堂尚未应答（%v）；先启动你的导览，并持续重试",
+		"HelpClass":             "课堂中（kubewalk join、class host）",
 	}
 }

@@ -192,6 +192,7 @@ func (m *model) helpOverlay(w, h int) []string {
 		{tr.HelpRequestsView, []key.Binding{k.Filter, k.Loopback, joinHelp(k.Back, k.Forward, tr.HelpLaneStage), k.StageSource, k.StageEtcd,
 			k.HeldStep, k.HeldRun, k.HeldAbort}},
 		{tr.HelpExercisesView, []key.Binding{k.Hint, k.Answer, k.Choose}},
+		{tr.HelpClass, []key.Binding{k.ClassFollow, k.ClassStuck, k.ClassBoard}},
 		{"", []key.Binding{k.Command, k.Help, k.Quit}},
 	}
 	keyW := 0
@@ -282,13 +283,17 @@ func (m *model) helpOverlay(w, h int) []string {
 }
 
 // commandsHelp is what :help shows: the commands and how the after-serve views work.
-func commandsHelp(st *Styles, tr *i18n.Strings) *infoBox {
+func commandsHelp(st *Styles, tr *i18n.Strings, host bool) *infoBox {
 	lines := []string{tr.CommandsIntro, ""}
 	w := 0
+	var cmds []command
 	for _, c := range commands {
-		w = max(w, ansi.StringWidth(c.usage()))
+		if !classCommand(c) || host {
+			cmds = append(cmds, c)
+			w = max(w, ansi.StringWidth(c.usage()))
+		}
 	}
-	for _, c := range commands {
+	for _, c := range cmds {
 		lines = append(lines, "  "+st.Help.FullKey.Render(fit(c.usage(), w))+"  "+st.Help.FullDesc.Render(c.desc(tr)))
 	}
 	lines = append(lines, "", tr.CommandsRequests, "", tr.CommandsBreak)

@@ -927,7 +927,7 @@ func (m *model) runLine(line string) (tea.Cmd, string) {
 	case "msg":
 		return m.msgLine(rest)
 	case "help":
-		m.info = commandsHelp(m.st, m.tr)
+		m.info = commandsHelp(m.st, m.tr, m.cls != nil && m.cls.host != nil)
 	case "quit":
 		return tea.Quit, ""
 	}
@@ -977,7 +977,7 @@ func (m *model) kubectlLine(rest string) (tea.Cmd, string) {
 
 // completer is what the command line's suggestions draw on now.
 func (m *model) completer() completer {
-	c := completer{tr: m.tr, breakpoints: m.breakpoints}
+	c := completer{tr: m.tr, breakpoints: m.breakpoints, host: m.cls != nil && m.cls.host != nil}
 	seen := map[string]bool{}
 	if m.served && m.srv != nil {
 		for _, id := range m.srv.Identities() {
