@@ -77,7 +77,7 @@ func runClassHost(ctx context.Context, o *classHostOptions, stdout, stderr io.Wr
 			Logf: func(format string, args ...any) { fmt.Fprintf(log, "kubewalk: class: "+format+"\n", args...) },
 		})
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("class host: --listen %s: %w", o.Listen, err)
+			return nil, nil, nil, err // "class host: listen on ADDR (pass another address with --listen): …"
 		}
 		fmt.Fprintf(log, "kubewalk: class: %s\n", h.JoinLine())
 		return classHostView{h}, nil, h.Stop, nil

@@ -99,9 +99,6 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	if err := tui.Usable(); err != nil {
 		usePlain = true
 	}
-	if o.class != nil && usePlain {
-		return errors.New(i18n.For(lang).CLIJoinNeedsTerminal)
-	}
 	sink, err := logs.Open(o.LogFile, o.Verbosity, true)
 	if err != nil {
 		return err
@@ -120,6 +117,10 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 			return err
 		}
 		defer stopClass()
+		// After the class answered, so that a wrong code or a busy port is what is reported.
+		if usePlain {
+			return errors.New(i18n.For(lang).CLIJoinNeedsTerminal)
+		}
 	}
 	sopts := o.serverOptions(sink.File)
 	sopts.Track = sess.owns

@@ -1091,7 +1091,7 @@ func english() Strings {
 		ClassLoopbackHint:     "only this machine can join: restart with --listen 0.0.0.0:%s to open it to the room",
 		ClassConnecting:       "connecting to the class…",
 		ClassLeft:             "✗ left the class (%s); your tour goes on",
-		ClassReconnecting:     "⚠ connection lost (%s): reconnecting; your tour goes on",
+		ClassReconnecting:     "⚠ connection lost, reconnecting; your tour goes on (%s)",
 		ClassFollowing:        "⇢ following the instructor (at %s)",
 		ClassFreePace:         "◇ free pace (instructor at %s)",
 		ClassDefaultTitle:     "CLASS",

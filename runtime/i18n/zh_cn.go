@@ -624,7 +624,7 @@ func zhCN() map[string]string {
 		"ClassLoopbackHint":     "只有本机可以加入：用 --listen 0.0.0.0:%s 重新启动以向教室开放",
 		"ClassConnecting":       "正在连接课堂…",
 		"ClassLeft":             "✗ 已离开课堂（%s）；你的导览继续运行",
-		"ClassReconnecting":     "⚠ 连接中断（%s）：正在重连；你的导览继续运行",
+		"ClassReconnecting":     "⚠ 连接中断，正在重连；你的导览继续运行（%s）",
 		"ClassFollowing":        "⇢ 跟随讲师（在 %s）",
 		"ClassFreePace":         "◇ 自由节奏（讲师在 %s）",
 		"ClassDefaultTitle":     "课堂",

@@ -179,7 +179,7 @@ func TestFollowStuckMessageAndConnection(t *testing.T) {
 	hs.must("instructor: look at the RBAC authorizer")
 	f.set(func(s *FollowState) { s.Connected, s.Problem = false, "connection refused" })
 	hs.settle()
-	hs.must("connection lost (connection refused): reconnecting")
+	hs.must("connection lost, reconnecting; your tour goes on (connection refused)")
 	f.set(func(s *FollowState) { s.Fatal = "the host has changed" })
 	hs.settle()
 	hs.must("left the class (the host has changed)")
