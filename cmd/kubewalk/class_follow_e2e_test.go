@@ -146,13 +146,19 @@ func TestClassBadInput(t *testing.T) {
 		{"half a code", []string{"join", "127.0.0.1:7443", "--code", "4F7K-Q2"}, "join 127.0.0.1:7443:"},
 		{"not a code", []string{"join", "127.0.0.1:7443", "--code", "hello!"}, "join 127.0.0.1:7443:"},
 		{"no code", []string{"join", "127.0.0.1:7443"}, `required flag(s) "code" not set`},
+		{"ssh follow without a code", []string{"class", "ssh", "--listen", "127.0.0.1:0", "--follow", "127.0.0.1:7443"}, "--follow ADDR and --code CODE go together"},
+		{"ssh follow, half a code", []string{"class", "ssh", "--listen", "127.0.0.1:0", "--follow", "127.0.0.1:7443", "--code", "4F7K-Q2"}, "--code: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sb := newSandbox(t)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, binary, append(tt.args, "--log-file", sb.log)...)
+			args := tt.args
+			if args[0] == "join" || args[1] == "host" {
+				args = append(args, "--log-file", sb.log)
+			}
+			cmd := exec.CommandContext(ctx, binary, args...)
 			cmd.Env = sb.env()
 			out, err := cmd.CombinedOutput()
 			if ctx.Err() != nil {

@@ -162,7 +162,8 @@ func (m *model) classEvent() tea.Cmd {
 	return tea.Batch(m.followStep(), m.classReport())
 }
 
-// classReport tells the host where the student is, when that changed.
+// classReport tells the host where the student is, when that changed. It returns nil (a
+// tea.Cmd for symmetry with the other class steps).
 func (m *model) classReport() tea.Cmd {
 	if m.cls == nil || m.cls.follow == nil {
 		return nil
@@ -179,8 +180,10 @@ func (m *model) classReport() tea.Cmd {
 		return nil
 	}
 	m.cls.reported, m.cls.done = id, done
-	f := m.cls.follow
-	return func() tea.Msg { f.Report(id, done); return nil }
+	// On the update loop, not in a tea.Cmd: reports must reach the follower in order, and
+	// Report never blocks (it only notes the progress for the connection's writer).
+	m.cls.follow.Report(id, done)
+	return nil
 }
 
 // followStep runs the student's server forward to the instructor's checkpoint when the
