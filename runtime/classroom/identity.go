@@ -224,6 +224,13 @@ type joinCode struct {
 	pin    [pinBytes]byte
 }
 
+// CheckJoinCode returns the error Join would give for a malformed join code, nil for a
+// well-formed one (it says nothing of whether the code is right).
+func CheckJoinCode(s string) error {
+	_, err := parseJoinCode(s)
+	return err
+}
+
 // parseJoinCode reads what a student typed. Errors wrap ErrBadJoinCode and say what is wrong.
 func parseJoinCode(s string) (joinCode, error) {
 	norm, err := normalise(s)

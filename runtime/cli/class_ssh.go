@@ -13,18 +13,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubewalk/kubewalk/runtime/classroom"
 	"github.com/kubewalk/kubewalk/runtime/sshclass"
 )
 
 // newClassCommand groups the workshop commands. `class host` (the follow-along channel of
 // runtime/classroom) joins `class ssh` here.
-func newClassCommand(stdout, stderr io.Writer) *cobra.Command {
+func newClassCommand(stdout, stderr io.Writer, sess *session) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "class",
 		Short: "Run a workshop: every student gets a tour with a live server of their own",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newClassSSHCommand(stdout, stderr))
+	cmd.AddCommand(newClassSSHCommand(stdout, stderr), newClassHostCommand(stdout, stderr, sess))
 	return cmd
 }
 
@@ -36,6 +37,9 @@ type classSSHOptions struct {
 	MaxSessions    int
 	IdleTimeout    time.Duration
 	HostKey        string
+	// Follow and Code make every session join a class host (kubewalk join) instead of a tour
+	// of its own.
+	Follow, Code string
 }
 
 func newClassSSHCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -66,6 +70,8 @@ It listens on 127.0.0.1 unless told otherwise: open it to the classroom network 
 	fs.IntVar(&o.MaxSessions, "max-sessions", sshclass.DefaultMaxSessions, "most sessions at once; one more is told the class is full")
 	fs.DurationVar(&o.IdleTimeout, "idle-timeout", time.Hour, "end a session after this long without a key press; 0 never does")
 	fs.StringVar(&o.HostKey, "host-key", filepath.Join(stateDir, "ssh_host_ed25519_key"), "SSH host key, generated there (mode 0600) on first use")
+	fs.StringVar(&o.Follow, "follow", "", "ADDR of a class host (kubewalk class host): every session follows it, named after its SSH user")
+	fs.StringVar(&o.Code, "code", "", "the class host's join code, with --follow")
 	return cmd
 }
 
@@ -93,6 +99,16 @@ func runClassSSH(ctx context.Context, o *classSSHOptions, stateDir string, stdou
 	if o.MaxSessions < 1 {
 		return fmt.Errorf("--max-sessions %d: must be at least 1", o.MaxSessions)
 	}
+	var follow *sshclass.Follow
+	if o.Follow != "" || o.Code != "" {
+		if o.Follow == "" || o.Code == "" {
+			return fmt.Errorf("--follow ADDR and --code CODE go together: both are on the class host's join line")
+		}
+		if err := classroom.CheckJoinCode(o.Code); err != nil {
+			return fmt.Errorf("--code: %w", err)
+		}
+		follow = &sshclass.Follow{Addr: o.Follow, Code: o.Code}
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	srv, err := sshclass.New(sshclass.Config{
@@ -103,6 +119,7 @@ func runClassSSH(ctx context.Context, o *classSSHOptions, stateDir string, stdou
 		MaxSessions:    o.MaxSessions,
 		IdleTimeout:    o.IdleTimeout,
 		StateDir:       stateDir,
+		Follow:         follow,
 		Log:            stdout,
 	})
 	if err != nil {
@@ -149,6 +166,9 @@ func printClassSSH(w io.Writer, o *classSSHOptions, srv *sshclass.Server, stateD
 	fmt.Fprintf(w, "  students    ssh -p %d NAME@%s   (NAME keeps their progress)\n", addr.Port, host)
 	fmt.Fprintf(w, "  host key    %s   (%s)\n", srv.HostKeyFingerprint(), o.HostKey)
 	fmt.Fprintf(w, "  sessions    at most %d, %s; progress under %s\n", o.MaxSessions, idle, filepath.Join(stateDir, "users"))
+	if o.Follow != "" {
+		fmt.Fprintf(w, "  follow      every session joins the class at %s (kubewalk join), named after its SSH user\n", o.Follow)
+	}
 	if addr.IP.IsLoopback() {
 		fmt.Fprintf(w, "  only this machine can connect; open it to the classroom with --listen 0.0.0.0:%d\n", addr.Port)
 	}

@@ -38,8 +38,8 @@ func Main(args []string) int {
 	return runServerCommand(args, link)
 }
 
-// startsServer reports whether args run tour or serve (the root command runs the tour). Bad
-// flags or arguments do not: Execute reports them.
+// startsServer reports whether args run tour or serve (the root command runs the tour), or a
+// tour of a class (class host, join ADDR). Bad flags or arguments do not: Execute reports them.
 func startsServer(args []string) bool {
 	root := NewRootCommand(io.Discard, io.Discard)
 	// Execute adds these on the fly; without them "help" and "completion" look like arguments.
@@ -49,15 +49,22 @@ func startsServer(args []string) bool {
 	if err != nil {
 		return false
 	}
+	args0 := 0
 	switch cmd.Name() {
 	case "kubewalk", "tour", "serve":
+	case "host":
+		if cmd.Parent() == nil || cmd.Parent().Name() != "class" {
+			return false
+		}
+	case "join":
+		args0 = 1
 	default:
 		return false
 	}
 	if err := cmd.ParseFlags(rest); err != nil {
 		return false
 	}
-	return len(cmd.Flags().Args()) == 0
+	return len(cmd.Flags().Args()) == args0
 }
 
 // runServerCommand runs tour or serve with the signal handling described at Main.

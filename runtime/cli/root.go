@@ -75,7 +75,7 @@ real kubectl at it.`,
 	rootTour.addFlags(root)
 	root.AddCommand(newTourCommand(stdout, stderr, sess), newServeCommand(stdout, stderr, sess),
 		newLessonsCommand(stdout, stderr), newGlossaryCommand(stdout), newVersionCommand(stdout),
-		newClassCommand(stdout, stderr))
+		newClassCommand(stdout, stderr, sess), newJoinCommand(stdout, stderr, sess))
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())
 	})

@@ -40,6 +40,16 @@ type tourOptions struct {
 	Theme string
 	// ResetExercises forgets the exercises done and the hints shown; --restart keeps them.
 	ResetExercises bool
+	// class, when set, wires a follow-along class into the walkthrough (class host, join).
+	class *classSetup
+}
+
+// classSetup wires a follow-along class into the tour: start is called once the flags are
+// checked and the log file is open, before the server starts; it returns the screen's side
+// of the class (one of host and follow) and stop, which the tour calls as it ends.
+type classSetup struct {
+	follows bool // a student: no resume question, the class decides where to go
+	start   func(ctx context.Context, log io.Writer, stdout io.Writer, lang string) (host tui.ClassHost, follow tui.ClassFollower, stop func(), err error)
 }
 
 func newTourCommand(stdout, stderr io.Writer, sess *session) *cobra.Command {
@@ -115,6 +125,20 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	if ctx.Err() != nil {
 		return errInterrupted
 	}
+	var classHost tui.ClassHost
+	var classFollow tui.ClassFollower
+	if o.class != nil {
+		var stopClass func()
+		classHost, classFollow, stopClass, err = o.class.start(ctx, sink.File, stdout, lang)
+		if err != nil {
+			return err
+		}
+		defer stopClass()
+		// After the class answered, so that a wrong code or a busy port is what is reported.
+		if usePlain {
+			return errors.New(i18n.For(lang).CLIJoinNeedsTerminal)
+		}
+	}
 	sopts := o.serverOptions(sink.File)
 	sopts.Track = sess.owns
 	eng, err := engine.New(traces.apply(sopts))
@@ -146,7 +170,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	interactive := !o.Auto.on && term.IsTerminal(int(os.Stdin.Fd()))
 	lines := plain.NewLines(os.Stdin)
 	start := engine.NextCheckpoint()
-	if interactive && !o.Restart {
+	if interactive && !o.Restart && (o.class == nil || !o.class.follows) {
 		if start, err = offerResume(ctx, prog, lines, stdout); err != nil {
 			return errInterrupted // nothing started yet; the deferred Close has nothing to stop
 		}
@@ -205,7 +229,8 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 		Auto: o.Auto.delay, Record: tuiRecorder(rec), Styles: styles,
 		NewKubectl: newKubectl, Exercises: exerciseView{tracker},
 		Progress: prog.record,
-		Requests: traces.Store, Breakpoints: tuiBreakpoints{traces.Breakpoints}, Etcd: etcd})
+		Requests: traces.Store, Breakpoints: tuiBreakpoints{traces.Breakpoints}, Etcd: etcd,
+		Class: classHost, Follow: classFollow})
 	sess.terminalTaken(false)
 	stopTracker() // its checks talk to the server: stop them before it stops
 	interrupted := ctx.Err() != nil || errors.Is(err, tui.ErrInterrupted)

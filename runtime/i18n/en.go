@@ -426,6 +426,57 @@ type Strings struct {
 	LiveNotServed     string
 	LiveNothingStored string
 	LiveNoController  string // %d: the pods matching
+
+	// A follow-along class (class host, join): the class lines, the board, the CLI.
+	ClassTargetInstructor string // %s: checkpoint ID
+	ClassNoteDetached     string
+	ClassNoteResynced     string
+	ClassNoteStuck        string
+	ClassNoteUnstuck      string
+	ClassJoinBanner       string // %s: the join line
+	ClassBoardCount       string // %d students, %d stuck
+	ClassLoopbackHint     string // %s: the port
+	ClassConnecting       string
+	ClassLeft             string // %s: why
+	ClassReconnecting     string // %s: why
+	ClassFollowing        string // %s: checkpoint ID
+	ClassFreePace         string // %s: checkpoint ID
+	ClassDefaultTitle     string
+	ClassStuckFlag        string
+	ClassKeys             string
+	ClassNoMessage        string
+	ClassMessage          string
+	BoardNotHost          string
+	BoardJoinTitle        string
+	BoardNoMessage        string
+	BoardLastMessage      string // %s: the message
+	BoardNoStudents       string
+	BoardColName          string
+	BoardColCheckpoint    string
+	BoardColDone          string
+	BoardColIdle          string
+	BoardColState         string
+	BoardStuck            string
+	BoardFollowing        string
+	BoardFreePace         string
+	BoardOffline          string
+	BoardTitle            string
+	BoardTitleClass       string // %s title, %d students, %d stuck
+	BoardInstructorAt     string // %s: checkpoint ID
+	CmdMsgWhat            string
+	NoteMsgSent           string
+	NoteMsgFailed         string // %v: the error
+	BarMsg                string
+	CmdBoard              string
+	CmdMsg                string
+	KeyClassBoard         string
+	KeyClassFollow        string
+	KeyClassStuck         string
+	HelpClass             string
+	CLIJoinRefused        string // %s address, %v the error
+	CLIJoinNeedsTerminal  string
+	CLIJoinWaiting        string // %s address
+	CLIJoinNotYet         string // %s address, %v why
 }
 
 // english is the base catalogue: every string, in English.
@@ -1043,5 +1094,55 @@ func english() Strings {
 		LiveNotServed:     "not served",
 		LiveNothingStored: "no object stored yet",
 		LiveNoController:  "%d (no controller creates them)",
+
+		ClassTargetInstructor: "the instructor's checkpoint %s",
+		ClassNoteDetached:     "free pace: the instructor's steps no longer move your server (D re-syncs)",
+		ClassNoteResynced:     "following the instructor again",
+		ClassNoteStuck:        "stuck flag raised: the instructor sees it on the board (! lowers it)",
+		ClassNoteUnstuck:      "stuck flag lowered",
+		ClassJoinBanner:       "JOIN: %s",
+		ClassBoardCount:       "%d students, %d stuck · B board",
+		ClassLoopbackHint:     "only this machine can join: restart with --listen 0.0.0.0:%s to open it to the room",
+		ClassConnecting:       "connecting to the class…",
+		ClassLeft:             "✗ left the class (%s); your tour goes on",
+		ClassReconnecting:     "⚠ connection lost, reconnecting; your tour goes on (%s)",
+		ClassFollowing:        "⇢ following the instructor (at %s)",
+		ClassFreePace:         "◇ free pace (instructor at %s)",
+		ClassDefaultTitle:     "CLASS",
+		ClassStuckFlag:        "✋ STUCK",
+		ClassKeys:             "D detach/re-sync · ! stuck",
+		ClassNoMessage:        "✉ no message from the instructor yet",
+		ClassMessage:          "✉ instructor:",
+		BoardNotHost:          ":board and :msg are for the instructor of a class (kubewalk class host)",
+		BoardJoinTitle:        "Students type",
+		BoardNoMessage:        "no message sent yet (:msg TEXT sends one to every student)",
+		BoardLastMessage:      "last message: %s",
+		BoardNoStudents:       "no student has joined yet",
+		BoardColName:          "NAME",
+		BoardColCheckpoint:    "CHECKPOINT",
+		BoardColDone:          "EXERCISES",
+		BoardColIdle:          "IDLE",
+		BoardColState:         "STATE",
+		BoardStuck:            "✋ STUCK",
+		BoardFollowing:        "⇢ following",
+		BoardFreePace:         "◇ free pace",
+		BoardOffline:          "✗ offline",
+		BoardTitle:            "Class board",
+		BoardTitleClass:       "Class board: %s — %d students, %d stuck",
+		BoardInstructorAt:     "you are at %s",
+		CmdMsgWhat:            "say what to send: :msg TEXT (one line)",
+		NoteMsgSent:           "message sent to the class",
+		NoteMsgFailed:         "the message was not sent: %v",
+		BarMsg:                "message the class",
+		CmdBoard:              "the class board: every student's checkpoint, exercises, idle time, stuck flag",
+		CmdMsg:                "send a one-line message to every student",
+		KeyClassBoard:         "class board",
+		KeyClassFollow:        "detach / re-sync with the instructor",
+		KeyClassStuck:         "raise / lower the stuck flag",
+		CLIJoinRefused:        "join %s: %v",
+		CLIJoinNeedsTerminal:  "join and class host need a terminal: the follow-along runs in the full-screen UI",
+		CLIJoinWaiting:        "kubewalk: waiting for the class at %s…",
+		CLIJoinNotYet:         "kubewalk: the class at %s does not answer yet (%v); starting your tour, it keeps trying",
+		HelpClass:             "In a class (kubewalk join, class host)",
 	}
 }

@@ -48,8 +48,7 @@ const (
 
 // Follow makes every session join a class host instead of walking on its own: the child runs
 // `kubewalk join ADDR --code CODE --name USER` with the same per-session flags as the tour. It is
-// the seam for `class ssh --join`, which needs the `join` command (runtime/classroom wired into
-// the CLI); until that command exists no flag sets it.
+// set by `class ssh --follow ADDR --code CODE`.
 type Follow struct {
 	Addr string // the class host's address, as printed on its join line
 	Code string // the join code

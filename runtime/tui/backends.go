@@ -182,3 +182,83 @@ type Exercise struct {
 	Why               string   // when done: why it passed (e.g. "allowed by RoleBinding bob-cm")
 	LastTry           string   // after a wrong answer: what was wrong, in a few words
 }
+
+// ClassHost is the instructor's side of a follow-along class (runtime/classroom's Host, adapted
+// by runtime/cli). The screen keeps the join line in view, publishes every live pause, and
+// shows the class board (:board) and sends one-line messages (:msg). Its methods are called
+// from tea.Cmds.
+type ClassHost interface {
+	// JoinLine is the line students type: "kubewalk join ADDR --code CODE".
+	JoinLine() string
+	// LoopbackOnly reports whether only this machine can join (the default listen address).
+	LoopbackOnly() bool
+	// Reached publishes the instructor's live checkpoint (ID "phase/name"); going back is
+	// ignored, so followers never go back.
+	Reached(checkpointID string)
+	// Board is a snapshot of the class.
+	Board() ClassBoard
+	// Changed is closed at the next change of the board.
+	Changed() <-chan struct{}
+	// Broadcast sends a one-line message to every student.
+	Broadcast(text string) error
+}
+
+// ClassBoard is the class as the board shows it.
+type ClassBoard struct {
+	Title string
+	// Checkpoint is the instructor's published checkpoint ID, "" before the first.
+	Checkpoint string
+	// Message is the latest broadcast, "" when none.
+	Message  string
+	Students []ClassStudent
+}
+
+// ClassStudent is one row of the board.
+type ClassStudent struct {
+	Name string
+	// Checkpoint is the student's own checkpoint ID, "" before the first.
+	Checkpoint string
+	// Done counts the exercises the student has done.
+	Done int
+	// Idle is the time since the student's progress last changed.
+	Idle                        time.Duration
+	Stuck, Following, Connected bool
+}
+
+// ClassFollower is a student's side of a class (runtime/classroom's Student, adapted by
+// runtime/cli): while it follows, the screen runs the student's own server forward to the
+// instructor's checkpoint (never back), and reports where the student is. Its methods never
+// block on the network.
+type ClassFollower interface {
+	// State is a snapshot of the student's side of the class.
+	State() FollowState
+	// Changed is closed at the next change of State.
+	Changed() <-chan struct{}
+	// Detach stops following (free pace); Resync follows again.
+	Detach()
+	Resync()
+	// SetStuck raises or lowers the student's stuck flag on the board.
+	SetStuck(stuck bool)
+	// Report says where the student's tour is and how many exercises are done.
+	Report(checkpointID string, done int)
+}
+
+// FollowState is a student's side of the class.
+type FollowState struct {
+	// Title is the class title, Name the name the host gave this student.
+	Title, Name string
+	// Connected is true while the channel to the host is up.
+	Connected bool
+	// Instructor is the instructor's checkpoint ID, "" before the first.
+	Instructor string
+	// Following is false while the student goes at their own pace.
+	Following bool
+	Stuck     bool
+	// Message is the instructor's latest message ("" none) and MessageSeq its number, which
+	// changes with every new message.
+	Message    string
+	MessageSeq int
+	// Problem is why the connection is down ("" while connected); Fatal, when set, says the
+	// student has left the class for good (their tour goes on).
+	Problem, Fatal string
+}

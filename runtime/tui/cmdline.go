@@ -45,7 +45,13 @@ var commands = []command{
 	{"exercises", []string{"ex"}, "", func(t *i18n.Strings) string { return t.CmdExercises }},
 	{"help", nil, "", func(t *i18n.Strings) string { return t.CmdHelp }},
 	{"quit", []string{"q"}, "", func(t *i18n.Strings) string { return t.CmdQuit }},
+	// The instructor's, listed only on a class host's screen (classCommand).
+	{"board", nil, "", func(t *i18n.Strings) string { return t.CmdBoard }},
+	{"msg", nil, "TEXT", func(t *i18n.Strings) string { return t.CmdMsg }},
 }
+
+// classCommand reports whether c is for the instructor of a class only.
+func classCommand(c command) bool { return c.name == "board" || c.name == "msg" }
 
 // lookupCommand finds a command by name or alias.
 func lookupCommand(name string) (command, bool) {
@@ -86,6 +92,7 @@ type suggestion struct {
 // breakpoints set, and the language the suggestions are described in.
 type completer struct {
 	tr          *i18n.Strings
+	host        bool // a class host's screen: the class commands are offered
 	contexts    []string
 	users       []string
 	breakpoints []string
@@ -139,6 +146,9 @@ func (c completer) complete(input []rune, cur int) (from int, out []suggestion) 
 	if !strings.ContainsAny(line, " \t") {
 		word := strings.TrimSpace(line)
 		for _, cmd := range commands {
+			if classCommand(cmd) && !c.host {
+				continue
+			}
 			names := append([]string{cmd.name}, cmd.aliases...)
 			for _, n := range names {
 				if strings.HasPrefix(n, word) {

@@ -786,7 +786,7 @@ func (m *model) exercisesLoaded(msg exLoadedMsg) tea.Cmd {
 	for _, e := range m.ex.Loaded(msg) {
 		m.toasts = append(m.toasts, toast{id: e.ID, title: e.Title, why: e.Why})
 	}
-	return cmd
+	return tea.Batch(cmd, m.classReport())
 }
 
 // syncCurrent tells the exercises view which lesson and phase the walkthrough is at: the

@@ -120,6 +120,11 @@ func reachedTarget(t engine.Target, cp, prev server.Checkpoint) bool {
 	case engine.ToEnd():
 		return false
 	}
+	for i, c := range server.Checkpoints() {
+		if t == engine.ToCheckpoint(c.ID()) {
+			return checkpointIndex(cp.ID()) >= i
+		}
+	}
 	for i, p := range server.Phases() {
 		if t == engine.ToPhase(p) {
 			return phaseIndex(cp.Phase) >= i

@@ -164,6 +164,12 @@ func (hs *harness) idle() bool {
 	if m.autoArmed {
 		idle++ // the auto pause's timer: tests send autoMsg or wait for it with until
 	}
+	if c := m.cls; c != nil && c.host != nil {
+		idle++ // the board's waiter
+	}
+	if c := m.cls; c != nil && c.follow != nil {
+		idle++ // the student's state waiter
+	}
 	if m.fetch.job != nil {
 		idle += 2 // the download and its progress waiter
 	}

@@ -79,6 +79,12 @@ type KeyMap struct {
 	Answer key.Binding
 	Choose key.Binding
 
+	// A follow-along class: the board on the instructor's screen; following (detach and
+	// re-sync) and the stuck flag on a student's.
+	ClassBoard  key.Binding
+	ClassFollow key.Binding
+	ClassStuck  key.Binding
+
 	Help key.Binding
 	Quit key.Binding
 }
@@ -136,6 +142,10 @@ func NewKeyMap(tr *i18n.Strings) KeyMap {
 		Hint:   key.NewBinding(key.WithKeys("h"), key.WithHelp("h", tr.KeyHint)),
 		Answer: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", tr.KeyAnswer)),
 		Choose: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", tr.KeyChoose)),
+
+		ClassBoard:  key.NewBinding(key.WithKeys("B"), key.WithHelp("B", tr.KeyClassBoard)),
+		ClassFollow: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", tr.KeyClassFollow)),
+		ClassStuck:  key.NewBinding(key.WithKeys("!"), key.WithHelp("!", tr.KeyClassStuck)),
 
 		Help: key.NewBinding(key.WithKeys("?"), key.WithHelp("?", tr.KeyHelp)),
 		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", tr.KeyQuit)),

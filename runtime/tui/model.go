@@ -152,6 +152,9 @@ type model struct {
 	fetch     *fetchState
 	fetcher   Fetch
 	upMissing *MissingModuleError
+
+	// The follow-along class (class.go, board.go); nil without one.
+	cls *classState
 }
 
 // NewModel builds the screen for an engine that has been (or is about to be) started. srv
@@ -211,6 +214,7 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 	m.kubeSrc = newSourcePane(st, tr, content)
 	m.kubeSrc.kube = true
 	m.source.fetch, m.kubeSrc.fetch = m.fetch, m.fetch
+	m.cls = newClassState(opts)
 	m.applyFocus()
 	return Model{m: m}
 }
@@ -296,7 +300,7 @@ func (m *model) shutdown() error {
 // Init starts listening for engine events and, when there is a trace store or exercises, for
 // their changes.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.m.waitEvent(), m.m.subscribe(), m.m.startExercises(), m.m.checkUpstream())
+	return tea.Batch(m.m.waitEvent(), m.m.subscribe(), m.m.startExercises(), m.m.checkUpstream(), m.m.classInit())
 }
 
 // Update handles one message.
@@ -368,6 +372,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return tea.Tick(readyzEvery, func(time.Time) tea.Msg { return readyzTickMsg{} })
 	case readyzTickMsg:
 		return pollReadyz(m.srv, m.readyClient, m.now)
+	case boardMsg, followMsg, classNoteMsg:
+		return m.classMsg(msg)
 	case tea.KeyMsg:
 		return m.key(msg)
 	case tea.MouseMsg:
@@ -525,6 +531,7 @@ func (m *model) event(ev engine.Event) tea.Cmd {
 		cmds = append(cmds, m.show(len(m.history)-1))
 	}
 	m.syncCurrent()
+	cmds = append(cmds, m.classEvent())
 	return tea.Batch(cmds...)
 }
 
@@ -723,6 +730,9 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	if key.Matches(msg, k.Command) {
 		m.prompt.Open(m.completer())
 		return nil
+	}
+	if cmd, ok := m.classKey(msg); ok {
+		return cmd
 	}
 	if m.at != viewTour {
 		return m.viewKey(msg)

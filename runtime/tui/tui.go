@@ -176,6 +176,10 @@ type Options struct {
 	// Record, if set, is given everything Run writes to the terminal and every resize (see
 	// runtime/record).
 	Record Recorder
+	// Class makes this the instructor's screen of a follow-along class (class.go); Follow a
+	// student's. nil: no class.
+	Class  ClassHost
+	Follow ClassFollower
 }
 
 // Recorder records the session's terminal output (runtime/record.Recorder implements it).

@@ -33,12 +33,12 @@ type layout struct {
 	shared rect // the tabbed place
 }
 
-func computeLayout(w, h int) layout {
+func computeLayout(w, h, classLines int) layout {
 	if w < MinWidth || h < MinHeight {
 		return layout{small: true}
 	}
 	l := layout{wide: w >= wideWidth}
-	l.body = rect{0, headerLines, w, h - headerLines - 1}
+	l.body = rect{0, headerLines + classLines, w, h - headerLines - classLines - 1}
 	b := l.body
 	if l.wide {
 		srcW := w * 55 / 100
@@ -73,7 +73,7 @@ func (l layout) paneAt(x, y int, m *model) (paneID, bool) {
 // resize lays the panes out for a new window size.
 func (m *model) resize(w, h int) {
 	m.w, m.h = w, h
-	m.lay = computeLayout(w, h)
+	m.lay = computeLayout(w, h, m.classLineCount())
 	m.help.Width = w
 	if m.lay.small {
 		return
@@ -192,6 +192,7 @@ func (m *model) helpOverlay(w, h int) []string {
 		{tr.HelpRequestsView, []key.Binding{k.Filter, k.Loopback, joinHelp(k.Back, k.Forward, tr.HelpLaneStage), k.StageSource, k.StageEtcd,
 			k.HeldStep, k.HeldRun, k.HeldAbort}},
 		{tr.HelpExercisesView, []key.Binding{k.Hint, k.Answer, k.Choose}},
+		{tr.HelpClass, []key.Binding{k.ClassFollow, k.ClassStuck, k.ClassBoard}},
 		{"", []key.Binding{k.Command, k.Help, k.Quit}},
 	}
 	keyW := 0
@@ -282,13 +283,17 @@ func (m *model) helpOverlay(w, h int) []string {
 }
 
 // commandsHelp is what :help shows: the commands and how the after-serve views work.
-func commandsHelp(st *Styles, tr *i18n.Strings) *infoBox {
+func commandsHelp(st *Styles, tr *i18n.Strings, host bool) *infoBox {
 	lines := []string{tr.CommandsIntro, ""}
 	w := 0
+	var cmds []command
 	for _, c := range commands {
-		w = max(w, ansi.StringWidth(c.usage()))
+		if !classCommand(c) || host {
+			cmds = append(cmds, c)
+			w = max(w, ansi.StringWidth(c.usage()))
+		}
 	}
-	for _, c := range commands {
+	for _, c := range cmds {
 		lines = append(lines, "  "+st.Help.FullKey.Render(fit(c.usage(), w))+"  "+st.Help.FullDesc.Render(c.desc(tr)))
 	}
 	lines = append(lines, "", tr.CommandsRequests, "", tr.CommandsBreak)
@@ -364,7 +369,7 @@ func (m *model) header() []string {
 	} else if m.inTrack() {
 		title = m.trackLine()
 	}
-	return []string{fit(chain, m.w), fit(title, m.w), fit(m.status(), m.w)}
+	return append([]string{fit(chain, m.w), fit(title, m.w), fit(m.status(), m.w)}, m.classLines()...)
 }
 
 // chain draws the seven phases, each done (✓, with its time), current (▶) or pending (·).

@@ -26,10 +26,11 @@ const (
 	viewEtcd
 	viewGlossary
 	viewExercises
+	viewBoard
 )
 
 func (v viewID) String() string {
-	return [...]string{"walkthrough", "Requests", "kubectl", "etcd", "glossary", "exercises"}[v]
+	return [...]string{"walkthrough", "Requests", "kubectl", "etcd", "glossary", "exercises", "board"}[v]
 }
 
 // viewRects are where the after-serve views' panes go. In the stacked layout the Requests
@@ -158,6 +159,8 @@ func (m *model) viewBody() []string {
 			return joinColumns(list, m.ex.detail.View())
 		}
 		return append(append([]string{}, list...), m.ex.detail.View()...)
+	case viewBoard:
+		return m.boardBody()
 	}
 	return nil
 }
@@ -185,6 +188,8 @@ func (m *model) viewTitle() string {
 	case viewExercises:
 		left = tr.ViewExercisesTitle
 		right = tr.ViewGlossaryHint
+	case viewBoard:
+		left, right = m.boardTitle()
 	}
 	l := st.Chain.Checkpoint.Render(left)
 	room := m.w - ansi.StringWidth(right) - 2
@@ -314,6 +319,8 @@ func (m *model) viewHelp() []key.Binding {
 			}
 		}
 		out = append(out, b("↑/↓", tr.BarSelect), k.FocusNext)
+	case viewBoard:
+		out = append(out, b(":msg", tr.BarMsg), b("↑/↓", tr.BarScroll))
 	}
 	return append(out, k.Help, k.Quit)
 }
@@ -345,6 +352,8 @@ func (m *model) viewKey(msg tea.KeyMsg) tea.Cmd {
 		m.glossaryKey(msg)
 	case viewExercises:
 		return m.exercisesKey(msg)
+	case viewBoard:
+		return m.boardKey(msg)
 	}
 	return nil
 }
@@ -910,8 +919,15 @@ func (m *model) runLine(line string) (tea.Cmd, string) {
 	case "exercises":
 		m.at = viewExercises
 		m.syncCurrent()
+	case "board":
+		if m.cls == nil || m.cls.host == nil {
+			return nil, m.tr.BoardNotHost
+		}
+		m.at = viewBoard
+	case "msg":
+		return m.msgLine(rest)
 	case "help":
-		m.info = commandsHelp(m.st, m.tr)
+		m.info = commandsHelp(m.st, m.tr, m.cls != nil && m.cls.host != nil)
 	case "quit":
 		return tea.Quit, ""
 	}
@@ -961,7 +977,7 @@ func (m *model) kubectlLine(rest string) (tea.Cmd, string) {
 
 // completer is what the command line's suggestions draw on now.
 func (m *model) completer() completer {
-	c := completer{tr: m.tr, breakpoints: m.breakpoints}
+	c := completer{tr: m.tr, breakpoints: m.breakpoints, host: m.cls != nil && m.cls.host != nil}
 	seen := map[string]bool{}
 	if m.served && m.srv != nil {
 		for _, id := range m.srv.Identities() {

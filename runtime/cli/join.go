@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubewalk/kubewalk/runtime/classroom"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui"
+)
+
+// joinOptions are `join`'s flags: the tour's, plus the class's code and the student's name.
+type joinOptions struct {
+	tourOptions
+	Code string
+	Name string
+}
+
+// joinWait bounds how long join waits for the class before it starts the student's tour
+// anyway (it keeps trying in the background). A refusal (wrong code, another version, a
+// certificate that does not match) comes within it and stops join before anything starts.
+const joinWait = 10 * time.Second
+
+func newJoinCommand(stdout, stderr io.Writer, sess *session) *cobra.Command {
+	o := &joinOptions{}
+	cmd := &cobra.Command{
+		Use:   "join ADDR --code CODE",
+		Short: "Follow an instructor's class (kubewalk class host) with a tour and server of your own",
+		Long: `join runs your own tour, with its own live server, and follows the instructor: whenever
+the instructor reaches a checkpoint, your server runs forward to it (never back; earlier steps
+stay there to review). D detaches (go at your own pace) and re-syncs; ! raises and lowers your
+"stuck" flag on the instructor's board; the instructor's messages show under the header.
+
+If the connection drops, your tour goes on and join reconnects by itself.`,
+		Example: `  kubewalk join 192.168.1.20:7443 --code 4F7K-Q2-8K3M-T9QX-2HVD-R4NA --name ana`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runJoin(cmd.Context(), args[0], o, stdout, stderr, sess)
+		},
+	}
+	o.tourOptions.addFlags(cmd)
+	fs := cmd.Flags()
+	fs.StringVar(&o.Code, "code", "", "the join code on the instructor's screen (required)")
+	fs.StringVar(&o.Name, "name", "", "your name on the instructor's board (default: your user name)")
+	_ = cmd.MarkFlagRequired("code")
+	return cmd
+}
+
+// runJoin joins the class, waits (bounded) for its welcome, then runs the tour following it.
+func runJoin(ctx context.Context, addr string, o *joinOptions, stdout, stderr io.Writer, sess *session) error {
+	name := o.Name
+	if name == "" {
+		name = os.Getenv("USER")
+	}
+	if name == "" {
+		name, _ = os.Hostname()
+	}
+	o.class = &classSetup{follows: true, start: func(ctx context.Context, log, out io.Writer, lang string) (tui.ClassHost, tui.ClassFollower, func(), error) {
+		tr := i18n.For(lang)
+		s, err := classroom.Join(ctx, classroom.StudentConfig{
+			Addr: addr, Code: o.Code, Name: name, AppVersion: appVersion(),
+			Logf: func(format string, args ...any) { fmt.Fprintf(log, "kubewalk: class: "+format+"\n", args...) },
+		})
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf(tr.CLIJoinRefused, addr, err)
+		}
+		fmt.Fprintf(out, tr.CLIJoinWaiting+"\n", addr)
+		t := time.NewTimer(joinWait)
+		defer t.Stop()
+		select {
+		case <-s.Ready():
+		case <-s.Done():
+			s.Stop()
+			return nil, nil, nil, fmt.Errorf(tr.CLIJoinRefused, addr, s.Err())
+		case <-ctx.Done():
+			s.Stop()
+			return nil, nil, nil, errInterrupted
+		case <-t.C:
+			why := s.State().LastError
+			if why == nil {
+				why = errors.New("no answer")
+			}
+			fmt.Fprintf(out, tr.CLIJoinNotYet+"\n", addr, why)
+		}
+		return nil, studentView{s}, s.Stop, nil
+	}}
+	return runTour(ctx, &o.tourOptions, stdout, stderr, sess)
+}
+
+// studentView adapts *classroom.Student to the screen.
+type studentView struct{ s *classroom.Student }
+
+func (v studentView) Changed() <-chan struct{} { return v.s.Changed() }
+func (v studentView) Detach()                  { v.s.Detach() }
+func (v studentView) Resync()                  { v.s.Resync() }
+func (v studentView) SetStuck(stuck bool)      { v.s.SetStuck(stuck) }
+
+// Report sends the student's checkpoint (with its ordinal) and exercises done.
+func (v studentView) Report(id string, done int) {
+	cp, _ := classCheckpoint(id)
+	v.s.Report(cp, done)
+}
+
+// State converts the student's state for the screen.
+func (v studentView) State() tui.FollowState {
+	st := v.s.State()
+	out := tui.FollowState{
+		Title: st.Title, Name: st.Name, Connected: st.Connected, Instructor: st.Instructor.ID,
+		Following: st.Following, Stuck: st.Stuck,
+	}
+	if n := len(st.Messages); n > 0 {
+		out.Message, out.MessageSeq = st.Messages[n-1].Text, st.Messages[n-1].Seq
+	}
+	if st.LastError != nil && !st.Connected {
+		out.Problem = oneLine(st.LastError)
+	}
+	if st.Err != nil {
+		out.Fatal = oneLine(st.Err)
+	}
+	return out
+}

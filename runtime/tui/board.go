@@ -1,0 +1,172 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// The class board (:board, or B, on the instructor's screen): the join line large enough
+// for a projector, the latest message, and one row per student with their name, checkpoint,
+// exercises done, idle time and state. The state is in words and symbols (✋ STUCK, ⇢
+// following, ◇ free pace, ✗ offline), never in colour alone.
+
+// boardBody renders the board in the body.
+func (m *model) boardBody() []string {
+	b := m.lay.body
+	tr := m.tr
+	c := m.cls
+	if c == nil || c.host == nil {
+		return placeCenter(wrapLines(tr.BoardNotHost, b.w-4), b.w, b.h)
+	}
+	var out []string
+	join := c.host.JoinLine()
+	inner := []string{"", "   " + classBanner.Render(" "+join+" ") + "   ", ""}
+	bw := min(b.w, ansi.StringWidth(join)+10)
+	out = append(out, box(m.st, tr.BoardJoinTitle, inner, bw, len(inner)+2, true)...)
+	if c.host.LoopbackOnly() {
+		out = append(out, " "+m.st.Status.Note.Render(fmt.Sprintf(tr.ClassLoopbackHint, joinPort(join))))
+	}
+	msg := tr.BoardNoMessage
+	if c.board.Message != "" {
+		msg = fmt.Sprintf(tr.BoardLastMessage, c.board.Message)
+	}
+	out = append(out, " "+msg, "")
+	rows := boardRows(c.board,
+		[5]string{tr.BoardColName, tr.BoardColCheckpoint, tr.BoardColDone, tr.BoardColIdle, tr.BoardColState},
+		[4]string{tr.BoardStuck, tr.BoardFollowing, tr.BoardFreePace, tr.BoardOffline})
+	if !c.boardLoaded || len(c.board.Students) == 0 {
+		rows = []string{" " + tr.BoardNoStudents}
+	}
+	room := b.h - len(out)
+	if room < 2 {
+		out = out[:max(b.h-2, 0)]
+		room = b.h - len(out)
+	}
+	if len(rows) > room && len(c.board.Students) > 0 {
+		// The header stays; the students scroll.
+		body := rows[1:]
+		top := min(max(c.boardTop, 0), max(len(body)-(room-1), 0))
+		c.boardTop = top
+		rows = append([]string{rows[0]}, body[top:min(top+room-1, len(body))]...)
+	}
+	out = append(out, rows...)
+	for i := range out {
+		out[i] = fit(out[i], b.w)
+	}
+	for len(out) < b.h {
+		out = append(out, strings.Repeat(" ", b.w))
+	}
+	return out[:b.h]
+}
+
+// boardRows lays the students out in columns: the header, then one row each.
+func boardRows(bd ClassBoard, header [5]string, states [4]string) []string {
+	cells := [][5]string{header}
+	for _, s := range bd.Students {
+		var flags []string
+		if s.Stuck {
+			flags = append(flags, states[0])
+		}
+		switch {
+		case !s.Connected:
+			flags = append(flags, states[3])
+		case s.Following:
+			flags = append(flags, states[1])
+		default:
+			flags = append(flags, states[2])
+		}
+		cells = append(cells, [5]string{s.Name, orDash(s.Checkpoint), fmt.Sprint(s.Done), idleText(s.Idle.Seconds()), strings.Join(flags, " · ")})
+	}
+	var w [5]int
+	for _, row := range cells {
+		for i, c := range row {
+			w[i] = max(w[i], ansi.StringWidth(c))
+		}
+	}
+	out := make([]string, 0, len(cells))
+	for _, row := range cells {
+		var b strings.Builder
+		b.WriteString(" ")
+		for i, c := range row {
+			b.WriteString(c)
+			if i < len(row)-1 {
+				b.WriteString(strings.Repeat(" ", w[i]-ansi.StringWidth(c)+2))
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// idleText is an idle time in whole seconds, minutes or hours.
+func idleText(sec float64) string {
+	s := int(sec)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm", s/60)
+	}
+	return fmt.Sprintf("%dh", s/3600)
+}
+
+// boardTitle is the board's title line: the class, the students, the instructor's checkpoint.
+func (m *model) boardTitle() (left, right string) {
+	c := m.cls
+	if c == nil || c.host == nil {
+		return m.tr.BoardTitle, ""
+	}
+	stuck := 0
+	for _, s := range c.board.Students {
+		if s.Stuck {
+			stuck++
+		}
+	}
+	left = fmt.Sprintf(m.tr.BoardTitleClass, c.board.Title, len(c.board.Students), stuck)
+	return left, fmt.Sprintf(m.tr.BoardInstructorAt, orDash(c.board.Checkpoint))
+}
+
+// boardKey scrolls the board.
+func (m *model) boardKey(msg tea.KeyMsg) tea.Cmd {
+	if m.cls == nil {
+		return nil
+	}
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		m.cls.boardTop--
+	case key.Matches(msg, k.Down):
+		m.cls.boardTop++
+	case key.Matches(msg, k.PageUp):
+		m.cls.boardTop -= m.lay.body.h / 2
+	case key.Matches(msg, k.PageDown):
+		m.cls.boardTop += m.lay.body.h / 2
+	}
+	m.cls.boardTop = max(m.cls.boardTop, 0)
+	return nil
+}
+
+// msgLine runs :msg TEXT: the text goes to every student.
+func (m *model) msgLine(text string) (tea.Cmd, string) {
+	if m.cls == nil || m.cls.host == nil {
+		return nil, m.tr.BoardNotHost
+	}
+	if strings.TrimSpace(text) == "" {
+		return nil, m.tr.CmdMsgWhat
+	}
+	h := m.cls.host
+	m.note = m.tr.NoteMsgSent
+	return func() tea.Msg {
+		if err := h.Broadcast(text); err != nil {
+			return classNoteMsg{note: fmt.Sprintf(m.tr.NoteMsgFailed, err)}
+		}
+		return nil
+	}, ""
+}
+
+// classNoteMsg puts a remark in the status line.
+type classNoteMsg struct{ note string }
