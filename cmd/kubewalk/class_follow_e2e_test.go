@@ -87,7 +87,7 @@ func TestClassFollowInTmux(t *testing.T) {
 	students["chen"].run("send-keys", "-t", "kw", "!")
 	students["chen"].waitFor(`✋ STUCK`, 10*time.Second)
 	host.run("send-keys", "-t", "kw", "B")
-	board := host.waitFor(`(?s)Class board: e2e walk — 3 students, 1 stuck.*chen .*✋ STUCK`, 15*time.Second)
+	board := host.waitFor(`(?s)Class board: e2e walk — students: 3, stuck: 1.*chen .*✋ STUCK`, 15*time.Second)
 	for _, want := range []string{"ana", "bob", next} {
 		if !strings.Contains(board, want) {
 			t.Errorf("board lacks %q:\n%s", want, board)

@@ -209,7 +209,7 @@ func TestClassHostBoard(t *testing.T) {
 			return slices.Contains(r, "config/scheme") && slices.Contains(r, second)
 		})
 		hs.typeLine("board")
-		hs.must("Class board: walk — 3 students, 1 stuck", "ana", "✋ STUCK · ⇢ following", "1m",
+		hs.must("Class board: walk — students: 3, stuck: 1", "ana", "✋ STUCK · ⇢ following", "1m",
 			"bob", "◇ free pace", "chen", "✗ offline", "--listen 0.0.0.0:7443")
 		hs.typeLine("msg")
 		hs.must("say what to send")
