@@ -40,6 +40,9 @@ type tourOptions struct {
 	Theme string
 	// ResetExercises forgets the exercises done and the hints shown; --restart keeps them.
 	ResetExercises bool
+	// KubectlNoLocalFiles (hidden --kubectl-no-local-files, set by `class ssh` for its
+	// sessions) keeps the in-TUI kubectl off this machine's files: the learner is not its user.
+	KubectlNoLocalFiles bool
 	// class, when set, wires a follow-along class into the walkthrough (class host, join).
 	class *classSetup
 }
@@ -77,6 +80,8 @@ func (o *tourOptions) addFlags(cmd *cobra.Command) {
 	fs.StringVar(&o.Lang, "lang", "", "language of the lessons and screens (en, zh-CN); default from LANGUAGE, LC_ALL, LC_MESSAGES, LANG")
 	fs.BoolVar(&o.Restart, "restart", false, "start the lessons' steps over (exercises done stay done; see --reset-exercises)")
 	fs.BoolVar(&o.ResetExercises, "reset-exercises", false, "forget the exercises done and the hints shown")
+	fs.BoolVar(&o.KubectlNoLocalFiles, "kubectl-no-local-files", false, "the in-UI kubectl refuses to read or write this machine's files (set by class ssh for its students)")
+	_ = fs.MarkHidden("kubectl-no-local-files")
 	o.addTourTraceFlags(fs)
 }
 
@@ -227,7 +232,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start,
 		ShowWelcome: !prog.welcomeSeen(), OnWelcomeDismissed: prog.welcomeDismissed,
 		Auto: o.Auto.delay, Record: tuiRecorder(rec), Styles: styles,
-		NewKubectl: newKubectl, Exercises: exerciseView{tracker},
+		NewKubectl: o.newKubectl, Exercises: exerciseView{tracker},
 		Progress: prog.record,
 		Requests: traces.Store, Breakpoints: tuiBreakpoints{traces.Breakpoints}, Etcd: etcd,
 		Class: classHost, Follow: classFollow})
@@ -251,8 +256,9 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 
 // newKubectl runs the TUI's :kubectl in-process against the run's kubeconfig; kubectl's
 // discovery cache goes to a private temporary directory that the TUI removes when it ends.
-func newKubectl(kubeconfig string) (tui.Kubectl, error) {
-	return kubectl.New(kubectl.Options{Kubeconfig: kubeconfig})
+// Under --kubectl-no-local-files it refuses whatever would read or write this machine's files.
+func (o *tourOptions) newKubectl(kubeconfig string) (tui.Kubectl, error) {
+	return kubectl.New(kubectl.Options{Kubeconfig: kubeconfig, NoLocalFiles: o.KubectlNoLocalFiles})
 }
 
 // recordingContent notes progress whenever the screen shows a step.

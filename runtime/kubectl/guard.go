@@ -131,6 +131,11 @@ func (r *Runner) refuseParsed(cmd *cobra.Command, rawArgs []string) *RefusedErro
 			}
 		}
 	}
+	if r.opts.NoLocalFiles {
+		if e := refuseLocalFiles(cmd, fs); e != "" {
+			return refuse(e, false)
+		}
+	}
 	for _, a := range rawArgs {
 		for _, p := range stdinPaths {
 			if strings.Contains(a, p) {
@@ -177,4 +182,47 @@ func isVerbosityFlag(a string) bool {
 	}
 	// -v8, pflag's shorthand with an attached value.
 	return len(a) > 2 && strings.HasPrefix(a, "-v") && a[2] >= '0' && a[2] <= '9'
+}
+
+// localFileFlags are the kubectl v0.37.2 flags whose values name a file, directory or URL that
+// kubectl reads (or, for output-directory and cache-dir, writes) on the machine it runs on.
+var localFileFlags = []string{
+	"filename", "kustomize", "from-file", "from-env-file", "env-file", "cert", "key",
+	"patch-file", "template", "custom", "output-directory", "cache-dir",
+}
+
+// localFileCommands are commands that reach the local disk or run a program whatever their
+// flags: cp copies files, diff runs an external diff program, kustomize reads a directory
+// (and may run helm), plugin lists the programs on PATH.
+var localFileCommands = []string{"kubectl cp", "kubectl diff", "kubectl kustomize", "kubectl plugin"}
+
+// refuseLocalFiles says why a command may not run under Options.NoLocalFiles ("" if it may).
+func refuseLocalFiles(cmd *cobra.Command, fs *pflag.FlagSet) string {
+	const why = "reads or writes files on the machine kubewalk runs on, which is not yours in this session"
+	path := cmd.CommandPath()
+	for _, c := range localFileCommands {
+		if path == c || strings.HasPrefix(path, c+" ") {
+			return path + " " + why
+		}
+	}
+	for _, name := range localFileFlags {
+		if f := fs.Lookup(name); f != nil && f.Changed {
+			return "--" + name + " " + why
+		}
+	}
+	// And any other flag kubectl marks as naming a file or directory (MarkFlagFilename,
+	// MarkFlagDirname), so that a flag this list misses is still caught.
+	var marked string
+	fs.Visit(func(f *pflag.Flag) {
+		if marked == "" && (f.Annotations[cobra.BashCompFilenameExt] != nil || f.Annotations[cobra.BashCompSubdirsInDir] != nil) {
+			marked = "--" + f.Name + " " + why
+		}
+	})
+	if marked != "" {
+		return marked
+	}
+	if f := fs.Lookup("output"); f != nil && f.Changed && strings.Contains(f.Value.String(), "-file") {
+		return "-o " + f.Value.String() + " " + why
+	}
+	return ""
 }

@@ -51,6 +51,12 @@ type Options struct {
 	// StopGrace bounds how long Run waits for a command to return once ctx is done; 0 means
 	// 5s. Every request a command makes ends with ctx, so commands return well within it.
 	StopGrace time.Duration
+	// NoLocalFiles refuses every flag and command that would make kubectl read or write a
+	// file on this machine, or run a program: set when the screen belongs to someone who is
+	// not this machine's user (a student in `kubewalk class ssh`), whose kubectl must not read
+	// the class host's files (kubectl create configmap --from-file=/etc/passwd, then get -o
+	// yaml) or write to its disk.
+	NoLocalFiles bool
 }
 
 // Runner runs kubectl commands against one kubeconfig. Its methods may be called from any

@@ -289,7 +289,8 @@ func (s *Server) childArgs(user, dir string) []string {
 	} else {
 		args = []string{"tour"}
 	}
-	args = append(args, "--secure-port", "0", "--bind-address", "127.0.0.1",
+	// The student is not this machine's user: the tour's kubectl must not read its files.
+	args = append(args, "--kubectl-no-local-files", "--secure-port", "0", "--bind-address", "127.0.0.1",
 		"--kubeconfig", filepath.Join(dir, "kubeconfig"), "--log-file", filepath.Join(dir, "kubewalk.log"))
 	return append(args, s.cfg.Args...)
 }

@@ -36,7 +36,7 @@ func TestSessionRunsTour(t *testing.T) {
 	dir := ss[0].Dir
 	state := filepath.Join(c.srv.cfg.StateDir, "users", "alice")
 	for _, want := range []string{
-		fmt.Sprintf(`args=["tour" "--secure-port" "0" "--bind-address" "127.0.0.1" "--kubeconfig" %q "--log-file" %q]`,
+		fmt.Sprintf(`args=["tour" "--kubectl-no-local-files" "--secure-port" "0" "--bind-address" "127.0.0.1" "--kubeconfig" %q "--log-file" %q]`,
 			filepath.Join(dir, "kubeconfig"), filepath.Join(dir, "kubewalk.log")),
 		"env TERM=xterm-256color", "env LANG=zh_CN.UTF-8", "env HOME=" + dir, "env TMPDIR=" + dir,
 		"env XDG_RUNTIME_DIR=" + dir, "env XDG_STATE_HOME=" + state,
@@ -716,7 +716,7 @@ func TestHostKeyGeneratedInOpenDir(t *testing.T) {
 func TestFollowArgs(t *testing.T) {
 	s := &Server{cfg: Config{Follow: &Follow{Addr: "192.168.1.20:7443", Code: "4F7K-Q2"}, Args: []string{"--lang", "zh-CN"}}}
 	got := strings.Join(s.childArgs("alice", "/tmp/d"), " ")
-	want := "join 192.168.1.20:7443 --code 4F7K-Q2 --name alice --secure-port 0 --bind-address 127.0.0.1 --kubeconfig /tmp/d/kubeconfig --log-file /tmp/d/kubewalk.log --lang zh-CN"
+	want := "join 192.168.1.20:7443 --code 4F7K-Q2 --name alice --kubectl-no-local-files --secure-port 0 --bind-address 127.0.0.1 --kubeconfig /tmp/d/kubeconfig --log-file /tmp/d/kubewalk.log --lang zh-CN"
 	if got != want {
 		t.Errorf("args\n got %s\nwant %s", got, want)
 	}
