@@ -102,7 +102,8 @@ type ExerciseCheck struct {
 	Kind string `json:"kind"`
 
 	// trace: every field set must match one request (strings exactly; Detail as a substring
-	// of the stage's detail, or of any stage's detail when Stage is empty).
+	// of the stage's detail or of one of its fields' values, such as the response's message,
+	// of any stage when Stage is empty).
 	User        string `json:"user,omitempty"`
 	Verb        string `json:"verb,omitempty"`
 	Resource    string `json:"resource,omitempty"`

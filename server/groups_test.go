@@ -411,7 +411,8 @@ func TestDeployments(t *testing.T) {
 }
 
 // TestKubeletSubresources: pods/exec, attach, portforward and log are discovered and
-// authorized as in kube, then answered with 503 and the reason; a missing pod is a 404.
+// authorized as in kube, then answered with 404 saying they are not served here and why; a
+// missing pod is the plain 404 of the pods storage.
 func TestKubeletSubresources(t *testing.T) {
 	s := startServer(t)
 	ctx := context.Background()
@@ -438,14 +439,20 @@ func TestKubeletSubresources(t *testing.T) {
 		} {
 			err := request(admin, tt.method, "web", tt.sub)
 			var status apierrors.APIStatus
-			if !errors.As(err, &status) || status.Status().Code != http.StatusServiceUnavailable ||
-				!strings.Contains(err.Error(), "kubewalk runs no kubelet") || !strings.Contains(err.Error(), "pods/"+tt.sub) ||
-				!strings.Contains(err.Error(), tt.upstream) {
-				t.Errorf("%s pods/%s: %v, want 503 naming pods/%s and %s", tt.method, tt.sub, err, tt.sub, tt.upstream)
+			if !errors.As(err, &status) || status.Status().Code != http.StatusNotFound ||
+				status.Status().Reason != metav1.StatusReasonNotFound || status.Status().Details != nil ||
+				!strings.Contains(err.Error(), "pods/"+tt.sub+" is not served here: kubewalk runs no kubelet") ||
+				!strings.Contains(err.Error(), "k8s.io/kubernetes v1.37.2") || !strings.Contains(err.Error(), tt.upstream) {
+				t.Errorf("%s pods/%s: %v, want 404 saying pods/%s is not served, naming %s", tt.method, tt.sub, err, tt.sub, tt.upstream)
 			}
 		}
-		if err := request(admin, "POST", "missing", "exec"); !apierrors.IsNotFound(err) {
-			t.Errorf("exec of a missing pod: %v, want NotFound", err)
+		for _, tt := range []struct{ method, sub string }{{"POST", "exec"}, {"GET", "log"}} {
+			err := request(admin, tt.method, "missing", tt.sub)
+			var status apierrors.APIStatus
+			if !apierrors.IsNotFound(err) || !errors.As(err, &status) || status.Status().Details == nil ||
+				status.Status().Details.Name != "missing" || strings.Contains(err.Error(), "kubelet") {
+				t.Errorf("%s of a missing pod: %v, want the plain NotFound of pod missing", tt.sub, err)
+			}
 		}
 	})
 

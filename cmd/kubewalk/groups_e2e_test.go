@@ -106,9 +106,11 @@ spec:
 
 		{"run pod", "", []string{"run", "p", "--image=nginx:1.27"}, []string{"pod/p created"}, nil, false},
 		{"exec", "", []string{"exec", "p", "--", "ls"},
-			[]string{"ServiceUnavailable", "kubewalk runs no kubelet", "pods/exec", "pkg/registry/core/pod/rest/subresources.go"}, nil, true},
+			[]string{"(NotFound)", "pods/exec is not served here: kubewalk runs no kubelet", "k8s.io/kubernetes v1.37.2 pkg/registry/core/pod/rest/subresources.go"}, nil, true},
 		{"logs", "", []string{"logs", "p"},
-			[]string{"ServiceUnavailable", "kubewalk runs no kubelet", "pods/log", "pkg/registry/core/pod/rest/log.go"}, nil, true},
+			[]string{"(NotFound)", "pods/log is not served here: kubewalk runs no kubelet", "k8s.io/kubernetes v1.37.2 pkg/registry/core/pod/rest/log.go"}, nil, true},
+		{"logs of a missing pod", "", []string{"logs", "nope"}, []string{`pods "nope" not found`}, []string{"kubelet", "not served"}, true},
+		{"exec in a missing pod", "", []string{"exec", "nope", "--", "ls"}, []string{`pods "nope" not found`}, []string{"kubelet", "not served"}, true},
 		{"can-i exec admin", "", []string{"auth", "can-i", "create", "pods/exec"}, []string{"yes"}, nil, false},
 		{"can-i exec alice", "", []string{"--context", "alice", "auth", "can-i", "create", "pods", "--subresource=exec"}, []string{"no"}, nil, true},
 		{"api-resources", "", []string{"api-resources"},

@@ -93,7 +93,8 @@ func (k *Checker) clients() error {
 }
 
 // MatchTrace reports whether trace t matches trace check c, and the detail to explain it: the
-// named stage's detail, else who did what with which answer.
+// named stage's detail (or the value of its field that holds c.Detail, such as the response's
+// message), else who did what with which answer.
 func MatchTrace(c lessons.ExerciseCheck, t *tracing.Trace) (string, bool) {
 	if c.Kind != lessons.CheckTrace {
 		return "", false
@@ -110,23 +111,14 @@ func MatchTrace(c lessons.ExerciseCheck, t *tracing.Trace) (string, bool) {
 		return "", false
 	}
 	detail := ""
-	if c.Stage != "" {
+	if c.Stage != "" || c.Detail != "" {
 		found := false
 		for _, s := range t.Stages {
-			if s.Name == c.Stage && (c.Outcome == "" || string(s.Outcome) == c.Outcome) &&
-				(c.Detail == "" || strings.Contains(s.Detail, c.Detail)) {
-				found, detail = true, s.Detail
-				break
+			if c.Stage != "" && (s.Name != c.Stage || (c.Outcome != "" && string(s.Outcome) != c.Outcome)) {
+				continue
 			}
-		}
-		if !found {
-			return "", false
-		}
-	} else if c.Detail != "" {
-		found := false
-		for _, s := range t.Stages {
-			if strings.Contains(s.Detail, c.Detail) {
-				found, detail = true, s.Detail
+			if d, ok := stageDetail(s, c.Detail); ok {
+				found, detail = true, d
 				break
 			}
 		}
@@ -142,6 +134,20 @@ func MatchTrace(c lessons.ExerciseCheck, t *tracing.Trace) (string, bool) {
 		detail = fmt.Sprintf("%s %s %s → %d", who, strings.ToUpper(t.Verb), t.Path, t.Code)
 	}
 	return detail, true
+}
+
+// stageDetail reports whether stage s holds want (always, when want is empty): in its detail,
+// which it returns, or in the value of one of its fields, which it then returns.
+func stageDetail(s tracing.Stage, want string) (string, bool) {
+	if strings.Contains(s.Detail, want) {
+		return s.Detail, true
+	}
+	for _, f := range s.Fields {
+		if strings.Contains(f.Value, want) {
+			return f.Value, true
+		}
+	}
+	return "", false
 }
 
 // State evaluates a check on the server's present state: object, access or etcd-key. Other

@@ -101,7 +101,7 @@ func TestProbes(t *testing.T) {
 	dc := dynamic.NewForConfigOrDie(cfg)
 	ctx := context.Background()
 
-	for _, id := range []string{"object-meta", "etcd-bytes", "learn-storage", "pod-status", "deployments"} {
+	for _, id := range []string{"object-meta", "etcd-bytes", "learn-storage", "pod-status", "pod-subresources", "deployments"} {
 		if got := probe(t, s, id); !strings.Contains(got, "not created yet — kubectl ") {
 			t.Errorf("%s before the object exists:\n%s", id, got)
 		}
@@ -165,7 +165,7 @@ func TestProbes(t *testing.T) {
 		{"learn-group", []string{"/apis/learn.kubewalk.io: preferred v1", "GET as v1alpha1: learn.kubewalk.io/v1alpha1", "spec.owner: ada", "GET as v1: learn.kubewalk.io/v1", "spec.author: ada", "lessons/status: kind Lesson"}},
 		{"learn-storage", []string{"recognised as: application/json", "stored as (storage version): learn.kubewalk.io/v1, Kind=Lesson", "apiVersion: learn.kubewalk.io/v1", "spec.author: ada"}},
 		{"pod-status", []string{"phase: Pending", `nodeName: ""`, "containers[web].image: nginx:1.27"}},
-		{"pod-subresources", []string{"pods/exec: create, get", "pods/status: get, patch, update", "GET /api/v1/namespaces/default/pods/web/log: 503 ServiceUnavailable"}},
+		{"pod-subresources", []string{"pods/exec: create, get", "pods/status: get, patch, update", "GET /api/v1/namespaces/default/pods/web/log: 404 NotFound", "message: pods/log is not served here: kubewalk runs no kubelet, so no container runs; kube-apiserver serves pods/log by proxying it to the kubelet on the pod's node (k8s.io/kubernetes v1.37.2 pkg/registry/core/pod/rest/log.go, LogREST.Get)"}},
 		{"deployments", []string{"replicas: 3", "status.replicas: 0", "pods matching the selector: 0 (no controller creates them)", "selector: app=web"}},
 		{"versions", []string{"GET /version: v" + server.KubernetesVersion + "+kubewalk", "learn.kubewalk.io: v1, v1alpha1; preferred v1", "lessons.learn.kubewalk.io: learn.kubewalk.io/v1 (JSON)", "configmaps: v1 (protobuf)"}},
 	}

@@ -61,9 +61,14 @@ func newClients(s Server, tr *i18n.Strings) (*clients, error) {
 	return &clients{s: s, kube: kube, disc: kube.Discovery(), dyn: dyn, raw: kube.CoreV1().RESTClient(), tr: tr}, nil
 }
 
-// get reads an API path as media type, returning the bytes the server sent.
+// get reads an API path as media type, returning the bytes the server sent, or the server's
+// Status as an error (Error decodes it; DoRaw would give only a generic message for the code).
 func (c *clients) get(ctx context.Context, apiPath, media string) ([]byte, error) {
-	return c.raw.Get().AbsPath(apiPath).SetHeader("Accept", media).DoRaw(ctx)
+	res := c.raw.Get().AbsPath(apiPath).SetHeader("Accept", media).Do(ctx)
+	if err := res.Error(); err != nil {
+		return nil, err
+	}
+	return res.Raw()
 }
 
 // missing is the node of an object the learner has not created yet, saying how to create it.
@@ -534,7 +539,8 @@ func podSubresources(ctx context.Context, c *clients) (*server.Node, error) {
 	return n, nil
 }
 
-// isPodMissing tells a 404 for the pod itself from one for the subresource path.
+// isPodMissing tells the 404 of a missing pod (its details name the pod) from the 404 kubewalk
+// answers because it does not serve the subresource (no details, a message saying why).
 func isPodMissing(err error) bool {
 	var se apierrors.APIStatus
 	if !errors.As(err, &se) {

@@ -23,10 +23,11 @@ import (
 // kubelet, so no container ever runs and there is nothing to proxy to. They are registered
 // anyway, so that discovery lists them, RBAC names them (pods/exec, pods/log, ...) and a
 // request gets the authorization kube would give it, then an answer that says why it cannot be
-// served: 503 Service Unavailable, the status kube-apiserver gives when the server a request
-// is proxied to is unavailable (as for an aggregated API whose service is down). Without them
-// the request would fall through to the generic 404 "the server could not find the requested
-// resource", which says nothing.
+// served: 404 Not Found, because this server does not serve them and never will, with a
+// message that says so and names the upstream code, so that it cannot be taken for "pod not
+// found". (503 Service Unavailable would tell the client to try again later, and no later
+// would help.) Without them the request would fall through to the generic 404 "the server
+// could not find the requested resource", which says nothing.
 //
 // kube-apiserver itself refuses exec, attach and portforward of a pod no node runs with 400
 // "pod <name> does not have a host assigned", and answers pods/log of one with an empty body.
@@ -40,8 +41,8 @@ type KubeletSubresource struct {
 }
 
 // NewKubeletSubresources returns the storage of pods/exec, pods/attach, pods/portforward and
-// pods/log. Each refuses every request with ErrNoKubelet's 503 once the pod is found; a
-// missing pod is 404 Not Found, as in kube. The connecting ones (exec, attach, portforward)
+// pods/log. Each refuses every request with ErrNoKubelet's 404 once the pod is found; a
+// missing pod is the plain 404 Not Found of the pods storage, as in kube. The connecting ones (exec, attach, portforward)
 // first check, as kube does, that the user may create the subresource: kubectl's WebSocket
 // request is a GET, which the authorization filter checked as "get" only. pods must be the
 // pods storage; authz the server's authorizer.
@@ -65,11 +66,18 @@ func NewKubeletSubresources(pods rest.Getter, authz authorizer.UnconditionalAuth
 	return out
 }
 
-// ErrNoKubelet is the status every kubelet subresource answers with.
+// ErrNoKubelet is the status every kubelet subresource answers with: 404 Not Found, reason
+// NotFound, with a message saying the subresource is not served here and why. Unlike the
+// NotFound of a missing pod, it has no details naming a pod.
 func ErrNoKubelet(subresource, upstream string) *apierrors.StatusError {
-	return apierrors.NewServiceUnavailable(fmt.Sprintf(
-		"kubewalk runs no kubelet, so no container runs: kube-apiserver serves pods/%s by proxying it to the kubelet "+
-			"on the pod's node (k8s.io/kubernetes v1.37.2 %s)", subresource, upstream))
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure,
+		Code:   http.StatusNotFound,
+		Reason: metav1.StatusReasonNotFound,
+		Message: fmt.Sprintf("pods/%s is not served here: kubewalk runs no kubelet, so no container runs; "+
+			"kube-apiserver serves pods/%s by proxying it to the kubelet on the pod's node (k8s.io/kubernetes v1.37.2 %s)",
+			subresource, subresource, upstream),
+	}}
 }
 
 // kubeletREST holds what every kubelet subresource needs.
@@ -92,7 +100,7 @@ func (r *kubeletREST) refuse(ctx context.Context, name string) error {
 
 // StateSummary says, for the server's state tree, what the subresource answers.
 func (r *kubeletREST) StateSummary() string {
-	return "not served here: kube-apiserver proxies it to the kubelet; kubewalk runs none and answers 503"
+	return "not served here: kube-apiserver proxies it to the kubelet; kubewalk runs none, so it answers 404 not served here"
 }
 
 // ConnectREST is the storage of a connecting kubelet subresource: pods/exec, pods/attach or

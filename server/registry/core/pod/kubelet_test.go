@@ -2,6 +2,7 @@ package pod
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -63,6 +64,31 @@ func kubeletStorage(t *testing.T, subs []KubeletSubresource, name string) rest.S
 	return nil
 }
 
+// isNoKubelet reports whether err is ErrNoKubelet's answer for pods/sub: code 404, reason
+// NotFound, no details naming a pod, and a message that says pods/sub is not served because
+// kubewalk runs no kubelet and names upstream.
+func isNoKubelet(err error, sub, upstream string) bool {
+	var se apierrors.APIStatus
+	if !errors.As(err, &se) {
+		return false
+	}
+	st := se.Status()
+	return st.Code == http.StatusNotFound && st.Reason == metav1.StatusReasonNotFound && st.Details == nil &&
+		strings.Contains(st.Message, "pods/"+sub+" is not served here") &&
+		strings.Contains(st.Message, "kubewalk runs no kubelet") &&
+		strings.Contains(st.Message, "k8s.io/kubernetes v1.37.2") && strings.Contains(st.Message, upstream)
+}
+
+// isPodNotFound reports whether err is the pods storage's NotFound of pod name, not ErrNoKubelet.
+func isPodNotFound(err error, name string) bool {
+	var se apierrors.APIStatus
+	if !apierrors.IsNotFound(err) || !errors.As(err, &se) {
+		return false
+	}
+	d := se.Status().Details
+	return d != nil && d.Kind == "pods" && d.Name == name && !strings.Contains(err.Error(), "kubelet")
+}
+
 func TestKubeletSubresources(t *testing.T) {
 	pods := podGetter{"web": pod()}
 	authz := &createAuthorizer{allowed: map[string]bool{"admin": true}}
@@ -85,12 +111,11 @@ func TestKubeletSubresources(t *testing.T) {
 				t.Errorf("connect options = %T, want none", opts)
 			}
 
-			// A WebSocket GET by a user allowed to create: 503 with the explanation.
+			// A WebSocket GET by a user allowed to create: 404 with the explanation.
 			authz.asked = nil
 			_, err := c.Connect(requestContext("admin", "get", sub, "web"), "web", nil, nil)
-			if !apierrors.IsServiceUnavailable(err) || !strings.Contains(err.Error(), "kubewalk runs no kubelet") ||
-				!strings.Contains(err.Error(), "pods/"+sub) || !strings.Contains(err.Error(), "pkg/registry/core/pod/rest/subresources.go") {
-				t.Errorf("admin: %v, want 503 naming pods/%s and upstream", err, sub)
+			if !isNoKubelet(err, sub, "pkg/registry/core/pod/rest/subresources.go") {
+				t.Errorf("admin: %v, want 404 saying pods/%s is not served, naming the upstream", err, sub)
 			}
 			if len(authz.asked) != 1 || authz.asked[0].GetVerb() != "create" || authz.asked[0].GetSubresource() != sub {
 				t.Errorf("authorizer asked %v, want create pods/%s once", authz.asked, sub)
@@ -105,14 +130,14 @@ func TestKubeletSubresources(t *testing.T) {
 			// A POST (SPDY) was authorized as create by the filter already.
 			authz.asked = nil
 			_, err = c.Connect(requestContext("bob", "create", sub, "web"), "web", nil, nil)
-			if !apierrors.IsServiceUnavailable(err) || len(authz.asked) != 0 {
-				t.Errorf("create request: %v, authorizer asked %d times; want 503 without asking", err, len(authz.asked))
+			if !isNoKubelet(err, sub, "subresources.go") || len(authz.asked) != 0 {
+				t.Errorf("create request: %v, authorizer asked %d times; want 404 not served, without asking", err, len(authz.asked))
 			}
 
-			// A missing pod is a plain 404.
+			// A missing pod is a plain 404, not the not-served one.
 			_, err = c.Connect(requestContext("admin", "create", sub, "nope"), "nope", nil, nil)
-			if !apierrors.IsNotFound(err) {
-				t.Errorf("missing pod: %v, want NotFound", err)
+			if !isPodNotFound(err, "nope") {
+				t.Errorf("missing pod: %v, want the plain NotFound of pod nope", err)
 			}
 		})
 	}
@@ -120,15 +145,11 @@ func TestKubeletSubresources(t *testing.T) {
 	t.Run("log", func(t *testing.T) {
 		l := kubeletStorage(t, subs, "log").(*LogREST)
 		_, err := l.Get(requestContext("admin", "get", "log", "web"), "web", &metav1.GetOptions{})
-		if !apierrors.IsServiceUnavailable(err) || !strings.Contains(err.Error(), "pods/log") ||
-			!strings.Contains(err.Error(), "pkg/registry/core/pod/rest/log.go") {
-			t.Errorf("log: %v", err)
+		if !isNoKubelet(err, "log", "pkg/registry/core/pod/rest/log.go") {
+			t.Errorf("log: %v, want 404 saying pods/log is not served, naming the upstream", err)
 		}
-		if status := err.(apierrors.APIStatus).Status(); status.Code != http.StatusServiceUnavailable {
-			t.Errorf("code = %d", status.Code)
-		}
-		if _, err := l.Get(requestContext("admin", "get", "log", "nope"), "nope", &metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-			t.Errorf("missing pod: %v, want NotFound", err)
+		if _, err := l.Get(requestContext("admin", "get", "log", "nope"), "nope", &metav1.GetOptions{}); !isPodNotFound(err, "nope") {
+			t.Errorf("missing pod: %v, want the plain NotFound of pod nope", err)
 		}
 		if got := l.ProducesMIMETypes("GET"); strings.Join(got, ",") != "text/plain" {
 			t.Errorf("MIME types = %v", got)
