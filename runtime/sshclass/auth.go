@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -139,4 +141,67 @@ func loadPassword(path string) (*password, error) {
 func (p *password) matches(given string) bool {
 	sum := sha256.Sum256([]byte(given))
 	return subtle.ConstantTimeCompare(sum[:], p.sum[:]) == 1
+}
+
+// nameClaims binds SSH user names to public keys, first come first served: the first key that
+// connects as a name owns it for the class (its progress, its line on the board), and another
+// key asking for that name is refused. Each claim is a file STATE/names/NAME holding the key's
+// SHA256 fingerprint, written whole to a temporary file and then hard-linked into place, which
+// fails if the name exists: two first connections cannot both win, and a crash never leaves a
+// half-written claim. An instructor releases a name by deleting its file. With a class password
+// there is no key to bind a name to: see docs/classroom.md.
+type nameClaims struct {
+	dir string
+}
+
+// errNameTaken is claim's answer when another key owns the name.
+var errNameTaken = errors.New("the name belongs to another key")
+
+// claim binds name to key if nobody has it yet; it fails with errNameTaken if another key owns
+// it. name must already match userName (it names a file).
+func (n *nameClaims) claim(name string, key gossh.PublicKey) error {
+	want := gossh.FingerprintSHA256(key)
+	path := filepath.Join(n.dir, name)
+	for range 3 {
+		b, err := os.ReadFile(path)
+		if err == nil {
+			if subtle.ConstantTimeCompare([]byte(strings.TrimSpace(string(b))), []byte(want)) != 1 {
+				return errNameTaken
+			}
+			return nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("user name %q: read its claim: %w", name, err)
+		}
+		err = n.create(path, want)
+		if err == nil || !errors.Is(err, os.ErrExist) {
+			return err
+		}
+		// Another connection claimed it meanwhile: read whose it is.
+	}
+	return errNameTaken
+}
+
+// create writes the claim for fingerprint at path unless path exists (os.ErrExist).
+func (n *nameClaims) create(path, fingerprint string) error {
+	f, err := os.CreateTemp(n.dir, ".claim-*")
+	if err != nil {
+		return fmt.Errorf("user name claim: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.WriteString(fingerprint + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("user name claim: %w", err)
+	}
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return err
+		}
+		return fmt.Errorf("user name claim: %w", err)
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ type messages struct {
 	NoCommand    string // %s: the command the student asked for
 	NeedTerminal string
 	BadUser      string // %q: the user name
+	NameTaken    string // %q: the user name
 	Full         string // %d: the limit
 	ClassEnded   string
 	Idle         string // %s: the timeout
@@ -22,16 +23,19 @@ var english = messages{
 		"Connect without one, with a terminal:  ssh -t USER@HOST",
 	NeedTerminal: "kubewalk class: the tour needs a terminal; connect with  ssh -t USER@HOST",
 	BadUser:      "kubewalk class: user name %q: use 1–32 letters, digits, '.', '_' or '-' (ssh NAME@HOST); your progress is kept under it",
-	Full:         "kubewalk class: the class is full (%d sessions running); ask the instructor, or try again in a moment",
-	ClassEnded:   "kubewalk class: the instructor stopped the class server; your progress is saved",
-	Idle:         "kubewalk class: closed after %s without a key press; your progress is saved, connect again to go on",
-	Failed:       "kubewalk class: could not start your tour; tell the instructor (the class server's output says why)",
+	NameTaken: "kubewalk class: the name %q belongs to another student's key; connect under a name of your own (ssh NAME@HOST),\n" +
+		"or, if it is yours, ask the instructor to release it",
+	Full:       "kubewalk class: the class is full (%d sessions running); ask the instructor, or try again in a moment",
+	ClassEnded: "kubewalk class: the instructor stopped the class server; your progress is saved",
+	Idle:       "kubewalk class: closed after %s without a key press; your progress is saved, connect again to go on",
+	Failed:     "kubewalk class: could not start your tour; tell the instructor (the class server's output says why)",
 }
 
 var chinese = messages{
 	NoCommand:    "kubewalk class：此服务器只运行 kubewalk 导览，不执行任何命令（%s）。\n请不带命令、带终端连接：  ssh -t 用户名@主机",
 	NeedTerminal: "kubewalk class：导览需要终端；请用  ssh -t 用户名@主机  连接",
 	BadUser:      "kubewalk class：用户名 %q 不可用：请用 1–32 个字母、数字、'.'、'_' 或 '-'（ssh 用户名@主机）；学习进度按用户名保存",
+	NameTaken:    "kubewalk class：用户名 %q 已属于另一位学员的密钥；请用你自己的名字连接（ssh 名字@主机），\n如果这个名字是你的，请讲师释放它",
 	Full:         "kubewalk class：课堂已满（正在运行 %d 个会话）；请联系讲师，或稍后再试",
 	ClassEnded:   "kubewalk class：讲师已停止课堂服务器；你的进度已保存",
 	Idle:         "kubewalk class：%s 内没有按键，会话已关闭；进度已保存，重新连接即可继续",

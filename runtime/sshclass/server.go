@@ -104,6 +104,7 @@ type Server struct {
 	ln     net.Listener
 	signer gossh.Signer
 	keys   *authorizedKeys // nil with a password
+	claims *nameClaims     // user names bound to keys; nil with a password
 	pass   *password       // nil with keys
 	slots  chan struct{}   // one token per running session
 
@@ -189,7 +190,12 @@ func New(cfg Config) (*Server, error) {
 	} else if s.pass, err = loadPassword(cfg.PasswordFile); err != nil {
 		return nil, err
 	}
-	for _, d := range []string{cfg.StateDir, filepath.Join(cfg.StateDir, "users")} {
+	dirs := []string{cfg.StateDir, filepath.Join(cfg.StateDir, "users")}
+	if s.keys != nil {
+		s.claims = &nameClaims{dir: filepath.Join(cfg.StateDir, "names")}
+		dirs = append(dirs, s.claims.dir)
+	}
+	for _, d := range dirs {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("class state dir: %w", err)
 		}
@@ -292,6 +298,9 @@ func (s *Server) Close(ctx context.Context) error {
 	now, cancel := context.WithCancel(context.Background())
 	cancel()
 	_ = s.ssh.Shutdown(now)
+	// Shutdown closes only the listeners Serve has begun tracking: when Close comes before
+	// Serve's goroutine got that far, Serve would accept on for ever. The listener is ours.
+	_ = s.ln.Close()
 	s.cancel()
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()

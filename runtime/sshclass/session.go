@@ -65,13 +65,35 @@ func (s *Server) refuseCommands(next ssh.Handler) ssh.Handler {
 // state dir.
 var userName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,31}$`)
 
-// checkUser refuses a user name that cannot name the student's progress directory.
+// checkUser refuses a user name that cannot name the student's progress directory, and, with
+// authorized keys, a name another key owns (see nameClaims).
 func (s *Server) checkUser(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		if !userName.MatchString(sess.User()) {
 			s.logf("refused %q@%s: not a usable user name", sess.User(), sess.RemoteAddr())
 			s.refuse(sess, fmt.Sprintf(messagesFor(sess.Environ()).BadUser, sess.User()))
 			return
+		}
+		if s.claims != nil {
+			// The key the connection authenticated with: with x/crypto ≥ v0.31 the last key
+			// that passed the public key callback is the one the client signed with.
+			key := sess.PublicKey()
+			if key == nil {
+				s.logf("refused %s@%s: no public key on an authenticated connection", sess.User(), sess.RemoteAddr())
+				s.refuse(sess, messagesFor(sess.Environ()).Failed)
+				return
+			}
+			if err := s.claims.claim(sess.User(), key); err != nil {
+				tr := messagesFor(sess.Environ())
+				if errors.Is(err, errNameTaken) {
+					s.logf("refused %s@%s: the name belongs to another key (this one is %s)", sess.User(), sess.RemoteAddr(), gossh.FingerprintSHA256(key))
+					s.refuse(sess, fmt.Sprintf(tr.NameTaken, sess.User()))
+				} else {
+					s.logf("refused %s@%s: %v", sess.User(), sess.RemoteAddr(), err)
+					s.refuse(sess, tr.Failed)
+				}
+				return
+			}
 		}
 		next(sess)
 	}
