@@ -42,7 +42,10 @@ type classState struct {
 // Messages of the class.
 type (
 	boardMsg  struct{ b ClassBoard }
-	followMsg struct{ st FollowState }
+	followMsg struct {
+		st      FollowState
+		changed <-chan struct{} // taken before st was read: closed at the next change
+	}
 )
 
 // classBanner draws the join line and the class line: bold and in reverse video, so that it
@@ -74,7 +77,7 @@ func (m *model) classInit() tea.Cmd {
 	if m.cls == nil {
 		return nil
 	}
-	return tea.Batch(m.waitBoard(true), m.waitFollow(true))
+	return tea.Batch(m.waitBoard(true), m.waitFollow(nil))
 }
 
 // waitBoard reads the board at its next change, or after a second (idle times move on);
@@ -102,23 +105,27 @@ func (m *model) waitBoard(first bool) tea.Cmd {
 	}
 }
 
-// waitFollow reads the student's state at its next change; first reads it at once.
-func (m *model) waitFollow(first bool) tea.Cmd {
+// waitFollow reads the student's state once changed is closed (at once when it is nil). The
+// channel for the next read is taken before the state is read: a change that lands between
+// this read and the next wait still wakes that wait (taken after, the change would be missed
+// until the next one, and a following student would not move on).
+func (m *model) waitFollow(changed <-chan struct{}) tea.Cmd {
 	if m.cls == nil || m.cls.follow == nil {
 		return nil
 	}
 	f, done, end := m.cls.follow, m.done, m.ctx.Done()
 	return func() tea.Msg {
-		if !first {
+		if changed != nil {
 			select {
-			case <-f.Changed():
+			case <-changed:
 			case <-done:
 				return nil
 			case <-end:
 				return nil
 			}
 		}
-		return followMsg{st: f.State()}
+		next := f.Changed()
+		return followMsg{st: f.State(), changed: next}
 	}
 }
 
@@ -130,7 +137,7 @@ func (m *model) classMsg(msg tea.Msg) tea.Cmd {
 		return m.waitBoard(false)
 	case followMsg:
 		m.cls.fs, m.cls.fsLoaded = msg.st, true
-		return tea.Batch(m.waitFollow(false), m.followStep(), m.classReport())
+		return tea.Batch(m.waitFollow(msg.changed), m.followStep(), m.classReport())
 	case classNoteMsg:
 		m.note = msg.note
 	}

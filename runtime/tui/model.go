@@ -657,6 +657,15 @@ func (m *model) toggleServed() {
 
 // key handles a key press.
 func (m *model) key(msg tea.KeyMsg) tea.Cmd {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.typingLine() {
+		// Keys that arrive in one read (typed fast over SSH, or on a busy machine) come as one
+		// KeyRunes, which matches no binding: outside a text line each is a key of its own.
+		var cmds []tea.Cmd
+		for _, r := range msg.Runes {
+			cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}}))
+		}
+		return tea.Batch(cmds...)
+	}
 	k := m.keys
 	m.note = ""
 	if !m.prompt.open && !m.ex.typing {
@@ -1008,6 +1017,13 @@ func (m *model) scrollFocused(n int) {
 	case paneServed:
 		m.kubect.Scroll(n)
 	}
+}
+
+// typingLine reports whether keys go into a line of text: the command line, an answer, a
+// search or the requests filter.
+func (m *model) typingLine() bool {
+	return m.prompt.open || m.ex.typing || (m.at == viewTour && m.source.search.typing) ||
+		(m.at == viewRequests && (m.rq.typing || m.rq.focus == rqSource && m.rq.source.search.typing))
 }
 
 // mouse scrolls the focused pane with the wheel and focuses a pane on click.

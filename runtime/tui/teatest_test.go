@@ -100,7 +100,8 @@ func TestTeatestFlow(t *testing.T) {
 			press("?")
 			wait(strings.SplitAfter(tr.HelpTitle, "· ")[0])
 			press("x")
-			press("tea", "wid", "th") // ignored keys: no crash
+			// A paste outside a text line is ignored (typed keys are not: see TestCoalescedKeys).
+			tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("teawidth"), Paste: true})
 			tm.Send(tea.WindowSizeMsg{Width: 70, Height: 20})
 			wait(fmt.Sprintf(tr.TooSmall, 80, 24, 70, 20))
 			tm.Send(tea.WindowSizeMsg{Width: 100, Height: 30})
