@@ -68,7 +68,7 @@ func runJoin(ctx context.Context, addr string, o *joinOptions, stdout, stderr io
 			Logf: func(format string, args ...any) { fmt.Fprintf(log, "kubewalk: class: "+format+"\n", args...) },
 		})
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf(tr.CLIJoinRefused, addr, err)
+			return nil, nil, nil, joinRefused(tr, addr, err)
 		}
 		fmt.Fprintf(out, tr.CLIJoinWaiting+"\n", addr)
 		t := time.NewTimer(joinWait)
@@ -77,7 +77,7 @@ func runJoin(ctx context.Context, addr string, o *joinOptions, stdout, stderr io
 		case <-s.Ready():
 		case <-s.Done():
 			s.Stop()
-			return nil, nil, nil, fmt.Errorf(tr.CLIJoinRefused, addr, s.Err())
+			return nil, nil, nil, joinRefused(tr, addr, s.Err())
 		case <-ctx.Done():
 			s.Stop()
 			return nil, nil, nil, errInterrupted
@@ -92,6 +92,24 @@ func runJoin(ctx context.Context, addr string, o *joinOptions, stdout, stderr io
 	}}
 	return runTour(ctx, &o.tourOptions, stdout, stderr, sess)
 }
+
+// joinRefused is the error join ends with when the class refused it: one sentence that says
+// what to do for a wrong code, else the library's explanation. It wraps err.
+func joinRefused(tr *i18n.Strings, addr string, err error) error {
+	if errors.Is(err, classroom.ErrWrongCode) {
+		return &refusal{text: fmt.Sprintf(tr.CLIJoinWrongCode, addr), err: err}
+	}
+	return &refusal{text: fmt.Sprintf(tr.CLIJoinRefused, addr, err), err: err}
+}
+
+// refusal is an error with words of its own for an error it wraps.
+type refusal struct {
+	text string
+	err  error
+}
+
+func (r *refusal) Error() string { return r.text }
+func (r *refusal) Unwrap() error { return r.err }
 
 // studentView adapts *classroom.Student to the screen.
 type studentView struct{ s *classroom.Student }

@@ -474,6 +474,7 @@ type Strings struct {
 	KeyClassStuck         string
 	HelpClass             string
 	CLIJoinRefused        string // %s address, %v the error
+	CLIJoinWrongCode      string // %s address
 	CLIJoinNeedsTerminal  string
 	CLIJoinWaiting        string // %s address
 	CLIJoinNotYet         string // %s address, %v why
@@ -1140,6 +1141,7 @@ func english() Strings {
 		KeyClassFollow:        "detach / re-sync with the instructor",
 		KeyClassStuck:         "raise / lower the stuck flag",
 		CLIJoinRefused:        "join %s: %v",
+		CLIJoinWrongCode:      "join %s: wrong join code — copy it again from the join line on the instructor's screen and run kubewalk join once more",
 		CLIJoinNeedsTerminal:  "join and class host need a terminal: the follow-along runs in the full-screen UI",
 		CLIJoinWaiting:        "kubewalk: waiting for the class at %s…",
 		CLIJoinNotYet:         "kubewalk: the class at %s does not answer yet (%v); starting your tour, it keeps trying",

@@ -666,6 +666,7 @@ func zhCN() map[string]string {
 		"KeyClassFollow":        "脱离 / 重新同步讲师",
 		"KeyClassStuck":         "举手 / 放下求助",
 		"CLIJoinRefused":        "加入 %s：%v",
+		"CLIJoinWrongCode":      "加入 %s：加入码不对——请照讲师屏幕上的加入命令重新抄一遍，再运行一次 kubewalk join",
 		"CLIJoinNeedsTerminal":  "join 和 class host 需要终端：跟随模式只在全屏界面中运行",
 		"CLIJoinWaiting":        "kubewalk：正在等待 %s 的课堂…",
 		"CLIJoinNotYet":         "kubewalk：%s 的课堂尚未应答（%v）；先启动你的导览，并持续重试",
