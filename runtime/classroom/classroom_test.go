@@ -801,6 +801,8 @@ func TestHostErrorSaysItOnce(t *testing.T) {
 			"classroom: wrong join code: check it against the instructor's screen"},
 		{codeRateLimited, "try again in 12s", "classroom: too many wrong join codes: try again in 12s"},
 		{codeRateLimited, "too many wrong join codes; try again in 12s", "classroom: too many wrong join codes; try again in 12s"},
+		{codeShutdown, "the instructor ended the class (or is restarting it)",
+			"classroom: the class host stopped: the instructor ended the class (or is restarting it)"},
 		{codeFull, "", "classroom: the class is full"},
 		{codeFull, "the class is full (40 students)", "classroom: the class is full (40 students)"},
 	} {

@@ -395,7 +395,7 @@ func (h *Host) Stop() {
 		// Each writer sends "bye" and closes its connection; give them a moment, then close
 		// whatever remains (a stalled student must not hold the host up).
 		for _, p := range peers {
-			p.finish(envelope{T: tBye, Err: &wireError{Code: codeShutdown, Text: "the instructor's class host stopped"}})
+			p.finish(envelope{T: tBye, Err: &wireError{Code: codeShutdown, Text: "the instructor ended the class (or is restarting it)"}})
 		}
 		grace := time.NewTimer(time.Second)
 		for _, p := range peers {
@@ -563,7 +563,7 @@ func (h *Host) admit(hello envelope, p *peer, addr string) (envelope, *record, s
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.stopping {
-		return envelope{}, nil, codeShutdown, "the class host is stopping"
+		return envelope{}, nil, codeShutdown, "the class is ending"
 	}
 	r := h.sessions[hello.Session]
 	if r == nil {

@@ -475,7 +475,13 @@ type Strings struct {
 	HelpClass             string
 	CLIJoinRefused        string // %s address, %v the error
 	CLIJoinWrongCode      string // %s address
-	CLIJoinNeedsTerminal  string
+	CLIClassNeedsTerminal string
+	PlainFollowNoKeys     string
+	PlainFollowTo         string // %s: the instructor's checkpoint
+	PlainFollowWaiting    string // %s: the class's title
+	PlainFollowLeft       string // %s: why
+	PlainClassOpenStudent string
+	PlainClassOpenHost    string
 	CLIJoinWaiting        string // %s address
 	CLIJoinNotYet         string // %s address, %v why
 }
@@ -1142,7 +1148,13 @@ func english() Strings {
 		KeyClassStuck:         "raise / lower the stuck flag",
 		CLIJoinRefused:        "join %s: %v",
 		CLIJoinWrongCode:      "join %s: wrong join code — copy it again from the join line on the instructor's screen and run kubewalk join once more",
-		CLIJoinNeedsTerminal:  "join and class host need a terminal: the follow-along runs in the full-screen UI",
+		CLIClassNeedsTerminal: "class host needs a terminal to step through the tour: run it in one, or add --auto to run the walkthrough on its own (the students follow every checkpoint)",
+		PlainFollowNoKeys:     "kubewalk: a plain transcript that follows the class: there are no keys here (no D to detach, no ! for stuck); Ctrl-C leaves",
+		PlainFollowTo:         "⇢ the instructor is at %s: running there",
+		PlainFollowWaiting:    "⇢ following %s: waiting for the instructor to move on",
+		PlainFollowLeft:       "✗ left the class (%s); the transcript runs on to the end",
+		PlainClassOpenStudent: "The walkthrough is done. The server keeps running and the instructor's messages still print here; Ctrl-C leaves the class.",
+		PlainClassOpenHost:    "The walkthrough is done. The class stays open for the students; Ctrl-C ends it.",
 		CLIJoinWaiting:        "kubewalk: waiting for the class at %s…",
 		CLIJoinNotYet:         "kubewalk: the class at %s does not answer yet (%v); starting your tour, it keeps trying",
 		HelpClass:             "In a class (kubewalk join, class host)",

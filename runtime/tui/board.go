@@ -28,7 +28,7 @@ func (m *model) boardBody() []string {
 	bw := min(b.w, ansi.StringWidth(join)+10)
 	out = append(out, box(m.st, tr.BoardJoinTitle, inner, bw, len(inner)+2, true)...)
 	if c.host.LoopbackOnly() {
-		out = append(out, " "+m.st.Status.Note.Render(fmt.Sprintf(tr.ClassLoopbackHint, joinPort(join))))
+		out = append(out, " "+m.st.Status.Note.Render(fmt.Sprintf(tr.ClassLoopbackHint, JoinPort(join))))
 	}
 	msg := tr.BoardNoMessage
 	if c.board.Message != "" {

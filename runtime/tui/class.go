@@ -283,7 +283,7 @@ func (m *model) classLines() []string {
 			s += " " + fmt.Sprintf(tr.ClassBoardCount, len(c.board.Students), stuck)
 		}
 		if c.host.LoopbackOnly() {
-			s += m.st.Status.Note.Render(" · " + fmt.Sprintf(tr.ClassLoopbackHint, joinPort(c.host.JoinLine())))
+			s += m.st.Status.Note.Render(" · " + fmt.Sprintf(tr.ClassLoopbackHint, JoinPort(c.host.JoinLine())))
 		}
 		return []string{fit(s, m.w)}
 	}
@@ -326,9 +326,9 @@ func orDash(s string) string {
 	return s
 }
 
-// joinPort is the port of a join line's address ("kubewalk join ADDR --code CODE"), "7443"
+// JoinPort is the port of a join line's address ("kubewalk join ADDR --code CODE"), "7443"
 // when the line has none.
-func joinPort(line string) string {
+func JoinPort(line string) string {
 	for _, f := range strings.Fields(line) {
 		if _, port, err := net.SplitHostPort(f); err == nil && port != "" {
 			return port
