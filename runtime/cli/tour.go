@@ -242,7 +242,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start,
 		ShowWelcome: !prog.welcomeSeen(), OnWelcomeDismissed: prog.welcomeDismissed,
 		Auto: o.Auto.delay, Record: tuiRecorder(rec), Styles: styles,
-		NewKubectl: o.newKubectl, Exercises: exerciseView{tracker},
+		NewKubectl: o.newKubectl, Exercises: exerciseView{tracker}, NoFetch: o.KubectlNoLocalFiles,
 		Progress: prog.record,
 		Requests: traces.Store, Breakpoints: tuiBreakpoints{traces.Breakpoints}, Etcd: etcd,
 		Class: class.host, Follow: class.follow})

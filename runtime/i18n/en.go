@@ -419,6 +419,10 @@ type Strings struct {
 	StatusSideBySide  string
 	StatusFetching    string // %s module, %s bytes
 	WelcomeNoUpstream string // %[1]s module, %[2]s version
+	// F turned off (a class ssh student): the note, the pane's text, the welcome's line.
+	NoteFetchOff             string
+	ModuleMissingNoFetch     string // %[1]s module, %[2]s version
+	WelcomeNoUpstreamNoFetch string // %[1]s module, %[2]s version
 
 	// Live probes' hints (runtime/live): how to create what a lesson reads.
 	LiveNotCreated    string // %s: the kubectl command that creates it
@@ -1095,6 +1099,10 @@ func english() Strings {
 		StatusSideBySide:  " · our code beside kube-apiserver's · tab switches side · s closes",
 		StatusFetching:    " · fetching %s: %s",
 		WelcomeNoUpstream: "%[1]s %[2]s is not in the Go module cache: the upstream source (u) will offer to fetch it (F).",
+		NoteFetchOff:      "F is off in this session: a download would write to the class machine's Go module cache and use its network",
+		ModuleMissingNoFetch: "%[1]s %[2]s is not in this machine's Go module cache, and this session does not fetch modules: " +
+			"a download would write to the machine's module cache and use its network.\n\nThe instructor can run `go mod download %[1]s@%[2]s` on it.",
+		WelcomeNoUpstreamNoFetch: "%[1]s %[2]s is not in this machine's Go module cache, and this session does not fetch it: the upstream source (u) shows only where the code is.",
 
 		LiveNotCreated:    "not created yet — %s",
 		LiveCreateLesson:  "kubectl apply -f the v1alpha1 Lesson in the lesson text",

@@ -614,6 +614,10 @@ func zhCN() map[string]string {
 		"StatusSideBySide":  " · 我们的代码与 kube-apiserver 对照 · tab 切换左右 · s 关闭",
 		"StatusFetching":    " · 正在下载 %s：%s",
 		"WelcomeNoUpstream": "Go 模块缓存中没有 %[1]s %[2]s：查看上游源码（u）时可以按 F 下载。",
+		"NoteFetchOff":      "本会话不能按 F 下载：下载会写入课堂机器的 Go 模块缓存并占用它的网络",
+		"ModuleMissingNoFetch": "这台机器的 Go 模块缓存中没有 %[1]s %[2]s，本会话也不下载模块：下载会写入这台机器的模块缓存并占用它的网络。" +
+			"\n\n讲师可以在这台机器上运行 `go mod download %[1]s@%[2]s`。",
+		"WelcomeNoUpstreamNoFetch": "这台机器的 Go 模块缓存中没有 %[1]s %[2]s，本会话也不下载它：上游源码（u）只显示代码所在的位置。",
 
 		"LiveNotCreated":    "尚未创建 —— %s",
 		"LiveCreateLesson":  "kubectl apply -f 课程正文中的 v1alpha1 Lesson",

@@ -210,7 +210,7 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 	m.trackAt = -1
 	m.probe, m.progress = opts.Probe, opts.Progress
 	m.probes, m.probing = map[string]probeResult{}, map[string]bool{}
-	m.fetch, m.fetcher = &fetchState{failed: map[string]error{}}, fetchFunc(opts.Fetch)
+	m.fetch, m.fetcher = &fetchState{failed: map[string]error{}, off: opts.NoFetch}, fetchFunc(opts.Fetch)
 	m.kubeSrc = newSourcePane(st, tr, content)
 	m.kubeSrc.kube = true
 	m.source.fetch, m.kubeSrc.fetch = m.fetch, m.fetch
