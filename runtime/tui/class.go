@@ -311,10 +311,20 @@ func (m *model) classLines() []string {
 	if st.Stuck {
 		line += " · " + m.st.Status.Paused.Render(tr.ClassStuckFlag)
 	}
-	line += m.st.Status.Note.Render(" · " + tr.ClassKeys)
 	msg := m.st.Status.Note.Render(tr.ClassNoMessage)
 	if st.Message != "" {
 		msg = m.st.Status.Paused.Render(tr.ClassMessage) + " " + st.Message
+	}
+	// The keys go where they fit whole: after the state, else after the message (80 columns,
+	// no message yet), else after the state, cut.
+	keys := m.st.Status.Note.Render(" · " + tr.ClassKeys)
+	switch {
+	case lipgloss.Width(line+keys) <= m.w:
+		line += keys
+	case lipgloss.Width(msg+keys) <= m.w:
+		msg += keys
+	default:
+		line += keys
 	}
 	return []string{fit(line, m.w), fit(msg, m.w)}
 }
