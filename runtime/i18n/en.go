@@ -480,6 +480,8 @@ type Strings struct {
 	CLIJoinRefused        string // %s address, %v the error
 	CLIJoinWrongCode      string // %s address
 	CLIClassNeedsTerminal string
+	CLIRootClassSSH       string
+	CLIRootClassHost      string
 	PlainFollowNoKeys     string
 	PlainFollowTo         string // %s: the instructor's checkpoint
 	PlainFollowWaiting    string // %s: the class's title
@@ -1157,6 +1159,8 @@ func english() Strings {
 		CLIJoinRefused:        "join %s: %v",
 		CLIJoinWrongCode:      "join %s: wrong join code — copy it again from the join line on the instructor's screen and run kubewalk join once more",
 		CLIClassNeedsTerminal: "class host needs a terminal to step through the tour: run it in one, or add --auto to run the walkthrough on its own (the students follow every checkpoint)",
+		CLIRootClassSSH:       "WARNING: running as root. Every student's tour runs as root, and its kubectl can read what root can read; run the class as a dedicated unprivileged account (sudo -u kubewalk-class kubewalk class ssh …), see docs/classroom.md",
+		CLIRootClassHost:      "WARNING: running as root. The class endpoint that students, and anyone on its network, connect to runs as root; run class host as your ordinary user",
 		PlainFollowNoKeys:     "kubewalk: a plain transcript that follows the class: there are no keys here (no D to detach, no ! for stuck); Ctrl-C leaves",
 		PlainFollowTo:         "⇢ the instructor is at %s: running there",
 		PlainFollowWaiting:    "⇢ following %s: waiting for the instructor to move on",

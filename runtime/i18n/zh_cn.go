@@ -672,6 +672,8 @@ func zhCN() map[string]string {
 		"CLIJoinRefused":        "加入 %s：%v",
 		"CLIJoinWrongCode":      "加入 %s：加入码不对——请照讲师屏幕上的加入命令重新抄一遍，再运行一次 kubewalk join",
 		"CLIClassNeedsTerminal": "class host 需要终端才能逐步讲解：请在终端中运行，或加上 --auto 让导览自动运行（学生会跟随每个检查点）",
+		"CLIRootClassSSH":       "警告：正在以 root 身份运行。每位学生的导览都以 root 运行，其中的 kubectl 能读取 root 能读的文件；请用专门的非特权账户运行课堂（sudo -u kubewalk-class kubewalk class ssh …），参见 docs/classroom.md",
+		"CLIRootClassHost":      "警告：正在以 root 身份运行。学生（以及同一网络上的任何人）连接的课堂端点以 root 运行；请用你的普通用户运行 class host",
 		"PlainFollowNoKeys":     "kubewalk：以纯文本记录跟随课堂：这里没有按键（没有 D 脱离，没有 ! 求助）；Ctrl-C 离开",
 		"PlainFollowTo":         "⇢ 讲师在 %s：正在运行到那里",
 		"PlainFollowWaiting":    "⇢ 跟随 %s：等待讲师继续",
