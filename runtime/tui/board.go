@@ -27,7 +27,7 @@ func (m *model) boardBody() []string {
 	line := classBanner.Render(" " + join + " ")
 	inner := []string{"", "   " + line + "   ", ""}
 	bw := min(b.w, ansi.StringWidth(join)+10)
-	if big, w, ok := bigJoin(join); ok && w+8 <= b.w && len(big)+2+boardBelowJoin <= b.h {
+	if big, w, ok := bigJoin(join); ok && w+8 <= b.w && len(big)+5+boardBelowJoin <= b.h { // +3 lines in the box, +2 borders
 		// Wide and tall enough: the address and the code in block letters, the line to copy
 		// under them. Otherwise (80 columns) the line alone.
 		inner = append(big, "", "   "+line, "")
