@@ -46,12 +46,12 @@ func TestClassFollowInTmux(t *testing.T) {
 		st, _, _ := startTmux(t, sb, 100, 30, nil, "join", addr, "--code", code, "--name", name, "--lang", "en", "--log-file", sb.log)
 		students[name] = st
 	}
+	// A following student's first run has no welcome in front of the live walkthrough.
 	for name, st := range students {
 		st.waitFor(`following the instructor`, time.Minute)
-		st.waitFor(`Welcome to kubewalk`, 10*time.Second)
-		st.run("send-keys", "-t", "kw", "Enter")
-		st.waitFor(`space next`, 10*time.Second)
-		_ = name
+		if s := st.waitFor(`space next`, 10*time.Second); strings.Contains(s, "Welcome to kubewalk") {
+			t.Errorf("%s: the welcome hides the walkthrough:\n%s", name, s)
+		}
 	}
 
 	// The instructor goes to authz (3), then on to authz/rbac.

@@ -204,8 +204,10 @@ func TestWrongCodeRefused(t *testing.T) {
 	cfg.Code = other + h.JoinCode()[len(other):] // right pin, wrong secret
 	s := join(t, cfg)
 	err := waitDone(t, s)
-	if !errors.Is(err, ErrWrongCode) || !strings.Contains(err.Error(), "wrong join code") {
-		t.Fatalf("Err() = %v, want ErrWrongCode with an explanation", err)
+	// One sentence: what went wrong, once, and what to do.
+	if !errors.Is(err, ErrWrongCode) || strings.Count(err.Error(), "wrong join code") != 1 ||
+		!strings.Contains(err.Error(), "check it against the join line on the instructor's screen") {
+		t.Fatalf("Err() = %v, want ErrWrongCode saying once what is wrong and what to do", err)
 	}
 	if b := h.Board(); len(b.Students) != 0 {
 		t.Errorf("board after a wrong code: %+v", b.Students)
@@ -329,7 +331,8 @@ func TestRateLimit(t *testing.T) {
 	s := join(t, right)
 	waitFor(t, "rate-limited refusal", s.Changed, func() bool { return errors.Is(s.State().LastError, ErrRateLimited) })
 	var he *hostError
-	if err := s.State().LastError; !errors.As(err, &he) || he.retry <= 0 || he.retry > time.Minute || !strings.Contains(err.Error(), "try again in") {
+	if err := s.State().LastError; !errors.As(err, &he) || he.retry <= 0 || he.retry > time.Minute || !strings.Contains(err.Error(), "try again in") ||
+		strings.Count(err.Error(), "too many wrong join codes") != 1 {
 		t.Fatalf("LastError = %v, want a retry time up to a minute", err)
 	}
 	s.Stop()
@@ -784,4 +787,28 @@ func TestJoinLineOnAllInterfaces(t *testing.T) {
 	cfg.Addr = net.JoinHostPort("127.0.0.1", port)
 	joined(t, cfg)
 	t.Logf("join line: %s", line)
+}
+
+// TestHostErrorSaysItOnce: an error line reads as one sentence, also from a host of an earlier
+// build whose text began with the sentinel's words.
+func TestHostErrorSaysItOnce(t *testing.T) {
+	for _, tc := range []struct {
+		code, text, want string
+	}{
+		{codeWrongCode, "check it against the join line on the instructor's screen",
+			"classroom: wrong join code: check it against the join line on the instructor's screen"},
+		{codeWrongCode, "wrong join code: check it against the instructor's screen",
+			"classroom: wrong join code: check it against the instructor's screen"},
+		{codeRateLimited, "try again in 12s", "classroom: too many wrong join codes: try again in 12s"},
+		{codeRateLimited, "too many wrong join codes; try again in 12s", "classroom: too many wrong join codes; try again in 12s"},
+		{codeShutdown, "the instructor ended the class (or is restarting it)",
+			"classroom: the class host stopped: the instructor ended the class (or is restarting it)"},
+		{codeFull, "", "classroom: the class is full"},
+		{codeFull, "the class is full (40 students)", "classroom: the class is full (40 students)"},
+	} {
+		err := fromWire(&wireError{Code: tc.code, Text: tc.text}, "127.0.0.1:1")
+		if got := err.Error(); got != tc.want {
+			t.Errorf("%s %q: Error() = %q, want %q", tc.code, tc.text, got, tc.want)
+		}
+	}
 }

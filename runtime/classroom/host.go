@@ -395,7 +395,7 @@ func (h *Host) Stop() {
 		// Each writer sends "bye" and closes its connection; give them a moment, then close
 		// whatever remains (a stalled student must not hold the host up).
 		for _, p := range peers {
-			p.finish(envelope{T: tBye, Err: &wireError{Code: codeShutdown, Text: "the instructor's class host stopped"}})
+			p.finish(envelope{T: tBye, Err: &wireError{Code: codeShutdown, Text: "the instructor ended the class (or is restarting it)"}})
 		}
 		grace := time.NewTimer(time.Second)
 		for _, p := range peers {
@@ -508,7 +508,7 @@ func (h *Host) serve(raw net.Conn) {
 	rejoin := hello.Session != "" && h.sessions[hello.Session] != nil
 	h.mu.Unlock()
 	if wait, ok := h.limiter.check(ip, now); !ok && !rejoin {
-		h.refuse(tc, codeRateLimited, fmt.Sprintf("too many wrong join codes; try again in %s", wait.Round(time.Second)), wait)
+		h.refuse(tc, codeRateLimited, fmt.Sprintf("try again in %s", wait.Round(time.Second)), wait)
 		return
 	}
 	got, err := normalise(hello.Code)
@@ -516,7 +516,7 @@ func (h *Host) serve(raw net.Conn) {
 	if err != nil || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
 		h.limiter.fail(ip, now)
 		h.cfg.Logf("class host: wrong join code from %s", ip)
-		h.refuse(tc, codeWrongCode, "wrong join code: check it against the instructor's screen", 0)
+		h.refuse(tc, codeWrongCode, "check it against the join line on the instructor's screen", 0)
 		return
 	}
 
@@ -563,7 +563,7 @@ func (h *Host) admit(hello envelope, p *peer, addr string) (envelope, *record, s
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.stopping {
-		return envelope{}, nil, codeShutdown, "the class host is stopping"
+		return envelope{}, nil, codeShutdown, "the class is ending"
 	}
 	r := h.sessions[hello.Session]
 	if r == nil {

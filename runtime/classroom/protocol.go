@@ -74,7 +74,7 @@ var (
 	// ErrWrongCode: the host refused the join code. Fatal.
 	ErrWrongCode = errors.New("classroom: wrong join code")
 	// ErrRateLimited: too many wrong codes from this address (or in total); retried later.
-	ErrRateLimited = errors.New("classroom: too many wrong join codes, try again later")
+	ErrRateLimited = errors.New("classroom: too many wrong join codes")
 	// ErrFingerprint: the host's certificate does not match the join code's fingerprint on the
 	// first connection (a mistyped code, or someone intercepting). Fatal.
 	ErrFingerprint = errors.New("classroom: host certificate does not match the join code")

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -225,7 +226,19 @@ type hostError struct {
 	retry    time.Duration
 }
 
-func (e *hostError) Error() string { return e.sentinel.Error() + ": " + e.text }
+// Error is the sentinel's words and the host's explanation, once: a host of an earlier build
+// repeats the sentinel's words at the start of its text ("wrong join code: check it …"), which
+// are then not said twice.
+func (e *hostError) Error() string {
+	what := e.sentinel.Error()
+	if e.text == "" {
+		return what
+	}
+	if short := strings.TrimPrefix(what, "classroom: "); strings.HasPrefix(strings.ToLower(e.text), short) {
+		return "classroom: " + e.text
+	}
+	return what + ": " + e.text
+}
 func (e *hostError) Unwrap() error { return e.sentinel }
 
 func fromWire(w *wireError, addr string) error {

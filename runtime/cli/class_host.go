@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kubewalk/kubewalk/runtime/classroom"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tui"
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -67,20 +69,21 @@ func runClassHost(ctx context.Context, o *classHostOptions, stdout, stderr io.Wr
 	if path == "" {
 		return fmt.Errorf("class host: no state directory for the class identity: set XDG_STATE_HOME or HOME")
 	}
-	o.class = &classSetup{start: func(ctx context.Context, log, _ io.Writer, _ string) (tui.ClassHost, tui.ClassFollower, func(), error) {
+	o.class = &classSetup{start: func(ctx context.Context, log, _ io.Writer, lang string) (classParts, error) {
 		id, _, err := classroom.LoadOrCreateIdentity(path)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("class host: identity: %w", err)
+			return classParts{}, fmt.Errorf("class host: identity: %w", err)
 		}
 		h, err := classroom.StartHost(ctx, classroom.HostConfig{
 			Listen: o.Listen, Title: o.Title, AppVersion: appVersion(), Identity: id,
 			Logf: func(format string, args ...any) { fmt.Fprintf(log, "kubewalk: class: "+format+"\n", args...) },
 		})
 		if err != nil {
-			return nil, nil, nil, err // "class host: listen on ADDR (pass another address with --listen): …"
+			return classParts{}, err // "class host: listen on ADDR (pass another address with --listen): …"
 		}
 		fmt.Fprintf(log, "kubewalk: class: %s\n", h.JoinLine())
-		return classHostView{h}, nil, h.Stop, nil
+		rootWarning(os.Geteuid(), log, i18n.For(lang), "host") // the class log, too
+		return classParts{host: classHostView{h}, stop: h.Stop}, nil
 	}}
 	return runTour(ctx, &o.tourOptions, stdout, stderr, sess)
 }

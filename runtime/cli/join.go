@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/classroom"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/plain"
 	"github.com/kubewalk/kubewalk/runtime/tui"
 )
 
@@ -61,14 +62,14 @@ func runJoin(ctx context.Context, addr string, o *joinOptions, stdout, stderr io
 	if name == "" {
 		name, _ = os.Hostname()
 	}
-	o.class = &classSetup{follows: true, start: func(ctx context.Context, log, out io.Writer, lang string) (tui.ClassHost, tui.ClassFollower, func(), error) {
+	o.class = &classSetup{follows: true, start: func(ctx context.Context, log, out io.Writer, lang string) (classParts, error) {
 		tr := i18n.For(lang)
 		s, err := classroom.Join(ctx, classroom.StudentConfig{
 			Addr: addr, Code: o.Code, Name: name, AppVersion: appVersion(),
 			Logf: func(format string, args ...any) { fmt.Fprintf(log, "kubewalk: class: "+format+"\n", args...) },
 		})
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf(tr.CLIJoinRefused, addr, err)
+			return classParts{}, joinRefused(tr, addr, err)
 		}
 		fmt.Fprintf(out, tr.CLIJoinWaiting+"\n", addr)
 		t := time.NewTimer(joinWait)
@@ -77,10 +78,10 @@ func runJoin(ctx context.Context, addr string, o *joinOptions, stdout, stderr io
 		case <-s.Ready():
 		case <-s.Done():
 			s.Stop()
-			return nil, nil, nil, fmt.Errorf(tr.CLIJoinRefused, addr, s.Err())
+			return classParts{}, joinRefused(tr, addr, s.Err())
 		case <-ctx.Done():
 			s.Stop()
-			return nil, nil, nil, errInterrupted
+			return classParts{}, errInterrupted
 		case <-t.C:
 			why := s.State().LastError
 			if why == nil {
@@ -88,10 +89,28 @@ func runJoin(ctx context.Context, addr string, o *joinOptions, stdout, stderr io
 			}
 			fmt.Fprintf(out, tr.CLIJoinNotYet+"\n", addr, why)
 		}
-		return nil, studentView{s}, s.Stop, nil
+		return classParts{follow: studentView{s}, plainFollow: plainStudent{s}, stop: s.Stop}, nil
 	}}
 	return runTour(ctx, &o.tourOptions, stdout, stderr, sess)
 }
+
+// joinRefused is the error join ends with when the class refused it: one sentence that says
+// what to do for a wrong code, else the library's explanation. It wraps err.
+func joinRefused(tr *i18n.Strings, addr string, err error) error {
+	if errors.Is(err, classroom.ErrWrongCode) {
+		return &refusal{text: fmt.Sprintf(tr.CLIJoinWrongCode, addr), err: err}
+	}
+	return &refusal{text: fmt.Sprintf(tr.CLIJoinRefused, addr, err), err: err}
+}
+
+// refusal is an error with words of its own for an error it wraps.
+type refusal struct {
+	text string
+	err  error
+}
+
+func (r *refusal) Error() string { return r.text }
+func (r *refusal) Unwrap() error { return r.err }
 
 // studentView adapts *classroom.Student to the screen.
 type studentView struct{ s *classroom.Student }
@@ -116,6 +135,30 @@ func (v studentView) State() tui.FollowState {
 	}
 	if n := len(st.Messages); n > 0 {
 		out.Message, out.MessageSeq = st.Messages[n-1].Text, st.Messages[n-1].Seq
+	}
+	if st.LastError != nil && !st.Connected {
+		out.Problem = oneLine(st.LastError)
+	}
+	if st.Err != nil {
+		out.Fatal = oneLine(st.Err)
+	}
+	return out
+}
+
+// plainStudent adapts *classroom.Student to the plain transcript.
+type plainStudent struct{ s *classroom.Student }
+
+func (v plainStudent) Changed() <-chan struct{} { return v.s.Changed() }
+
+// Report sends the student's checkpoint (with its ordinal) and exercises done.
+func (v plainStudent) Report(id string, done int) { studentView(v).Report(id, done) }
+
+// State converts the student's state for the transcript.
+func (v plainStudent) State() plain.ClassState {
+	st := v.s.State()
+	out := plain.ClassState{Title: st.Title, Connected: st.Connected, Instructor: st.Instructor.ID}
+	for _, m := range st.Messages {
+		out.Messages = append(out.Messages, plain.ClassMessage{Key: fmt.Sprintf("%s/%d", m.Instance, m.Seq), Text: m.Text})
 	}
 	if st.LastError != nil && !st.Connected {
 		out.Problem = oneLine(st.LastError)

@@ -76,6 +76,11 @@ real kubectl at it.`,
 	root.AddCommand(newTourCommand(stdout, stderr, sess), newServeCommand(stdout, stderr, sess),
 		newLessonsCommand(stdout, stderr), newGlossaryCommand(stdout), newVersionCommand(stdout),
 		newClassCommand(stdout, stderr, sess), newJoinCommand(stdout, stderr, sess))
+	for _, c := range root.Commands() {
+		if c.Name() == "class" {
+			warnRootOnClass(c, stdout, stderr)
+		}
+	}
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())
 	})

@@ -48,11 +48,20 @@ type tourOptions struct {
 }
 
 // classSetup wires a follow-along class into the tour: start is called once the flags are
-// checked and the log file is open, before the server starts; it returns the screen's side
-// of the class (one of host and follow) and stop, which the tour calls as it ends.
+// checked and the log file is open, before the server starts; it returns the class's parts
+// (the instructor's or the student's), whose stop the tour calls as it ends.
 type classSetup struct {
 	follows bool // a student: no resume question, the class decides where to go
-	start   func(ctx context.Context, log io.Writer, stdout io.Writer, lang string) (host tui.ClassHost, follow tui.ClassFollower, stop func(), err error)
+	start   func(ctx context.Context, log io.Writer, stdout io.Writer, lang string) (classParts, error)
+}
+
+// classParts are a class's sides: host on the instructor's screen; follow on a student's and
+// plainFollow in a student's plain transcript (join without a terminal).
+type classParts struct {
+	host        tui.ClassHost
+	follow      tui.ClassFollower
+	plainFollow plain.Class
+	stop        func()
 }
 
 func newTourCommand(stdout, stderr io.Writer, sess *session) *cobra.Command {
@@ -130,18 +139,18 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	if ctx.Err() != nil {
 		return errInterrupted
 	}
-	var classHost tui.ClassHost
-	var classFollow tui.ClassFollower
+	interactive := !o.Auto.on && term.IsTerminal(int(os.Stdin.Fd()))
+	var class classParts
 	if o.class != nil {
-		var stopClass func()
-		classHost, classFollow, stopClass, err = o.class.start(ctx, sink.File, stdout, lang)
+		class, err = o.class.start(ctx, sink.File, stdout, lang)
 		if err != nil {
 			return err
 		}
-		defer stopClass()
-		// After the class answered, so that a wrong code or a busy port is what is reported.
-		if usePlain {
-			return errors.New(i18n.For(lang).CLIJoinNeedsTerminal)
+		defer class.stop()
+		// After the class answered, so that a busy port is what is reported. Without a
+		// terminal no one could step the instructor's tour: it runs on its own or not at all.
+		if usePlain && class.host != nil && !interactive && !o.Auto.on {
+			return errors.New(i18n.For(lang).CLIClassNeedsTerminal)
 		}
 	}
 	sopts := o.serverOptions(sink.File)
@@ -172,7 +181,6 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 		fmt.Fprintf(sink.File, "kubewalk: exercises: %v\n", exErr)
 	}
 	defer prog.save()
-	interactive := !o.Auto.on && term.IsTerminal(int(os.Stdin.Fd()))
 	lines := plain.NewLines(os.Stdin)
 	start := engine.NextCheckpoint()
 	if interactive && !o.Restart && (o.class == nil || !o.class.follows) {
@@ -201,7 +209,9 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 		if rec != nil {
 			out = rec.TeeCooked(stdout)
 		}
-		err := plain.Run(ctx, eng, w, plain.Options{Out: out, In: lines, Interactive: interactive, Start: start, Traces: traces.Store})
+		popts := plain.Options{Out: out, In: lines, Interactive: interactive, Start: start, Traces: traces.Store}
+		plainClass(&popts, class, o, i18n.For(lang), interactive)
+		err := plain.Run(ctx, eng, w, popts)
 		interrupted := ctx.Err() != nil
 		closeErr := shutdown(interrupted)
 		switch {
@@ -232,10 +242,10 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	err = tui.Run(ctx, eng, recordingContent{c, prog}, tui.Options{Start: start,
 		ShowWelcome: !prog.welcomeSeen(), OnWelcomeDismissed: prog.welcomeDismissed,
 		Auto: o.Auto.delay, Record: tuiRecorder(rec), Styles: styles,
-		NewKubectl: o.newKubectl, Exercises: exerciseView{tracker},
+		NewKubectl: o.newKubectl, Exercises: exerciseView{tracker}, NoFetch: o.KubectlNoLocalFiles,
 		Progress: prog.record,
 		Requests: traces.Store, Breakpoints: tuiBreakpoints{traces.Breakpoints}, Etcd: etcd,
-		Class: classHost, Follow: classFollow})
+		Class: class.host, Follow: class.follow})
 	sess.terminalTaken(false)
 	stopTracker() // its checks talk to the server: stop them before it stops
 	interrupted := ctx.Err() != nil || errors.Is(err, tui.ErrInterrupted)
@@ -252,6 +262,28 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 		err = fmt.Errorf(i18n.For(lang).ErrShutdown, closeErr)
 	}
 	return err
+}
+
+// plainClass wires a class into a plain transcript. A student's follows the instructor and
+// stays in the class (the server running) until Ctrl-C. The instructor's publishes every
+// pause, after printing the join line; run on its own (--auto) it pauses --auto's delay at
+// each checkpoint for the students to follow, then keeps the class open until Ctrl-C.
+func plainClass(po *plain.Options, class classParts, o *tourOptions, tr *i18n.Strings, interactive bool) {
+	if class.plainFollow != nil {
+		po.Follow, po.KeepOpen = class.plainFollow, tr.PlainClassOpenStudent
+	}
+	h := class.host
+	if h == nil {
+		return
+	}
+	po.Reached = h.Reached
+	fmt.Fprintln(po.Out, fmt.Sprintf(tr.ClassJoinBanner, h.JoinLine()))
+	if h.LoopbackOnly() {
+		fmt.Fprintln(po.Out, fmt.Sprintf(tr.ClassLoopbackHint, tui.JoinPort(h.JoinLine())))
+	}
+	if !interactive {
+		po.Delay, po.KeepOpen = o.Auto.delay, tr.PlainClassOpenHost
+	}
 }
 
 // newKubectl runs the TUI's :kubectl in-process against the run's kubeconfig; kubectl's

@@ -419,6 +419,10 @@ type Strings struct {
 	StatusSideBySide  string
 	StatusFetching    string // %s module, %s bytes
 	WelcomeNoUpstream string // %[1]s module, %[2]s version
+	// F turned off (a class ssh student): the note, the pane's text, the welcome's line.
+	NoteFetchOff             string
+	ModuleMissingNoFetch     string // %[1]s module, %[2]s version
+	WelcomeNoUpstreamNoFetch string // %[1]s module, %[2]s version
 
 	// Live probes' hints (runtime/live): how to create what a lesson reads.
 	LiveNotCreated    string // %s: the kubectl command that creates it
@@ -474,7 +478,16 @@ type Strings struct {
 	KeyClassStuck         string
 	HelpClass             string
 	CLIJoinRefused        string // %s address, %v the error
-	CLIJoinNeedsTerminal  string
+	CLIJoinWrongCode      string // %s address
+	CLIClassNeedsTerminal string
+	CLIRootClassSSH       string
+	CLIRootClassHost      string
+	PlainFollowNoKeys     string
+	PlainFollowTo         string // %s: the instructor's checkpoint
+	PlainFollowWaiting    string // %s: the class's title
+	PlainFollowLeft       string // %s: why
+	PlainClassOpenStudent string
+	PlainClassOpenHost    string
 	CLIJoinWaiting        string // %s address
 	CLIJoinNotYet         string // %s address, %v why
 }
@@ -1088,6 +1101,10 @@ func english() Strings {
 		StatusSideBySide:  " · our code beside kube-apiserver's · tab switches side · s closes",
 		StatusFetching:    " · fetching %s: %s",
 		WelcomeNoUpstream: "%[1]s %[2]s is not in the Go module cache: the upstream source (u) will offer to fetch it (F).",
+		NoteFetchOff:      "F is off in this session: a download would write to the class machine's Go module cache and use its network",
+		ModuleMissingNoFetch: "%[1]s %[2]s is not in this machine's Go module cache, and this session does not fetch modules: " +
+			"a download would write to the machine's module cache and use its network.\n\nThe instructor can run `go mod download %[1]s@%[2]s` on it.",
+		WelcomeNoUpstreamNoFetch: "%[1]s %[2]s is not in this machine's Go module cache, and this session does not fetch it: the upstream source (u) shows only where the code is.",
 
 		LiveNotCreated:    "not created yet — %s",
 		LiveCreateLesson:  "kubectl apply -f the v1alpha1 Lesson in the lesson text",
@@ -1140,7 +1157,16 @@ func english() Strings {
 		KeyClassFollow:        "detach / re-sync with the instructor",
 		KeyClassStuck:         "raise / lower the stuck flag",
 		CLIJoinRefused:        "join %s: %v",
-		CLIJoinNeedsTerminal:  "join and class host need a terminal: the follow-along runs in the full-screen UI",
+		CLIJoinWrongCode:      "join %s: wrong join code — copy it again from the join line on the instructor's screen and run kubewalk join once more",
+		CLIClassNeedsTerminal: "class host needs a terminal to step through the tour: run it in one, or add --auto to run the walkthrough on its own (the students follow every checkpoint)",
+		CLIRootClassSSH:       "WARNING: running as root. Every student's tour runs as root, and its kubectl can read what root can read; run the class as a dedicated unprivileged account (sudo -u kubewalk-class kubewalk class ssh …), see docs/classroom.md",
+		CLIRootClassHost:      "WARNING: running as root. The class endpoint that students, and anyone on its network, connect to runs as root; run class host as your ordinary user",
+		PlainFollowNoKeys:     "kubewalk: a plain transcript that follows the class: there are no keys here (no D to detach, no ! for stuck); Ctrl-C leaves",
+		PlainFollowTo:         "⇢ the instructor is at %s: running there",
+		PlainFollowWaiting:    "⇢ following %s: waiting for the instructor to move on",
+		PlainFollowLeft:       "✗ left the class (%s); the transcript runs on to the end",
+		PlainClassOpenStudent: "The walkthrough is done. The server keeps running and the instructor's messages still print here; Ctrl-C leaves the class.",
+		PlainClassOpenHost:    "The walkthrough is done. The class stays open for the students; Ctrl-C ends it.",
 		CLIJoinWaiting:        "kubewalk: waiting for the class at %s…",
 		CLIJoinNotYet:         "kubewalk: the class at %s does not answer yet (%v); starting your tour, it keeps trying",
 		HelpClass:             "In a class (kubewalk join, class host)",

@@ -49,6 +49,20 @@ type Options struct {
 	// Lang is the language of the transcript's own words ("en", "zh-CN"); empty takes the
 	// language the lessons were loaded in.
 	Lang string
+	// Follow, when set, makes the walk follow a class (kubewalk join without a terminal): there
+	// are no prompts; after each checkpoint the walk waits for the instructor to be further on
+	// and runs there, printing the instructor's messages as lines. The walk reports every
+	// checkpoint to the class.
+	Follow Class
+	// Reached, when set, is called with the checkpoint of every pause, and with the last
+	// checkpoint once the server serves (class host publishes them to its students).
+	Reached func(checkpoint string)
+	// Delay, when not Interactive, pauses this long at each checkpoint (class host --auto: the
+	// students' servers follow each one).
+	Delay time.Duration
+	// KeepOpen, when set, is printed once the walk is done, which then waits for ctx to end
+	// instead of ending the run: a class stays open until Ctrl-C. The server keeps running.
+	KeepOpen string
 }
 
 // strings returns the catalogue in o.Lang, else in the lessons' language.
@@ -119,8 +133,15 @@ func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) erro
 	if o.In == nil {
 		o.In = NewLines(nil)
 	}
-	pause := o.Interactive
 	tr := o.strings(w)
+	var class *follower
+	if o.Follow != nil {
+		// The class decides where to go: no prompts, and no resuming elsewhere.
+		o.Interactive, o.Start = false, engine.NextCheckpoint()
+		class = newFollower(o.Follow, tr)
+		fmt.Fprintln(o.Out, tr.PlainFollowNoKeys)
+	}
+	pause := o.Interactive
 	total := len(server.Checkpoints())
 	target := engine.NextCheckpoint()
 	if err := eng.Start(ctx, o.Start); err != nil {
@@ -137,10 +158,39 @@ func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) erro
 		case ev.Failed != nil:
 			return ev.Failed
 		case ev.Served:
-			return finish(ctx, eng.Server(), w, o, tr, pause)
+			if o.Reached != nil {
+				all := server.Checkpoints()
+				o.Reached(all[len(all)-1].ID())
+			}
+			if err := finish(ctx, eng.Server(), w, o, tr, pause); err != nil || o.KeepOpen == "" {
+				return err
+			}
+			fmt.Fprintf(o.Out, "\n%s\n", o.KeepOpen)
+			if class != nil {
+				return class.listen(ctx, o)
+			}
+			<-ctx.Done()
+			return ctx.Err()
 		}
 		stop := ev.Paused
 		printStop(o, tr, w, stop, total)
+		if o.Reached != nil {
+			o.Reached(stop.Checkpoint.ID())
+		}
+		switch {
+		case class != nil:
+			class.report(w, stop.Checkpoint.ID())
+			t, err := class.next(ctx, o, stop.Checkpoint.ID())
+			if err != nil {
+				fmt.Fprintln(o.Out)
+				return err
+			}
+			target = t
+		case !pause && o.Delay > 0:
+			if err := wait(ctx, o.Delay); err != nil {
+				return err
+			}
+		}
 		if pause {
 			fmt.Fprint(o.Out, "\n"+tr.PlainPrompt)
 			line, err := o.In.ReadLine(ctx)
@@ -271,7 +321,7 @@ func summarise(n *server.Node, depth int) string {
 // "a": the track then prints without stopping too.
 func finish(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr *i18n.Strings, pause bool) error {
 	fmt.Fprintf(o.Out, "\n%s\n"+tr.PlainServing+"\n", strings.Repeat("═", min(o.Width, 100)), s.Address())
-	if o.Interactive {
+	if o.Interactive || o.KeepOpen != "" {
 		fmt.Fprintf(o.Out, tr.PlainKubeconfig+"\n", s.Kubeconfig())
 		fmt.Fprintf(o.Out, tr.PlainExport+"\n", s.Kubeconfig())
 	}
@@ -285,7 +335,10 @@ func finish(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr 
 	if err := printTrack(ctx, s, w, o, tr, pause); err != nil {
 		return err
 	}
-	if !o.Interactive {
+	switch {
+	case o.KeepOpen != "":
+		return nil // the server keeps running while the class is open
+	case !o.Interactive:
 		fmt.Fprintln(o.Out, "\n"+tr.PlainNoTerminal)
 		return nil
 	}

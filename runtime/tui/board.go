@@ -24,11 +24,18 @@ func (m *model) boardBody() []string {
 	}
 	var out []string
 	join := c.host.JoinLine()
-	inner := []string{"", "   " + classBanner.Render(" "+join+" ") + "   ", ""}
+	line := classBanner.Render(" " + join + " ")
+	inner := []string{"", "   " + line + "   ", ""}
 	bw := min(b.w, ansi.StringWidth(join)+10)
+	if big, w, ok := bigJoin(join); ok && w+8 <= b.w && len(big)+5+boardBelowJoin <= b.h { // +3 lines in the box, +2 borders
+		// Wide and tall enough: the address and the code in block letters, the line to copy
+		// under them. Otherwise (80 columns) the line alone.
+		inner = append(big, "", "   "+line, "")
+		bw = w + 8
+	}
 	out = append(out, box(m.st, tr.BoardJoinTitle, inner, bw, len(inner)+2, true)...)
 	if c.host.LoopbackOnly() {
-		out = append(out, " "+m.st.Status.Note.Render(fmt.Sprintf(tr.ClassLoopbackHint, joinPort(join))))
+		out = append(out, " "+m.st.Status.Note.Render(fmt.Sprintf(tr.ClassLoopbackHint, JoinPort(join))))
 	}
 	msg := tr.BoardNoMessage
 	if c.board.Message != "" {
@@ -61,6 +68,36 @@ func (m *model) boardBody() []string {
 		out = append(out, strings.Repeat(" ", b.w))
 	}
 	return out[:b.h]
+}
+
+// boardBelowJoin is the room the board keeps under a large join line: the loopback hint, the
+// message, a blank line, the header and three students.
+const boardBelowJoin = 7
+
+// bigJoin draws a join line's address and code in block letters, a blank line above and
+// between, each row indented by 3: the lines and their width (the join line itself
+// included, 2 wider for its padding). ok is false when the line has no address and code, or a
+// letter the font lacks.
+func bigJoin(join string) (lines []string, width int, ok bool) {
+	addr, code, ok := joinParts(join)
+	if !ok {
+		return nil, 0, false
+	}
+	a, okA := bigText(addr)
+	k, okK := bigText(code)
+	if !okA || !okK {
+		return nil, 0, false
+	}
+	lines = append(lines, "")
+	for _, r := range a {
+		lines = append(lines, "   "+r)
+	}
+	lines = append(lines, "")
+	for _, r := range k {
+		lines = append(lines, "   "+r)
+	}
+	width = max(ansi.StringWidth(a[0]), ansi.StringWidth(k[0]), ansi.StringWidth(join)+2)
+	return lines, width, true
 }
 
 // boardRows lays the students out in columns: the header, then one row each.

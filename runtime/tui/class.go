@@ -290,7 +290,7 @@ func (m *model) classLines() []string {
 			s += " " + fmt.Sprintf(tr.ClassBoardCount, len(c.board.Students), stuck)
 		}
 		if c.host.LoopbackOnly() {
-			s += m.st.Status.Note.Render(" · " + fmt.Sprintf(tr.ClassLoopbackHint, joinPort(c.host.JoinLine())))
+			s += m.st.Status.Note.Render(" · " + fmt.Sprintf(tr.ClassLoopbackHint, JoinPort(c.host.JoinLine())))
 		}
 		return []string{fit(s, m.w)}
 	}
@@ -318,10 +318,20 @@ func (m *model) classLines() []string {
 	if st.Stuck {
 		line += " · " + m.st.Status.Paused.Render(tr.ClassStuckFlag)
 	}
-	line += m.st.Status.Note.Render(" · " + tr.ClassKeys)
 	msg := m.st.Status.Note.Render(tr.ClassNoMessage)
 	if st.Message != "" {
 		msg = m.st.Status.Paused.Render(tr.ClassMessage) + " " + st.Message
+	}
+	// The keys go where they fit whole: after the state, else after the message (80 columns,
+	// no message yet), else after the state, cut.
+	keys := m.st.Status.Note.Render(" · " + tr.ClassKeys)
+	switch {
+	case lipgloss.Width(line+keys) <= m.w:
+		line += keys
+	case lipgloss.Width(msg+keys) <= m.w:
+		msg += keys
+	default:
+		line += keys
 	}
 	return []string{fit(line, m.w), fit(msg, m.w)}
 }
@@ -333,9 +343,9 @@ func orDash(s string) string {
 	return s
 }
 
-// joinPort is the port of a join line's address ("kubewalk join ADDR --code CODE"), "7443"
+// JoinPort is the port of a join line's address ("kubewalk join ADDR --code CODE"), "7443"
 // when the line has none.
-func joinPort(line string) string {
+func JoinPort(line string) string {
 	for _, f := range strings.Fields(line) {
 		if _, port, err := net.SplitHostPort(f); err == nil && port != "" {
 			return port

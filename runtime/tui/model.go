@@ -200,6 +200,13 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 	if m.auto > 0 {
 		m.welcome = false // nobody would dismiss it: the demo runs on its own
 	}
+	if opts.Follow != nil {
+		// A student's server follows the instructor from the start: the welcome would hide
+		// it moving. Its keys (space, ←, ?) are in the key bar, and the class lines say that
+		// the student follows and how to stop. It is not marked seen: a tour of the student's
+		// own shows it.
+		m.welcome = false
+	}
 	if opts.NewKubectl != nil {
 		m.kube = &kubectlHolder{tr: tr, make: opts.NewKubectl}
 	}
@@ -210,7 +217,7 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 	m.trackAt = -1
 	m.probe, m.progress = opts.Probe, opts.Progress
 	m.probes, m.probing = map[string]probeResult{}, map[string]bool{}
-	m.fetch, m.fetcher = &fetchState{failed: map[string]error{}}, fetchFunc(opts.Fetch)
+	m.fetch, m.fetcher = &fetchState{failed: map[string]error{}, off: opts.NoFetch}, fetchFunc(opts.Fetch)
 	m.kubeSrc = newSourcePane(st, tr, content)
 	m.kubeSrc.kube = true
 	m.source.fetch, m.kubeSrc.fetch = m.fetch, m.fetch

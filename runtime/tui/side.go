@@ -24,10 +24,12 @@ import (
 // ctx ends. lessons.FetchModule is the real one.
 type Fetch func(ctx context.Context, module, version string, progress func(bytes int64)) (string, error)
 
-// fetchState is the download under way (at most one) and the downloads that failed, by module.
+// fetchState is the download under way (at most one) and the downloads that failed, by
+// module; off when F is turned off (Options.NoFetch).
 type fetchState struct {
 	job    *fetchJob
 	failed map[string]error
+	off    bool
 }
 
 // fetchJob is one download.
@@ -141,6 +143,9 @@ func (m *model) missingOnScreen() *MissingModuleError {
 func (m *model) startFetch() tea.Cmd {
 	mm := m.missingOnScreen()
 	switch {
+	case m.fetch.off:
+		m.note = m.tr.NoteFetchOff
+		return nil
 	case m.fetch.job != nil:
 		m.note = fmt.Sprintf(m.tr.NoteFetchBusy, m.fetch.job.module)
 		return nil
@@ -280,6 +285,9 @@ func (p *sourcePane) Reload() tea.Cmd {
 // way, or why it failed.
 func (p *sourcePane) missingText(mm *MissingModuleError) string {
 	tr := p.tr
+	if f := p.fetch; f != nil && f.off {
+		return fmt.Sprintf(tr.ModuleMissingNoFetch, mm.Module, mm.Version)
+	}
 	if f := p.fetch; f != nil {
 		if j := f.job; j != nil && j.module == mm.Module {
 			return fmt.Sprintf(tr.ModuleFetching, mm.Module, mm.Version, formatBytes(j.bytes))

@@ -169,6 +169,10 @@ type Options struct {
 	// Fetch downloads a module into the Go module cache for the side-by-side view and the
 	// upstream source; nil uses lessons.FetchModule (the go command).
 	Fetch Fetch
+	// NoFetch turns F off: the screen says why instead of fetching. A class ssh student's
+	// tour (--kubectl-no-local-files) sets it: the student is not this machine's user, and a
+	// download would write to its Go module cache and use its network.
+	NoFetch bool
 
 	// Auto, when positive, runs the walkthrough on its own: at each checkpoint the screen
 	// waits Auto, then continues; the first key (or click) hands control back to the learner.

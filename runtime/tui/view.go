@@ -342,7 +342,11 @@ func (m *model) welcomeBox(w, h int) []string {
 		{m.st.Status.Note.Render(tr.WelcomeBegin)},
 	}
 	if mm := m.upMissing; mm != nil {
-		paras = append(paras[:len(paras)-1], []string{fmt.Sprintf(tr.WelcomeNoUpstream, mm.Module, mm.Version)}, paras[len(paras)-1])
+		say := tr.WelcomeNoUpstream
+		if m.fetch.off {
+			say = tr.WelcomeNoUpstreamNoFetch
+		}
+		paras = append(paras[:len(paras)-1], []string{fmt.Sprintf(say, mm.Module, mm.Version)}, paras[len(paras)-1])
 	}
 	var body []string
 	for i, p := range paras {
@@ -594,10 +598,10 @@ func (m *model) shortHelp() []key.Binding {
 	switch {
 	case m.side:
 		out = append(out, key.NewBinding(key.WithKeys("s"), key.WithHelp("s", tr.BarClose)))
-		if m.missingOnScreen() != nil {
+		if m.missingOnScreen() != nil && !m.fetch.off {
 			out = append(out, k.Fetch)
 		}
-	case m.source.upstream && m.source.missing() != nil:
+	case m.source.upstream && m.source.missing() != nil && !m.fetch.off:
 		out = append(out, k.Fetch)
 	}
 	switch {

@@ -1,0 +1,186 @@
+package plain
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/server"
+)
+
+// Class is a follow-along class the transcript follows (kubewalk join without a terminal):
+// after each checkpoint the walk waits until the instructor is further on, then runs there
+// (never back), printing the instructor's messages and the connection's ups and downs as lines.
+type Class interface {
+	// Changed returns a channel closed at the next change of State.
+	Changed() <-chan struct{}
+	// State is the class as the student sees it now.
+	State() ClassState
+	// Report tells the instructor's board where the student is and how many exercises it has
+	// done; it must not block.
+	Report(checkpoint string, done int)
+}
+
+// ClassState is what the transcript needs of a class.
+type ClassState struct {
+	// Title is the class's title ("" before the welcome).
+	Title string
+	// Connected is true while the channel to the instructor is up.
+	Connected bool
+	// Instructor is the instructor's checkpoint ID, "" for none yet.
+	Instructor string
+	// Messages are the instructor's recent messages, oldest first.
+	Messages []ClassMessage
+	// Problem says why the connection is down, while it is.
+	Problem string
+	// Fatal, when set, says why the student left the class for good.
+	Fatal string
+}
+
+// ClassMessage is one of the instructor's messages; Key identifies it (it is printed once).
+type ClassMessage struct {
+	Key, Text string
+}
+
+// follower is the transcript's side of a class: what it has printed so far.
+type follower struct {
+	c       Class
+	tr      *i18n.Strings
+	printed map[string]bool // message keys
+	conn    string          // the connection state last printed: "", "up", "down", "left"
+	left    bool
+}
+
+func newFollower(c Class, tr *i18n.Strings) *follower {
+	return &follower{c: c, tr: tr, printed: map[string]bool{}}
+}
+
+// title is the class's title, or the screen's word for a class.
+func (f *follower) title(st ClassState) string {
+	if st.Title != "" {
+		return st.Title
+	}
+	return f.tr.ClassDefaultTitle
+}
+
+// news prints what changed in st since the last call: the connection going down, coming back,
+// or ending for good, and the instructor's new messages.
+func (f *follower) news(o Options, st ClassState) {
+	conn := "down"
+	switch {
+	case st.Fatal != "":
+		conn = "left"
+	case st.Connected:
+		conn = "up"
+	}
+	if conn != f.conn && (conn != "down" || st.Problem != "") {
+		switch conn {
+		case "up":
+			fmt.Fprintf(o.Out, "\n%s · %s\n", f.title(st), fmt.Sprintf(f.tr.ClassFollowing, orDash(st.Instructor)))
+		case "down":
+			fmt.Fprintf(o.Out, "\n%s\n", fmt.Sprintf(f.tr.ClassReconnecting, st.Problem))
+		case "left":
+			fmt.Fprintf(o.Out, "\n%s\n", fmt.Sprintf(f.tr.PlainFollowLeft, st.Fatal))
+			f.left = true
+		}
+		f.conn = conn
+	}
+	keep := make(map[string]bool, len(st.Messages))
+	for _, m := range st.Messages {
+		keep[m.Key] = true
+		if !f.printed[m.Key] {
+			fmt.Fprintf(o.Out, "%s %s\n", f.tr.ClassMessage, m.Text)
+		}
+	}
+	f.printed = keep // only the messages the class still holds: bounded
+}
+
+// next waits, after the stop at checkpoint cur, until the instructor is further on and
+// returns the target that runs there. It returns NextCheckpoint at the last checkpoint (the
+// server goes on to serve) and once the student has left the class (the transcript runs on to
+// the end), and ctx's error when ctx ends.
+func (f *follower) next(ctx context.Context, o Options, cur string) (engine.Target, error) {
+	all := server.Checkpoints()
+	at := checkpointIndex(cur)
+	if at == len(all)-1 {
+		return engine.NextCheckpoint(), nil
+	}
+	waiting := false
+	for {
+		changed := f.c.Changed()
+		st := f.c.State()
+		f.news(o, st)
+		if f.left {
+			return engine.NextCheckpoint(), nil
+		}
+		if to := checkpointIndex(st.Instructor); to > at {
+			fmt.Fprintf(o.Out, "\n%s\n", fmt.Sprintf(f.tr.PlainFollowTo, st.Instructor))
+			return engine.ToCheckpoint(st.Instructor), nil
+		}
+		if !waiting {
+			fmt.Fprintf(o.Out, "\n%s\n", fmt.Sprintf(f.tr.PlainFollowWaiting, f.title(st)))
+			waiting = true
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return engine.Target{}, ctx.Err()
+		}
+	}
+}
+
+// listen prints the class's news until ctx ends (the walk is done; the student stays in the
+// class), and returns ctx's error.
+func (f *follower) listen(ctx context.Context, o Options) error {
+	for {
+		changed := f.c.Changed()
+		f.news(o, f.c.State())
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// report tells the class where the walk is.
+func (f *follower) report(w Walkthrough, id string) {
+	done := 0
+	for _, e := range w.Exercises {
+		if w.ExerciseDone != nil && w.ExerciseDone(e.ID) {
+			done++
+		}
+	}
+	f.c.Report(id, done)
+}
+
+// wait pauses d, or until ctx ends (its error).
+func wait(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// checkpointIndex is a checkpoint's position in server.Checkpoints(), -1 for an unknown ID.
+func checkpointIndex(id string) int {
+	for i, c := range server.Checkpoints() {
+		if c.ID() == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
