@@ -129,10 +129,12 @@ func TestClassSSHServesAndStops(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- student.Wait() }()
 	r.waitOutput(t, "alice from 127.0.0.1", time.Minute)
-	dirs, _ := filepath.Glob(filepath.Join(sb.tmp, "kubewalk-ssh-*"))
-	if len(dirs) != 1 {
-		t.Fatalf("session dirs %v", dirs)
+	// The session's directory, from the class's log line (warm spares have directories too).
+	dirs := regexp.MustCompile(`alice from \S+: started \(pid \d+, [a-z ]+, dir (\S+)\)`).FindStringSubmatch(r.out.String())
+	if dirs == nil || !strings.HasPrefix(dirs[1], sb.tmp+"/kubewalk-ssh-") {
+		t.Fatalf("no session dir in the class's output:\n%s", r.out)
 	}
+	dirs = dirs[1:]
 	r.cmd.Process.Signal(syscall.SIGINT)
 	if code, _ := r.wait(t, time.Minute); code != 0 {
 		t.Errorf("class ssh exited %d after SIGINT:\n%s", code, r.out)

@@ -24,7 +24,18 @@ const bound = 20 * time.Second // for waits that normally take milliseconds, on 
 // its directory is removed.
 func TestSessionRunsTour(t *testing.T) {
 	t.Setenv("CLASS_SECRET", "the class server's own environment")
-	c := startClass(t, "tour", Config{})
+	for _, warm := range []int{0, 1} {
+		t.Run(fmt.Sprintf("warm=%d", warm), func(t *testing.T) { testSessionRunsTour(t, warm) })
+	}
+}
+
+// testSessionRunsTour is TestSessionRunsTour with warm spares (the session is handed to the
+// spare after its terminal got the client's size) or without.
+func testSessionRunsTour(t *testing.T, warm int) {
+	c := startClass(t, "tour", Config{Warm: warm})
+	if warm > 0 {
+		c.waitWarm(t, warm)
+	}
 	client, err := c.dial("alice")
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +63,7 @@ func TestSessionRunsTour(t *testing.T) {
 	if strings.Contains(out, "bad value") {
 		t.Errorf("an unsafe LC_ALL from the client reached the tour:\n%s", out)
 	}
-	if ss[0].User != "alice" || ss[0].PID <= 0 {
+	if ss[0].User != "alice" || ss[0].PID <= 0 || ss[0].Warm != (warm > 0) {
 		t.Errorf("session info %+v", ss[0])
 	}
 	if err := cs.sess.WindowChange(40, 120); err != nil {
