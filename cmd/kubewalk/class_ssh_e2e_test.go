@@ -44,6 +44,8 @@ func TestClassSSHBadInput(t *testing.T) {
 		{"password file others can read", []string{"--password-file", openPassword}, "--password-file " + openPassword + ": mode 0644 lets others read it; run chmod 600 " + openPassword},
 		{"host key others can read", []string{"--authorized-keys", keys, "--host-key", openHostKey}, "--host-key " + openHostKey + ": mode 0644 lets others read it"},
 		{"no sessions", []string{"--authorized-keys", keys, "--max-sessions", "0"}, "--max-sessions 0: must be at least 1"},
+		{"more spares than sessions", []string{"--authorized-keys", keys, "--max-sessions", "4", "--warm", "5"}, "--warm 5: must be between 0 (start each tour on arrival) and --max-sessions (4)"},
+		{"negative spares", []string{"--authorized-keys", keys, "--warm", "-2"}, "--warm -2: must be between 0"},
 		{"extra argument", []string{"--authorized-keys", keys, "extra"}, "unknown command"},
 	}
 	for _, tt := range tests {

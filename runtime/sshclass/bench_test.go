@@ -54,7 +54,7 @@ type sessionTimes struct {
 func benchSessions(b *testing.B, n int, warm, read bool) {
 	bin := requireBinary(b)
 	loadBefore, _ := os.ReadFile("/proc/loadavg")
-	var first, serve, cleanup []time.Duration
+	var first, serve, cleanup, fill []time.Duration
 	var rss, pss, uss, added, spareUSS, spareAdded []float64
 	for i := 0; i < b.N; i++ {
 		before := memAvailableMB()
@@ -62,9 +62,11 @@ func benchSessions(b *testing.B, n int, warm, read bool) {
 		if warm {
 			cfg.Warm = n
 		}
+		classStarted := time.Now()
 		c := startClass(b, "", cfg)
 		if warm {
 			c.waitWarm(b, n)
+			fill = append(fill, time.Since(classStarted))
 			pids, _ := c.spares()
 			for _, pid := range pids {
 				_, _, u := groupMemory(pid)
@@ -130,7 +132,8 @@ func benchSessions(b *testing.B, n int, warm, read bool) {
 	if warm {
 		b.ReportMetric(mean(spareUSS), "spare-USS-MB")
 		b.ReportMetric(mean(spareAdded), "spare-added-MB")
-		spares = fmt.Sprintf("; idle spare USS %.0f MB, spares took %.0f MB each of MemAvailable", mean(spareUSS), mean(spareAdded))
+		spares = fmt.Sprintf("; %d spares ready %.1f s after the class started, idle spare USS %.0f MB, spares took %.0f MB each of MemAvailable",
+			n, quantile(fill, 1).Seconds(), mean(spareUSS), mean(spareAdded))
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
 	b.Logf("%d sessions (warm=%v): first screen p50 %.0f ms p95 %.0f ms max %.0f ms; serving p50 %.0f ms p95 %.0f ms max %.0f ms; "+
