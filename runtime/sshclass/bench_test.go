@@ -136,10 +136,10 @@ func benchSessions(b *testing.B, n int, warm, read bool) {
 			n, quantile(fill, 1).Seconds(), mean(spareUSS), mean(spareAdded))
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
-	b.Logf("%d sessions (warm=%v): first screen p50 %.0f ms p95 %.0f ms max %.0f ms; serving p50 %.0f ms p95 %.0f ms max %.0f ms; "+
+	b.Logf("%d sessions (warm=%v, students read until all arrived=%v): first screen p50 %.0f ms p95 %.0f ms max %.0f ms; serving p50 %.0f ms p95 %.0f ms max %.0f ms; "+
 		"RSS %.0f MB/session, PSS %.0f MB/session, USS %.0f MB/session, added %.0f MB/session (MemAvailable)%s; "+
 		"all cleaned up %.0f ms after closing; load average before %s, after %s",
-		n, warm, q(first, 0.5), q(first, 0.95), q(first, 1), q(serve, 0.5), q(serve, 0.95), q(serve, 1),
+		n, warm, read, q(first, 0.5), q(first, 0.95), q(first, 1), q(serve, 0.5), q(serve, 0.95), q(serve, 1),
 		mean(rss), mean(pss), mean(uss), mean(added), spares, q(cleanup, 1), strings.TrimSpace(string(loadBefore)), strings.TrimSpace(string(load)))
 }
 

@@ -2,6 +2,8 @@
 // SSH session gets a tour of its own — a child process running the real kubewalk binary on a
 // real pseudo-terminal, with its own live API server and etcd on the class host's loopback —
 // and nothing else. No shell, no command, no subsystem and no port forwarding is ever offered.
+// The class server is each tour's supervisor, and with Config.Warm keeps tours started ahead of
+// arrivals, so that a student's starts at once (see pool.go).
 //
 // A session ends when the student quits the tour, when the connection closes or stops answering
 // keepalives, after
