@@ -263,6 +263,9 @@ func (sp *spare) readReports() {
 		}
 		sp.mu.Unlock()
 	}
+	// A line too long for the scanner ends the reports, not the reading: the process must
+	// never block writing to a socket nobody reads.
+	_, _ = io.Copy(io.Discard, sp.conn)
 }
 
 // handover gives the spare its session.

@@ -458,7 +458,7 @@ func keepAlive(ctx context.Context, conn gossh.Conn, interval time.Duration, dro
 }
 
 // stopGroup ends the tour's process group unless the tour already exited: SIGTERM (the tour
-// shuts its server down and its supervisor removes what the server made), then SIGKILL after
+// shuts its server down and removes what the server made), then SIGKILL after
 // StopBound. It then reaps what is left of the group and reports whether SIGKILL was needed.
 func (s *Server) stopGroup(pgid int, exited <-chan struct{}) (killed bool) {
 	select {
