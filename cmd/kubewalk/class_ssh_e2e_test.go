@@ -44,6 +44,8 @@ func TestClassSSHBadInput(t *testing.T) {
 		{"password file others can read", []string{"--password-file", openPassword}, "--password-file " + openPassword + ": mode 0644 lets others read it; run chmod 600 " + openPassword},
 		{"host key others can read", []string{"--authorized-keys", keys, "--host-key", openHostKey}, "--host-key " + openHostKey + ": mode 0644 lets others read it"},
 		{"no sessions", []string{"--authorized-keys", keys, "--max-sessions", "0"}, "--max-sessions 0: must be at least 1"},
+		{"more spares than sessions", []string{"--authorized-keys", keys, "--max-sessions", "4", "--warm", "5"}, "--warm 5: must be between 0 (start each tour on arrival) and --max-sessions (4)"},
+		{"negative spares", []string{"--authorized-keys", keys, "--warm", "-2"}, "--warm -2: must be between 0"},
 		{"extra argument", []string{"--authorized-keys", keys, "extra"}, "unknown command"},
 	}
 	for _, tt := range tests {
@@ -129,10 +131,12 @@ func TestClassSSHServesAndStops(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- student.Wait() }()
 	r.waitOutput(t, "alice from 127.0.0.1", time.Minute)
-	dirs, _ := filepath.Glob(filepath.Join(sb.tmp, "kubewalk-ssh-*"))
-	if len(dirs) != 1 {
-		t.Fatalf("session dirs %v", dirs)
+	// The session's directory, from the class's log line (warm spares have directories too).
+	dirs := regexp.MustCompile(`alice from \S+: started \(pid \d+, [a-z ]+, dir (\S+)\)`).FindStringSubmatch(r.out.String())
+	if dirs == nil || !strings.HasPrefix(dirs[1], sb.tmp+"/kubewalk-ssh-") {
+		t.Fatalf("no session dir in the class's output:\n%s", r.out)
 	}
+	dirs = dirs[1:]
 	r.cmd.Process.Signal(syscall.SIGINT)
 	if code, _ := r.wait(t, time.Minute); code != 0 {
 		t.Errorf("class ssh exited %d after SIGINT:\n%s", code, r.out)

@@ -35,6 +35,7 @@ type classSSHOptions struct {
 	AuthorizedKeys string
 	PasswordFile   string
 	MaxSessions    int
+	Warm           int // -1 until set: then --max-sessions
 	IdleTimeout    time.Duration
 	HostKey        string
 	// Follow and Code make every session join a class host (kubewalk join) instead of a tour
@@ -68,6 +69,8 @@ It listens on 127.0.0.1 unless told otherwise: open it to the classroom network 
 	fs.StringVar(&o.AuthorizedKeys, "authorized-keys", "", "OpenSSH authorized_keys file with the students' public keys (read again when it changes)")
 	fs.StringVar(&o.PasswordFile, "password-file", "", "file (mode 0600) whose first line is the class password")
 	fs.IntVar(&o.MaxSessions, "max-sessions", sshclass.DefaultMaxSessions, "most sessions at once; one more is told the class is full")
+	fs.IntVar(&o.Warm, "warm", -1, "tours kept started ahead of arrivals, so that a student's starts at once; 0 starts each on arrival; each waiting one holds ~20-40 MB")
+	fs.Lookup("warm").DefValue = "--max-sessions"
 	fs.DurationVar(&o.IdleTimeout, "idle-timeout", time.Hour, "end a session after this long without a key press; 0 never does")
 	fs.StringVar(&o.HostKey, "host-key", filepath.Join(stateDir, "ssh_host_ed25519_key"), "SSH host key, generated there (mode 0600) on first use")
 	fs.StringVar(&o.Follow, "follow", "", "ADDR of a class host (kubewalk class host): every session follows it, named after its SSH user")
@@ -99,6 +102,12 @@ func runClassSSH(ctx context.Context, o *classSSHOptions, stateDir string, stdou
 	if o.MaxSessions < 1 {
 		return fmt.Errorf("--max-sessions %d: must be at least 1", o.MaxSessions)
 	}
+	if o.Warm == -1 {
+		o.Warm = o.MaxSessions
+	}
+	if o.Warm < 0 || o.Warm > o.MaxSessions {
+		return fmt.Errorf("--warm %d: must be between 0 (start each tour on arrival) and --max-sessions (%d)", o.Warm, o.MaxSessions)
+	}
 	var follow *sshclass.Follow
 	if o.Follow != "" || o.Code != "" {
 		if o.Follow == "" || o.Code == "" {
@@ -117,6 +126,7 @@ func runClassSSH(ctx context.Context, o *classSSHOptions, stateDir string, stdou
 		AuthorizedKeys: o.AuthorizedKeys,
 		PasswordFile:   o.PasswordFile,
 		MaxSessions:    o.MaxSessions,
+		Warm:           o.Warm,
 		IdleTimeout:    o.IdleTimeout,
 		StateDir:       stateDir,
 		Follow:         follow,
@@ -166,6 +176,9 @@ func printClassSSH(w io.Writer, o *classSSHOptions, srv *sshclass.Server, stateD
 	fmt.Fprintf(w, "  students    ssh -p %d NAME@%s   (NAME keeps their progress)\n", addr.Port, host)
 	fmt.Fprintf(w, "  host key    %s   (%s)\n", srv.HostKeyFingerprint(), o.HostKey)
 	fmt.Fprintf(w, "  sessions    at most %d, %s; progress under %s\n", o.MaxSessions, idle, filepath.Join(stateDir, "users"))
+	if o.Warm > 0 {
+		fmt.Fprintf(w, "  warm        %d tours started ahead of arrivals, one at a time (--warm 0 starts each on arrival)\n", o.Warm)
+	}
 	if o.Follow != "" {
 		fmt.Fprintf(w, "  follow      every session joins the class at %s (kubewalk join), named after its SSH user\n", o.Follow)
 	}

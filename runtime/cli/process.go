@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/cli/earlysignal"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/sshclass"
 )
 
 // Main runs kubewalk as a process and returns its exit code.
@@ -21,7 +22,22 @@ import (
 // log is if the child crashes, and they shut down cleanly on SIGINT, SIGTERM or SIGHUP; a second
 // SIGINT or SIGTERM during the shutdown exits at once. The other commands hold nothing to clean
 // up and keep the default signal behaviour.
+//
+// Started by `class ssh` as a warm spare (see runtime/sshclass/pool.go), the process first
+// waits for its session: the class server then hands it the command line and environment to
+// run, and is its supervisor.
 func Main(args []string) int {
+	if args, link, code, isSpare := awaitSession(); isSpare {
+		if link == nil {
+			return code
+		}
+		if !startsServer(args) {
+			code := Execute(context.Background(), args, os.Stdout, os.Stderr)
+			link.exit(code)
+			return code
+		}
+		return runServerCommand(args, link)
+	}
 	if !startsServer(args) {
 		if s := earlysignal.Release(); s != nil {
 			return signalExitCode(s)
@@ -36,6 +52,28 @@ func Main(args []string) int {
 		// The supervisor could not start a child: run here, without crash recovery.
 	}
 	return runServerCommand(args, link)
+}
+
+// awaitSession waits, in a process started as a class's spare, until the class server hands a
+// session over, and returns the session's arguments and the link to the class server, which is
+// this process's supervisor from then on. isSpare is false for any other process. A nil link
+// means there is nothing to run: the class ended the spare (code 0) or the handover failed.
+func awaitSession() (args []string, link *supervisorLink, code int, isSpare bool) {
+	h, conn, isSpare, err := sshclass.AwaitHandover()
+	if !isSpare {
+		return nil, nil, 0, false
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kubewalk: "+err.Error())
+		return nil, nil, 1, true
+	}
+	if h == nil {
+		return nil, nil, 0, true
+	}
+	os.Args = append([]string{os.Args[0]}, h.Args...)
+	l := &supervisorLink{conn: conn, signals: make(chan os.Signal, 8)}
+	go l.readSignals()
+	return h.Args, l, 0, true
 }
 
 // startsServer reports whether args run tour or serve (the root command runs the tour), or a

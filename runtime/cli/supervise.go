@@ -40,6 +40,11 @@ import (
 //   - the supervisor exits with the child's code (128+n if a signal killed it);
 //   - if the supervisor dies, the child sees its socket close and shuts down as on SIGHUP.
 //
+// Under `kubewalk class ssh` there is no second process: the class server supervises each
+// session's tour itself, over the socket it hands the session over on (see
+// runtime/sshclass/pool.go and awaitSession): the same messages, preceded by the spare's
+// `ready "pid"` and the class server's `start "json"`.
+//
 // The protocol is one line per message. Child to supervisor: `log "path"`, `tui "1"|"0"`,
 // `note "text"` (print after the terminal is back), `owns "path"` and `ownsdir "path"` (what the
 // server created and would remove on Close: removed by the supervisor after a crash), `exit

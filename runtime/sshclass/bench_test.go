@@ -22,14 +22,27 @@ import (
 // reported: connect → first paused screen and connect → serving (p50, p95, max), the memory of
 // each session's processes once all serve (RSS as ps counts it; PSS, which shares the binary's
 // pages out among the processes that map them; USS, what only that session's processes map),
-// and how long the sessions took to be
-// cleaned up after all the connections closed.
+// what the system lost per session (MemAvailable from /proc/meminfo before the class started
+// and with all N serving, divided by N: the honest "added" figure, whatever is shared), and how
+// long the sessions took to be cleaned up after all the connections closed.
+//
+// "cold" starts each session's tour on arrival (--warm 0); "warm" keeps N tours started ahead
+// (--warm N) and connects once they are all ready; it also reports an idle spare's USS and the
+// MemAvailable the N waiting spares took, per spare.
 //
 //	go test ./runtime/sshclass -run XXX -bench Sessions -benchtime 1x
+//
+// In both, each student presses E as soon as their first screen is up, so the first students'
+// servers start (~0.5 CPU-seconds each) while the last ones are still arriving. "warm-read/30"
+// is warm/30 with students who read their first screen until all 30 have one: the arrivals'
+// cost alone.
 func BenchmarkSessions(b *testing.B) {
-	for _, n := range []int{1, 30} {
-		b.Run(strconv.Itoa(n), func(b *testing.B) { benchSessions(b, n) })
+	for _, mode := range []string{"cold", "warm"} {
+		for _, n := range []int{1, 30} {
+			b.Run(mode+"/"+strconv.Itoa(n), func(b *testing.B) { benchSessions(b, n, mode == "warm", false) })
+		}
 	}
+	b.Run("warm-read/30", func(b *testing.B) { benchSessions(b, 30, true, true) })
 }
 
 // sessionTimes are one simulated student's figures.
@@ -38,21 +51,43 @@ type sessionTimes struct {
 	err                  error
 }
 
-func benchSessions(b *testing.B, n int) {
+func benchSessions(b *testing.B, n int, warm, read bool) {
 	bin := requireBinary(b)
-	var first, serve, cleanup []time.Duration
-	var rss, pss, uss []float64
+	loadBefore, _ := os.ReadFile("/proc/loadavg")
+	var first, serve, cleanup, fill []time.Duration
+	var rss, pss, uss, added, spareUSS, spareAdded []float64
 	for i := 0; i < b.N; i++ {
-		c := startClass(b, "", Config{Executable: bin, MaxSessions: n})
+		before := memAvailableMB()
+		cfg := Config{Executable: bin, MaxSessions: n}
+		if warm {
+			cfg.Warm = n
+		}
+		classStarted := time.Now()
+		c := startClass(b, "", cfg)
+		if warm {
+			c.waitWarm(b, n)
+			fill = append(fill, time.Since(classStarted))
+			pids, _ := c.spares()
+			for _, pid := range pids {
+				_, _, u := groupMemory(pid)
+				spareUSS = append(spareUSS, u)
+			}
+			spareAdded = append(spareAdded, (before-memAvailableMB())/float64(n))
+		}
 		var wg sync.WaitGroup
 		times := make([]sessionTimes, n)
 		clients := make([]*gossh.Client, n)
+		var arrived *sync.WaitGroup // with read: every student's first screen is up
+		if read {
+			arrived = &sync.WaitGroup{}
+			arrived.Add(n)
+		}
 		b.ResetTimer()
 		for s := 0; s < n; s++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				clients[s], times[s] = driveStudent(c, fmt.Sprintf("student%02d", s))
+				clients[s], times[s] = driveStudent(c, fmt.Sprintf("student%02d", s), arrived)
 			}()
 		}
 		wg.Wait()
@@ -71,6 +106,7 @@ func benchSessions(b *testing.B, n int) {
 			r, p, u := groupMemory(si.PID)
 			rss, pss, uss = append(rss, r), append(pss, p), append(uss, u)
 		}
+		added = append(added, (before-memAvailableMB())/float64(n))
 		closed := time.Now()
 		for _, cl := range clients {
 			cl.Close()
@@ -89,19 +125,49 @@ func benchSessions(b *testing.B, n int) {
 	b.ReportMetric(mean(rss), "RSS-MB/session")
 	b.ReportMetric(mean(pss), "PSS-MB/session")
 	b.ReportMetric(mean(uss), "USS-MB/session")
+	b.ReportMetric(mean(added), "added-MB/session")
 	b.ReportMetric(q(cleanup, 1), "cleanup-max-ms")
 	b.ReportMetric(0, "ns/op")
+	spares := ""
+	if warm {
+		b.ReportMetric(mean(spareUSS), "spare-USS-MB")
+		b.ReportMetric(mean(spareAdded), "spare-added-MB")
+		spares = fmt.Sprintf("; %d spares ready %.1f s after the class started, idle spare USS %.0f MB, spares took %.0f MB each of MemAvailable",
+			n, quantile(fill, 1).Seconds(), mean(spareUSS), mean(spareAdded))
+	}
 	load, _ := os.ReadFile("/proc/loadavg")
-	b.Logf("%d sessions: first screen p50 %.0f ms p95 %.0f ms max %.0f ms; serving p50 %.0f ms p95 %.0f ms max %.0f ms; "+
-		"RSS %.0f MB/session, PSS %.0f MB/session, USS %.0f MB/session; all cleaned up %.0f ms after closing; load average %s",
-		n, q(first, 0.5), q(first, 0.95), q(first, 1), q(serve, 0.5), q(serve, 0.95), q(serve, 1),
-		mean(rss), mean(pss), mean(uss), q(cleanup, 1), strings.TrimSpace(string(load)))
+	b.Logf("%d sessions (warm=%v, students read until all arrived=%v): first screen p50 %.0f ms p95 %.0f ms max %.0f ms; serving p50 %.0f ms p95 %.0f ms max %.0f ms; "+
+		"RSS %.0f MB/session, PSS %.0f MB/session, USS %.0f MB/session, added %.0f MB/session (MemAvailable)%s; "+
+		"all cleaned up %.0f ms after closing; load average before %s, after %s",
+		n, warm, read, q(first, 0.5), q(first, 0.95), q(first, 1), q(serve, 0.5), q(serve, 0.95), q(serve, 1),
+		mean(rss), mean(pss), mean(uss), mean(added), spares, q(cleanup, 1), strings.TrimSpace(string(loadBefore)), strings.TrimSpace(string(load)))
+}
+
+// memAvailableMB is the system's MemAvailable from /proc/meminfo, in MB.
+func memAvailableMB() float64 {
+	b, _ := os.ReadFile("/proc/meminfo")
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
 }
 
 // driveStudent connects as user, opens the tour on a 120×40 pty, waits for the first paused
-// screen, dismisses the welcome, runs to the end (E) and waits for SERVING.
-func driveStudent(c *testClass, user string) (*gossh.Client, sessionTimes) {
+// screen, dismisses the welcome, runs to the end (E) and waits for SERVING. With arrived, it
+// waits after its first screen until every student has theirs (it counts itself done there,
+// also when it fails before).
+func driveStudent(c *testClass, user string, arrived *sync.WaitGroup) (*gossh.Client, sessionTimes) {
 	var st sessionTimes
+	var once sync.Once
+	here := func() {
+		if arrived != nil {
+			once.Do(arrived.Done)
+		}
+	}
+	defer here()
 	start := time.Now()
 	client, err := c.dial(user)
 	if err != nil {
@@ -133,6 +199,10 @@ func driveStudent(c *testClass, user string) (*gossh.Client, sessionTimes) {
 		return client, st
 	}
 	st.firstScreen = time.Since(start)
+	if arrived != nil {
+		here()
+		arrived.Wait()
+	}
 	fmt.Fprint(in, "\r")
 	if err := term.await("space next", 5*time.Minute); err != nil {
 		st.err = err
@@ -181,10 +251,17 @@ func (f *fakeTerminal) Write(p []byte) (int, error) {
 func (f *fakeTerminal) await(text string, within time.Duration) error {
 	deadline := time.NewTimer(within)
 	defer deadline.Stop()
+	// Each look strips only what arrived since the last one (with an overlap for text split
+	// across writes): the simulated students share the class host's 2 cores, and stripping the
+	// whole tail at every write took CPU from the sessions being measured.
+	f.mu.Lock()
+	from := max(0, len(f.raw)-256*1024)
+	f.mu.Unlock()
 	for {
 		f.mu.Lock()
-		tail := f.raw[max(0, len(f.raw)-256*1024):]
+		tail := f.raw[from:]
 		found := strings.Contains(ansi.Strip(string(tail)), text)
+		from = max(from, len(f.raw)-4096)
 		f.mu.Unlock()
 		if found {
 			return nil

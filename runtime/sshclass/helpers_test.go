@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// fakeTour reports its arguments, environment and terminal size, then in raw mode reads keys:
+// fakeTour waits for its handover as a spare, then reports its arguments, environment and terminal size, then in raw mode reads keys:
 // q exits 0, c panics, any other key is echoed as "key=K". SIGWINCH reports the new size.
 // Mode "stubborn" ignores SIGTERM and SIGHUP and starts a grandchild (mode "sleeper") in its
 // process group that ignores them too and never exits.
@@ -48,9 +48,21 @@ func fakeTour(mode string) int {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
 		select {}
 	}
+	// Started as a spare, like the real tour: wait for the session.
+	args := os.Args[1:]
+	if h, _, isSpare, err := AwaitHandover(); isSpare {
+		if err != nil {
+			fmt.Fprintf(out, "handover: %v\r\n", err)
+			return 1
+		}
+		if h == nil {
+			return 0
+		}
+		args = h.Args
+	}
 	w, h, _ := term.GetSize(0)
 	cwd, _ := os.Getwd()
-	fmt.Fprintf(out, "fake tour pid=%d args=%q\r\n", os.Getpid(), os.Args[1:])
+	fmt.Fprintf(out, "fake tour pid=%d args=%q\r\n", os.Getpid(), args)
 	for _, k := range []string{"TERM", "LANG", "HOME", "TMPDIR", "XDG_STATE_HOME", "XDG_RUNTIME_DIR", "CLASS_SECRET"} {
 		fmt.Fprintf(out, "env %s=%s\r\n", k, os.Getenv(k))
 	}

@@ -2,6 +2,8 @@
 // SSH session gets a tour of its own — a child process running the real kubewalk binary on a
 // real pseudo-terminal, with its own live API server and etcd on the class host's loopback —
 // and nothing else. No shell, no command, no subsystem and no port forwarding is ever offered.
+// The class server is each tour's supervisor, and with Config.Warm keeps tours started ahead of
+// arrivals, so that a student's starts at once (see pool.go).
 //
 // A session ends when the student quits the tour, when the connection closes or stops answering
 // keepalives, after
@@ -90,6 +92,11 @@ type Config struct {
 	// and its session ends, as when a laptop leaves the Wi-Fi without closing anything. 0 is
 	// DefaultKeepAlive; negative turns it off.
 	KeepAlive time.Duration
+	// Warm is how many tours the class keeps started ahead of arrivals (see pool.go): a
+	// session takes one and its tour starts without paying for a process start. Never more
+	// than the free session slots are kept. 0 starts every session's tour on arrival. Each
+	// waiting spare holds its Go heap after initialisation (see docs/performance.md).
+	Warm int
 	// StopBound is how long a session's tour has to shut down after SIGTERM before its process
 	// group gets SIGKILL; 0 is DefaultStopBound.
 	StopBound time.Duration
@@ -107,6 +114,7 @@ type Server struct {
 	claims *nameClaims     // user names bound to keys; nil with a password
 	pass   *password       // nil with keys
 	slots  chan struct{}   // one token per running session
+	pool   *pool           // warm spares; nil when Config.Warm is 0
 
 	ctx    context.Context // ended by Close: every session stops
 	cancel context.CancelFunc
@@ -129,6 +137,7 @@ type SessionInfo struct {
 	Dir     string // the session's temporary directory: TMPDIR, kubeconfig, log, etcd's data
 	PID     int    // the tour's process, leader of its own process group and session
 	Started time.Time
+	Warm    bool // the tour was a spare started ahead of the session
 }
 
 // New checks cfg, loads (or creates) the host key, reads the authorized keys or the password,
@@ -152,6 +161,9 @@ func New(cfg Config) (*Server, error) {
 	var errs []error
 	if cfg.MaxSessions < 0 {
 		errs = append(errs, fmt.Errorf("--max-sessions %d: must be at least 1", cfg.MaxSessions))
+	}
+	if cfg.Warm < 0 || cfg.Warm > max(cfg.MaxSessions, 0) {
+		errs = append(errs, fmt.Errorf("--warm %d: must be between 0 (start each tour on arrival) and --max-sessions (%d)", cfg.Warm, cfg.MaxSessions))
 	}
 	if cfg.IdleTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--idle-timeout %s: must not be negative (0 turns it off)", cfg.IdleTimeout))
@@ -182,6 +194,9 @@ func New(cfg Config) (*Server, error) {
 		cfg.TempDir = os.TempDir()
 	}
 	s := &Server{cfg: cfg, slots: make(chan struct{}, cfg.MaxSessions), sessions: map[int64]*SessionInfo{}}
+	if cfg.Warm > 0 {
+		s.pool = newPool(s, cfg.Warm)
+	}
 	var err error
 	if cfg.AuthorizedKeys != "" {
 		if s.keys, err = loadAuthorizedKeys(cfg.AuthorizedKeys, func(m string) { s.logf("--authorized-keys: %s", m) }); err != nil {
@@ -275,8 +290,12 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 // HostKeyFingerprint is the host key's SHA256 fingerprint, as ssh shows it on first contact.
 func (s *Server) HostKeyFingerprint() string { return gossh.FingerprintSHA256(s.signer.PublicKey()) }
 
-// Serve accepts connections until Close. It returns nil after Close.
+// Serve starts the warm spares (one at a time, in the background) and accepts connections
+// until Close. It returns nil after Close.
 func (s *Server) Serve() error {
+	if s.pool != nil {
+		s.pool.start()
+	}
 	err := s.ssh.Serve(s.ln)
 	if s.closed.Load() || errors.Is(err, ssh.ErrServerClosed) {
 		return nil
@@ -303,7 +322,13 @@ func (s *Server) Close(ctx context.Context) error {
 	_ = s.ln.Close()
 	s.cancel()
 	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
+	go func() {
+		if s.pool != nil {
+			s.pool.close()
+		}
+		s.wg.Wait()
+		close(done)
+	}()
 	var err error
 	select {
 	case <-done:
@@ -312,6 +337,14 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 	s.ssh.Close()
 	return err
+}
+
+// WarmSpares is the number of spares ready for the next sessions.
+func (s *Server) WarmSpares() int {
+	if s.pool == nil {
+		return 0
+	}
+	return s.pool.count()
 }
 
 // Sessions returns the running sessions, oldest first.

@@ -2,11 +2,9 @@ package sshclass
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,6 +19,9 @@ import (
 	"github.com/creack/pty"
 	gossh "golang.org/x/crypto/ssh"
 	"golang.org/x/sys/unix"
+
+	"github.com/kubewalk/kubewalk/lessons"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 )
 
 // middleware is the session handler chain, in wish.WithMiddleware's order: the last runs first.
@@ -136,6 +137,9 @@ func (s *Server) limitSessions(next ssh.Handler) ssh.Handler {
 		s.mu.Unlock()
 		defer func() {
 			<-s.slots
+			if s.pool != nil {
+				s.pool.wake() // a slot is free: a spare may be wanted
+			}
 			s.wg.Done()
 		}()
 		next(sess)
@@ -147,9 +151,11 @@ func (s *Server) tourMiddleware(ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) { _ = sess.Exit(s.runTour(sess)) }
 }
 
-// runTour runs one student's tour on a fresh pseudo-terminal in a temporary directory of its
-// own, relays the terminal both ways until the tour or the connection ends, then stops the
-// tour's processes, removes the directory and returns the exit status to report.
+// runTour runs one student's tour — a warm spare if one is ready, else a process started now —
+// on its own pseudo-terminal in its own temporary directory, relays the terminal both ways
+// until the tour or the connection ends, then stops the tour's processes, removes the directory
+// and returns the exit status to report. The class server is the tour's supervisor: after a
+// crash it puts the student's screen back and says where the log is kept.
 func (s *Server) runTour(sess ssh.Session) int {
 	tr := messagesFor(sess.Environ())
 	ptyReq, winch, _ := sess.Pty()
@@ -157,25 +163,25 @@ func (s *Server) runTour(sess ssh.Session) int {
 	id := s.nextID.Add(1)
 	began := time.Now()
 
-	dir, err := os.MkdirTemp(s.cfg.TempDir, "kubewalk-ssh-")
-	if err != nil {
-		s.logf("session %d %s: temp dir: %v", id, user, err)
-		wish.Errorln(sess, tr.Failed)
-		return 1
-	}
-	defer s.removeDir(id, user, dir)
 	state := filepath.Join(s.cfg.StateDir, "users", user)
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		s.logf("session %d %s: state dir: %v", id, user, err)
 		wish.Errorln(sess, tr.Failed)
 		return 1
 	}
-	ptmx, tty, err := pty.Open()
+	sp, warm, err := s.handOver(sess, ptyReq, user, state)
 	if err != nil {
-		s.logf("session %d %s: pseudo-terminal: %v", id, user, err)
+		s.logf("session %d %s: %v", id, user, err)
 		wish.Errorln(sess, tr.Failed)
 		return 1
 	}
+	defer func() {
+		if err := removeAll(sp.dir); err != nil {
+			s.logf("session %d %s: could not remove %s: %v", id, user, sp.dir, err)
+		}
+	}()
+	defer sp.conn.Close()
+	ptmx := sp.ptmx
 	// The master side is closed once, under ptyMu, which resizing holds too: pty.Setsize works
 	// on the raw descriptor, which must not be closed (and reused) meanwhile.
 	var ptyMu sync.Mutex
@@ -196,29 +202,16 @@ func (s *Server) runTour(sess ssh.Session) int {
 		}
 	}
 	defer closePty()
-	resize(ptyReq.Window)
 
-	cmd := exec.Command(s.cfg.Executable, s.childArgs(user, dir)...)
-	cmd.Env = s.childEnv(sess.Environ(), ptyReq.Term, dir, state)
-	cmd.Dir = dir
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-	// Its own session with the pty as controlling terminal: Ctrl-C, Ctrl-Z and SIGWINCH reach
-	// the tour's foreground process group only, and the group can be ended as a whole.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	err = cmd.Start()
-	tty.Close()
-	if err != nil {
-		s.logf("session %d %s: start %s: %v", id, user, s.cfg.Executable, err)
-		wish.Errorln(sess, tr.Failed)
-		return 1
-	}
-	pid := cmd.Process.Pid
-	s.register(&SessionInfo{ID: id, User: user, Remote: sess.RemoteAddr().String(), Dir: dir, PID: pid, Started: began})
+	pid := sp.pid
+	s.register(&SessionInfo{ID: id, User: user, Remote: sess.RemoteAddr().String(), Dir: sp.dir, PID: pid, Started: began, Warm: warm})
 	defer s.unregister(id)
-	s.logf("session %d %s from %s: started (pid %d, dir %s)", id, user, sess.RemoteAddr(), pid, dir)
-
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
+	how := "cold start"
+	if warm {
+		how = "warm spare"
+	}
+	s.logf("session %d %s from %s: started (pid %d, %s, dir %s)", id, user, sess.RemoteAddr(), pid, how, sp.dir)
+	exited := sp.exited
 
 	var lastInput atomic.Int64
 	lastInput.Store(time.Now().UnixNano())
@@ -284,22 +277,74 @@ func (s *Server) runTour(sess ssh.Session) int {
 	}
 	closePty()
 	<-outDone
+	// The tour's end of the socket closed with it; its last reports are at most a read away.
+	select {
+	case <-sp.read:
+	case <-time.After(time.Second):
+	}
 
-	code := exitCode(cmd.ProcessState)
+	code := exitCode(sp.cmd.ProcessState)
+	sp.mu.Lock()
+	reported, tui, notes := sp.exitRep, sp.tui, sp.notes
+	sp.mu.Unlock()
+	kept := ""
 	if killed || !cleanExit(code) {
-		s.keepLog(id, user, dir)
+		kept = s.keepLog(id, user, sp.keptLogPath())
 	}
-	how := ""
+	crashed := !reported && !killed && !cleanExit(code)
+	suffix := ""
 	if killed {
-		how = ", killed: it did not stop within " + s.cfg.StopBound.String()
+		suffix = ", killed: it did not stop within " + s.cfg.StopBound.String()
 	}
-	s.logf("session %d %s: ended (%s), exit status %d%s", id, user, why, code, how)
-	if tell != "" {
-		// The tour put the terminal back as it stopped; after a SIGKILL nobody did.
+	if crashed {
+		suffix += ", crashed"
+	}
+	s.logf("session %d %s: ended (%s), exit status %d%s", id, user, why, code, suffix)
+	// What the tour did not put back (it crashed, or it was killed with the full-screen UI
+	// on), this server does, before saying anything.
+	if crashed || tell != "" || (killed && tui) {
 		io.WriteString(sess, leaveScreen)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(sess.Stderr(), "\r\n"+n)
+	}
+	if crashed {
+		fmt.Fprintln(sess.Stderr(), "\r\n"+crashText(sess.Environ(), sp.cmd.ProcessState, kept))
+	}
+	if tell != "" {
 		fmt.Fprintln(sess.Stderr(), "\r\n"+tell)
 	}
 	return code
+}
+
+// handOver gives the session a tour process: a warm spare if one is ready (and still alive),
+// else one started now. The terminal gets the client's size before the tour starts.
+func (s *Server) handOver(sess ssh.Session, ptyReq ssh.Pty, user, state string) (*spare, bool, error) {
+	for try := 0; ; try++ {
+		var sp *spare
+		warm := false
+		if s.pool != nil && try == 0 {
+			sp = s.pool.take()
+			warm = sp != nil
+		}
+		if sp == nil {
+			var err error
+			if sp, err = s.startSpare(); err != nil {
+				return nil, false, err
+			}
+		}
+		_ = pty.Setsize(sp.ptmx, winsize(ptyReq.Window))
+		h := Handover{Args: s.childArgs(user, sp.dir), Env: s.childEnv(sess.Environ(), ptyReq.Term, sp.dir, state), Dir: sp.dir}
+		err := sp.handover(h)
+		if err == nil {
+			return sp, warm, nil
+		}
+		s.discard(sp)
+		if !warm {
+			return nil, false, fmt.Errorf("hand the session to its tour: %w", err)
+		}
+		// The spare died just as it was taken: start one now.
+	}
 }
 
 // childArgs are the tour's arguments: a server on an unused loopback port, its kubeconfig and
@@ -435,7 +480,7 @@ func keepAlive(ctx context.Context, conn gossh.Conn, interval time.Duration, dro
 }
 
 // stopGroup ends the tour's process group unless the tour already exited: SIGTERM (the tour
-// shuts its server down and its supervisor removes what the server made), then SIGKILL after
+// shuts its server down and removes what the server made), then SIGKILL after
 // StopBound. It then reaps what is left of the group and reports whether SIGKILL was needed.
 func (s *Server) stopGroup(pgid int, exited <-chan struct{}) (killed bool) {
 	select {
@@ -479,35 +524,41 @@ func groupAlive(pgid int) bool {
 	return syscall.Kill(-pgid, 0) == nil
 }
 
-// removeDir removes the session's directory and checks that it is gone.
-func (s *Server) removeDir(id int64, user, dir string) {
-	err := os.RemoveAll(dir)
-	if _, serr := os.Lstat(dir); err == nil && !errors.Is(serr, os.ErrNotExist) {
-		err = fmt.Errorf("still there after removal (%v)", serr)
-	}
-	if err != nil {
-		s.logf("session %d %s: could not remove %s: %v", id, user, dir, err)
-	}
-}
-
 // keepLog copies the log of a tour that failed to the class's logs/ directory before its
-// directory is removed.
-func (s *Server) keepLog(id int64, user, dir string) {
-	b, err := os.ReadFile(filepath.Join(dir, "kubewalk.log"))
+// directory is removed, and returns where it is kept ("" if it could not be).
+func (s *Server) keepLog(id int64, user, log string) string {
+	b, err := os.ReadFile(log)
 	if err != nil {
-		return
+		return ""
 	}
 	logs := filepath.Join(s.cfg.StateDir, "logs")
 	if err := os.MkdirAll(logs, 0o700); err != nil {
 		s.logf("session %d %s: keep log: %v", id, user, err)
-		return
+		return ""
 	}
 	path := filepath.Join(logs, fmt.Sprintf("%s-session%d-%s.log", time.Now().Format("20060102-150405"), id, user))
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		s.logf("session %d %s: keep log: %v", id, user, err)
-		return
+		return ""
 	}
 	s.logf("session %d %s: its tour failed; log kept at %s", id, user, path)
+	return path
+}
+
+// crashText tells the student, in their language, that their tour crashed and where the
+// instructor finds its log.
+func crashText(environ []string, ps *os.ProcessState, kept string) string {
+	tr := i18n.For(langOf(environ))
+	how := fmt.Sprintf(tr.CLIExitStatus, exitCode(ps))
+	if ps == nil {
+		how = "?"
+	} else if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		how = fmt.Sprintf(tr.CLISignal, ws.Signal().String())
+	}
+	if kept == "" {
+		return fmt.Sprintf(tr.CLICrashedNoLog, how)
+	}
+	return fmt.Sprintf(tr.CLICrashed, how, kept)
 }
 
 func (s *Server) register(si *SessionInfo) {
@@ -547,6 +598,18 @@ func cleanExit(code int) bool {
 // paste, the alternate screen) and shows the cursor: the student's terminal after a tour that
 // could not put it back.
 const leaveScreen = "\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[?1049l\x1b[?25h"
+
+// langOf is the language the student's client asked for (LC_ALL, LC_MESSAGES, LANG), as the
+// tour picks it.
+func langOf(environ []string) string {
+	env := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	return lessons.DetectLang("", func(k string) string { return env[k] })
+}
 
 func winsize(w ssh.Window) *pty.Winsize {
 	return &pty.Winsize{Rows: uint16(w.Height), Cols: uint16(w.Width)}

@@ -24,7 +24,18 @@ const bound = 20 * time.Second // for waits that normally take milliseconds, on 
 // its directory is removed.
 func TestSessionRunsTour(t *testing.T) {
 	t.Setenv("CLASS_SECRET", "the class server's own environment")
-	c := startClass(t, "tour", Config{})
+	for _, warm := range []int{0, 1} {
+		t.Run(fmt.Sprintf("warm=%d", warm), func(t *testing.T) { testSessionRunsTour(t, warm) })
+	}
+}
+
+// testSessionRunsTour is TestSessionRunsTour with warm spares (the session is handed to the
+// spare after its terminal got the client's size) or without.
+func testSessionRunsTour(t *testing.T, warm int) {
+	c := startClass(t, "tour", Config{Warm: warm})
+	if warm > 0 {
+		c.waitWarm(t, warm)
+	}
 	client, err := c.dial("alice")
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +63,7 @@ func TestSessionRunsTour(t *testing.T) {
 	if strings.Contains(out, "bad value") {
 		t.Errorf("an unsafe LC_ALL from the client reached the tour:\n%s", out)
 	}
-	if ss[0].User != "alice" || ss[0].PID <= 0 {
+	if ss[0].User != "alice" || ss[0].PID <= 0 || ss[0].Warm != (warm > 0) {
 		t.Errorf("session info %+v", ss[0])
 	}
 	if err := cs.sess.WindowChange(40, 120); err != nil {
@@ -487,31 +498,49 @@ func blackholeProxy(t *testing.T, target string) (addr string, cut func()) {
 	return ln.Addr().String(), func() { cutOnce.Do(func() { close(cutc) }) }
 }
 
-// TestCrashEndsOnlyThatSession crashes one tour: its session ends with the crash's status, its
-// log is kept, the other session goes on.
+// TestCrashEndsOnlyThatSession crashes one tour, started cold or from a warm spare: its session
+// ends with the crash's status, the student is told (in their language) where the log is kept,
+// and the other session goes on.
 func TestCrashEndsOnlyThatSession(t *testing.T) {
-	c := startClass(t, "tour", Config{})
-	client, err := c.dial("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	a := open(t, client, 80, 24, nil, "")
-	b := open(t, client, 80, 24, nil, "")
-	a.waitOutput(t, "ready", bound)
-	b.waitOutput(t, "ready", bound)
-	fmt.Fprint(a.in, "c")
-	if code := a.wait(t, bound); code != 2 {
-		t.Errorf("crashed session: exit status %d, want 2 (a Go panic)", code)
-	}
-	fmt.Fprint(b.in, "k")
-	b.waitOutput(t, "key=k", bound)
-	logs, _ := filepath.Glob(filepath.Join(c.srv.cfg.StateDir, "logs", "*-session*-alice.log"))
-	if len(logs) != 1 {
-		t.Fatalf("kept logs %v; log:\n%s", logs, c.log)
-	}
-	if b, _ := os.ReadFile(logs[0]); string(b) != "fake tour log\n" {
-		t.Errorf("kept log holds %q", b)
+	for _, warm := range []int{0, 2} {
+		t.Run(fmt.Sprintf("warm=%d", warm), func(t *testing.T) {
+			c := startClass(t, "tour", Config{Warm: warm})
+			if warm > 0 {
+				c.waitWarm(t, warm)
+			}
+			client, err := c.dial("alice")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer client.Close()
+			a := open(t, client, 80, 24, map[string]string{"LANG": "zh_CN.UTF-8"}, "")
+			b := open(t, client, 80, 24, nil, "")
+			a.waitOutput(t, "ready", bound)
+			b.waitOutput(t, "ready", bound)
+			fmt.Fprint(a.in, "c")
+			if code := a.wait(t, bound); code != 2 {
+				t.Errorf("crashed session: exit status %d, want 2 (a Go panic)", code)
+			}
+			fmt.Fprint(b.in, "k")
+			b.waitOutput(t, "key=k", bound)
+			logs, _ := filepath.Glob(filepath.Join(c.srv.cfg.StateDir, "logs", "*-session*-alice.log"))
+			if len(logs) != 1 {
+				t.Fatalf("kept logs %v; log:\n%s", logs, c.log)
+			}
+			if b, _ := os.ReadFile(logs[0]); string(b) != "fake tour log\n" {
+				t.Errorf("kept log holds %q", b)
+			}
+			out := a.out.String()
+			if want := "kubewalk 崩溃了（退出状态 2）；日志位于 " + logs[0]; !strings.Contains(out, want) {
+				t.Errorf("the student was not told %q:\n%s", want, out)
+			}
+			if !strings.Contains(out, leaveScreen) {
+				t.Errorf("the student's screen was not put back:\n%q", out)
+			}
+			if strings.Contains(b.out.String(), "崩溃") || strings.Contains(b.out.String(), "crashed") {
+				t.Errorf("the other session was told of the crash:\n%s", b.out)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,534 @@
+package sshclass
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+)
+
+// Every session's tour is one process of the kubewalk binary, and the class server is its
+// supervisor (the role `kubewalk tour` otherwise gives a second process of its own, see
+// runtime/cli/supervise.go). The process is started as a *spare*: with the class server's end
+// of a socket pair as its only way in, a temporary directory and a pseudo-terminal of its own,
+// it runs Go's package initialisation (kubectl's options, chroma's lexers, client-go's
+// schemes: ~0.2 CPU-seconds for this 190 MB binary), says "ready" and blocks reading the
+// socket. A session hands it what is session-specific — the arguments, the environment, the
+// directory — and the spare then runs that command exactly as if it had been started with it;
+// from then on the socket carries the supervisor protocol (log path, terminal state, notes,
+// exit code; see runtime/cli/supervise.go).
+//
+// With Config.Warm > 0 the class keeps that many spares started ahead of arrivals, so a
+// student's tour starts without paying for a process start; without one ready a session
+// starts a spare on arrival and hands over at once (a cold start: the same path, slower).
+//
+// The handover is authenticated by construction: the socket is inherited from the class
+// server, which holds the only other end, and the spare checks that its peer is its parent.
+// The environment variable SpareEnv only names the inherited descriptor; setting it on another
+// process gives that process nothing to talk to.
+
+// SpareEnv names a spare's end of its socket pair (a descriptor number). It is read and removed
+// from the environment by AwaitHandover.
+const SpareEnv = "KUBEWALK_SPARE_FD"
+
+// Handover is what a session gives a spare: the command line (without the program name), the
+// whole environment and the working directory.
+type Handover struct {
+	Args []string `json:"args"`
+	Env  []string `json:"env"`
+	Dir  string   `json:"dir"`
+}
+
+// maxHandover bounds the handover line a spare reads.
+const maxHandover = 1 << 20
+
+// AwaitHandover is the spare's side. If the process was started as a spare (SpareEnv is set),
+// it says "ready" on the socket and blocks until the class server hands a session over; it then
+// replaces the environment with the session's (os.Clearenv, os.Setenv), changes to its
+// directory and returns it, with the socket to speak the supervisor protocol on. isSpare is
+// false, and nothing is done, when SpareEnv is not set. A nil Handover with isSpare and no error
+// means the class server ended the spare (closed its end) before any session came.
+func AwaitHandover() (h *Handover, conn *os.File, isSpare bool, err error) {
+	v, isSpare := os.LookupEnv(SpareEnv)
+	if !isSpare {
+		return nil, nil, false, nil
+	}
+	os.Unsetenv(SpareEnv)
+	fd, err := strconv.Atoi(v)
+	if err != nil || fd < 3 {
+		return nil, nil, true, fmt.Errorf("%s=%q: not an inherited descriptor", SpareEnv, v)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
+		return nil, nil, true, fmt.Errorf("%s=%d: not a socket", SpareEnv, fd)
+	}
+	// The socket pair was made by the class server, which is this process's parent: its peer
+	// credentials say so. Anything else is not a class server's handover.
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
+	if err != nil || int(cred.Pid) != os.Getppid() || int(cred.Uid) != os.Getuid() {
+		return nil, nil, true, fmt.Errorf("%s=%d: the socket's peer is not this process's parent", SpareEnv, fd)
+	}
+	unix.CloseOnExec(fd)
+	conn = os.NewFile(uintptr(fd), "kubewalk-class")
+	if _, err := fmt.Fprintf(conn, "ready %q\n", strconv.Itoa(os.Getpid())); err != nil {
+		conn.Close()
+		return nil, nil, true, fmt.Errorf("spare: tell the class server it is ready: %w", err)
+	}
+	line, err := readLine(conn, maxHandover)
+	if err != nil {
+		conn.Close()
+		if errors.Is(err, io.EOF) {
+			return nil, nil, true, nil
+		}
+		return nil, nil, true, fmt.Errorf("spare: read the handover: %w", err)
+	}
+	kind, arg, ok := parseReport(line)
+	if !ok || kind != "start" {
+		conn.Close()
+		return nil, nil, true, fmt.Errorf("spare: unexpected message %.40q from the class server", line)
+	}
+	h = &Handover{}
+	if err := json.Unmarshal([]byte(arg), h); err != nil {
+		conn.Close()
+		return nil, nil, true, fmt.Errorf("spare: handover: %w", err)
+	}
+	os.Clearenv()
+	for _, kv := range h.Env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k != "" {
+			os.Setenv(k, val)
+		}
+	}
+	if h.Dir != "" {
+		if err := os.Chdir(h.Dir); err != nil {
+			conn.Close()
+			return nil, nil, true, fmt.Errorf("spare: handover: %w", err)
+		}
+	}
+	return h, conn, true, nil
+}
+
+// readLine reads one line, a byte at a time: whatever follows it on the socket (the supervisor
+// protocol) is left for the next reader.
+func readLine(r io.Reader, limit int) (string, error) {
+	var b []byte
+	one := make([]byte, 1)
+	for len(b) < limit {
+		n, err := r.Read(one)
+		if n == 1 {
+			if one[0] == '\n' {
+				return string(b), nil
+			}
+			b = append(b, one[0])
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("line longer than %d bytes", limit)
+}
+
+// parseReport splits a protocol line `kind "quoted arg"`.
+func parseReport(line string) (kind, arg string, ok bool) {
+	kind, quoted, found := strings.Cut(line, " ")
+	if !found {
+		return "", "", false
+	}
+	arg, err := strconv.Unquote(quoted)
+	if err != nil {
+		return "", "", false
+	}
+	return kind, arg, true
+}
+
+// spare is a tour process started ahead of its session, seen from the class server.
+type spare struct {
+	pid    int
+	dir    string   // its temporary directory: cwd, HOME, TMPDIR
+	ptmx   *os.File // its terminal's master side
+	conn   *os.File // the class server's end of the socket
+	cmd    *exec.Cmd
+	exited chan struct{} // closed once the process is reaped
+	ready  chan struct{} // closed when it said "ready" (its initialisation is done)
+	read   chan struct{} // closed when its end of the socket closed
+	taken  chan struct{} // closed when a session took it
+
+	mu      sync.Mutex
+	logPath string
+	tui     bool // the full-screen UI holds the terminal
+	notes   []string
+	exitRep bool // it reported its exit code: it ended on purpose
+}
+
+// spareEnv is a spare's environment until its handover: the per-process values it keeps
+// (PATH, its directory as HOME, TMPDIR and XDG_RUNTIME_DIR, Config.Env), and deliberately
+// neutral values for what each session sets (TERM=dumb, LANG=C, no XDG_STATE_HOME), so that
+// anything read from the environment before the handover and kept would show in the tests.
+func (s *Server) spareEnv(dir string) []string {
+	path := os.Getenv("PATH")
+	if path == "" {
+		path = "/usr/local/bin:/usr/bin:/bin"
+	}
+	env := []string{"PATH=" + path, "HOME=" + dir, "TMPDIR=" + dir, "XDG_RUNTIME_DIR=" + dir,
+		"TERM=dumb", "LANG=C", SpareEnv + "=3"}
+	return append(env, s.cfg.Env...)
+}
+
+// startSpare starts a tour process in a new temporary directory on a new terminal, as the
+// leader of its own session and process group, with its end of a new socket pair as fd 3.
+func (s *Server) startSpare() (*spare, error) {
+	dir, err := os.MkdirTemp(s.cfg.TempDir, "kubewalk-ssh-")
+	if err != nil {
+		return nil, fmt.Errorf("temp dir: %w", err)
+	}
+	fail := func(err error) (*spare, error) {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		return fail(fmt.Errorf("pseudo-terminal: %w", err))
+	}
+	_ = pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 80})
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		ptmx.Close()
+		tty.Close()
+		return fail(fmt.Errorf("socket pair: %w", err))
+	}
+	conn := os.NewFile(uintptr(fds[0]), "kubewalk-spare")
+	childEnd := os.NewFile(uintptr(fds[1]), "kubewalk-class")
+	cmd := exec.Command(s.cfg.Executable)
+	cmd.Env = s.spareEnv(dir)
+	cmd.Dir = dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.ExtraFiles = []*os.File{childEnd} // fd 3
+	// Its own session with the pty as controlling terminal: Ctrl-C, Ctrl-Z and SIGWINCH reach
+	// the tour's foreground process group only, and the group can be ended as a whole.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	err = cmd.Start()
+	tty.Close()
+	childEnd.Close()
+	if err != nil {
+		ptmx.Close()
+		conn.Close()
+		return fail(fmt.Errorf("start %s: %w", s.cfg.Executable, err))
+	}
+	sp := &spare{pid: cmd.Process.Pid, dir: dir, ptmx: ptmx, conn: conn, cmd: cmd,
+		exited: make(chan struct{}), ready: make(chan struct{}), read: make(chan struct{}), taken: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(sp.exited) }()
+	go sp.readReports()
+	return sp, nil
+}
+
+// readReports records what the process says on the socket until its end closes.
+func (sp *spare) readReports() {
+	defer close(sp.read)
+	sc := bufio.NewScanner(sp.conn)
+	ready := false
+	for sc.Scan() {
+		kind, arg, ok := parseReport(sc.Text())
+		if !ok {
+			continue
+		}
+		sp.mu.Lock()
+		switch kind {
+		case "ready":
+			if !ready {
+				ready = true
+				close(sp.ready)
+			}
+		case "log":
+			sp.logPath = arg
+		case "tui":
+			sp.tui = arg == "1"
+		case "note":
+			if len(sp.notes) < 16 {
+				sp.notes = append(sp.notes, arg)
+			}
+		case "exit":
+			sp.exitRep = true
+		}
+		sp.mu.Unlock()
+	}
+	// A line too long for the scanner ends the reports, not the reading: the process must
+	// never block writing to a socket nobody reads.
+	_, _ = io.Copy(io.Discard, sp.conn)
+}
+
+// handover gives the spare its session.
+func (sp *spare) handover(h Handover) error {
+	b, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(sp.conn, "start %q\n", b)
+	return err
+}
+
+// alive reports whether the process has not exited.
+func (sp *spare) alive() bool {
+	select {
+	case <-sp.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// discard ends a spare that no session uses — closing its socket makes a waiting spare exit —
+// and removes its directory.
+func (s *Server) discard(sp *spare) {
+	sp.conn.Close()
+	s.stopGroup(sp.pid, sp.exited)
+	sp.ptmx.Close()
+	<-sp.read
+	if err := removeAll(sp.dir); err != nil {
+		s.logf("spare %d: could not remove %s: %v", sp.pid, sp.dir, err)
+	}
+}
+
+// removeAll removes dir and checks that it is gone.
+func removeAll(dir string) error {
+	err := os.RemoveAll(dir)
+	if _, serr := os.Lstat(dir); err == nil && !errors.Is(serr, os.ErrNotExist) {
+		err = fmt.Errorf("still there after removal (%v)", serr)
+	}
+	return err
+}
+
+// Refill pacing: a spare costs ~0.2 CPU-seconds to start, which must not be taken from
+// students whose tours are starting. The pool starts one spare at a time, and only once no
+// session took a spare for refillQuiet.
+const (
+	refillQuiet   = time.Second
+	spareReadyMax = time.Minute // a spare not ready within this is ended (and another tried)
+	retryMin      = time.Second // after a spare failed to start, doubling up to retryMax
+	retryMax      = time.Minute
+)
+
+// pool keeps up to want spares ready, never more than the free session slots.
+type pool struct {
+	s    *Server
+	want int
+
+	mu       sync.Mutex
+	ready    []*spare // oldest first
+	closed   bool
+	lastTake time.Time
+
+	kick    chan struct{} // wakes the filler: a spare was taken or died, a slot was freed
+	stop    chan struct{} // closed by close
+	done    chan struct{} // closed when the filler returned
+	started sync.Once
+	watches sync.WaitGroup
+}
+
+func newPool(s *Server, want int) *pool {
+	return &pool{s: s, want: want, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// start starts the filler (once).
+func (p *pool) start() { p.started.Do(func() { go p.fill() }) }
+
+// wake tells the filler to look again.
+func (p *pool) wake() {
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+// count is the number of spares ready.
+func (p *pool) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.ready)
+}
+
+// target is how many spares to keep now: want, but no more than the free session slots.
+func (p *pool) target() int {
+	return min(p.want, p.s.cfg.MaxSessions-len(p.s.slots))
+}
+
+// take returns a ready spare (the oldest), or nil if none is.
+func (p *pool) take() *spare {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.ready) > 0 {
+		sp := p.ready[0]
+		p.ready = p.ready[1:]
+		if !sp.alive() {
+			continue // its watcher removes it
+		}
+		close(sp.taken)
+		p.lastTake = time.Now()
+		p.wake()
+		return sp
+	}
+	return nil
+}
+
+// fill keeps the pool at its target, starting one spare at a time, until close.
+func (p *pool) fill() {
+	defer close(p.done)
+	retry := retryMin
+	for {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return
+		}
+		need := len(p.ready) < p.target()
+		quiet := refillQuiet - time.Since(p.lastTake)
+		p.mu.Unlock()
+		var wait time.Duration // 0: until kicked
+		switch {
+		case !need:
+		case quiet > 0:
+			wait = quiet
+		default:
+			if p.startOne() {
+				retry = retryMin
+				continue
+			}
+			wait = retry
+			retry = min(2*retry, retryMax)
+		}
+		if !p.pause(wait) {
+			return
+		}
+	}
+}
+
+// pause waits until the filler is kicked or, if d > 0, d has passed; false once the pool closes.
+func (p *pool) pause(d time.Duration) bool {
+	var after <-chan time.Time
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		after = t.C
+	}
+	select {
+	case <-p.stop:
+		return false
+	case <-p.kick:
+	case <-after:
+	}
+	return true
+}
+
+// startOne starts a spare and adds it to the pool once it is ready; false if it failed.
+func (p *pool) startOne() bool {
+	s := p.s
+	sp, err := s.startSpare()
+	if err != nil {
+		s.logf("warm spare: %v", err)
+		return false
+	}
+	t := time.NewTimer(spareReadyMax)
+	defer t.Stop()
+	select {
+	case <-sp.ready:
+	case <-sp.exited:
+		s.logf("warm spare %d: exited before it was ready (%s)", sp.pid, sp.cmd.ProcessState)
+		s.discard(sp)
+		return false
+	case <-t.C:
+		s.logf("warm spare %d: not ready within %s; ended", sp.pid, spareReadyMax)
+		s.discard(sp)
+		return false
+	case <-p.stop:
+		s.discard(sp)
+		return true
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		s.discard(sp)
+		return true
+	}
+	p.ready = append(p.ready, sp)
+	p.watches.Add(1)
+	p.mu.Unlock()
+	go p.watch(sp)
+	return true
+}
+
+// watch replaces a spare that exits while it waits.
+func (p *pool) watch(sp *spare) {
+	defer p.watches.Done()
+	select {
+	case <-sp.taken:
+		return
+	case <-p.stop:
+		return // close ends it
+	case <-sp.exited:
+	}
+	p.mu.Lock()
+	for i, r := range p.ready {
+		if r == sp {
+			p.ready = append(p.ready[:i:i], p.ready[i+1:]...)
+			break
+		}
+	}
+	p.mu.Unlock()
+	select {
+	case <-sp.taken:
+		return // taken just as it died: the session's handover fails and it starts another
+	default:
+	}
+	p.s.logf("warm spare %d: exited while waiting (%s); replacing it", sp.pid, sp.cmd.ProcessState)
+	p.s.discard(sp)
+	p.wake()
+}
+
+// close stops the filler and ends every spare waiting (all at once: each within StopBound),
+// removing their directories.
+func (p *pool) close() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		<-p.done
+		return
+	}
+	p.closed = true
+	spares := p.ready
+	p.ready = nil
+	p.mu.Unlock()
+	close(p.stop)
+	p.start() // so that done is closed even if the filler never ran
+	<-p.done
+	p.watches.Wait()
+	var wg sync.WaitGroup
+	for _, sp := range spares {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.s.discard(sp)
+		}()
+	}
+	wg.Wait()
+}
+
+// keptLogPath is the log a spare reported, if it lies in its directory, else the usual one.
+func (sp *spare) keptLogPath() string {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if p := sp.logPath; p != "" && strings.HasPrefix(filepath.Clean(p), sp.dir+string(filepath.Separator)) {
+		return p
+	}
+	return filepath.Join(sp.dir, "kubewalk.log")
+}
