@@ -91,7 +91,7 @@ func TestClassSSHFollowInTmux(t *testing.T) {
 	}
 	for _, name := range []string{"ada", "grace"} {
 		st := students[name]
-		sm := waitOutputMatch(t, class, `session \d+ `+name+` from \S+: started \(pid (\d+), dir ([^)\s]+)\)`, time.Minute)
+		sm := waitOutputMatch(t, class, `session \d+ `+name+` from \S+: started \(pid (\d+), [a-z ]+, dir ([^)\s]+)\)`, time.Minute)
 		st.pid, _ = strconv.Atoi(sm[1])
 		st.dir = sm[2]
 		t.Cleanup(func() { // a failed test's tours: their process groups

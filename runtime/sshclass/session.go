@@ -2,6 +2,7 @@ package sshclass
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
