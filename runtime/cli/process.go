@@ -13,6 +13,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/cli/earlysignal"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/sshclass"
+	"github.com/kubewalk/kubewalk/runtime/tui"
 )
 
 // Main runs kubewalk as a process and returns its exit code.
@@ -27,6 +28,12 @@ import (
 // waits for its session: the class server then hands it the command line and environment to
 // run, and is its supervisor.
 func Main(args []string) int {
+	if _, spare := os.LookupEnv(sshclass.SpareEnv); spare {
+		// A class's spare: lex the server's source now, while no student waits, rather than on
+		// the student's first screen (see tui.PrewarmSource). The class server starts spares
+		// one at a time, so this never competes with a student's tour for long.
+		tui.PrewarmSource()
+	}
 	if args, link, code, isSpare := awaitSession(); isSpare {
 		if link == nil {
 			return code

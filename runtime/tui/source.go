@@ -1,12 +1,15 @@
 package tui
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/alecthomas/chroma/v2"
@@ -31,25 +34,71 @@ type srcFile struct {
 	styled []string
 }
 
-// tokenise splits src into highlighted lines. It is slow for big files (tens of ms): call it
-// from a tea.Cmd.
-func tokenise(src []byte, st *Styles) *srcFile {
-	f := &srcFile{plain: plainLines(src)}
+// lexed is a file split into plain lines and their tokens: what tokenise computes before it
+// styles anything, and so the same whatever the theme, colour profile or language.
+type lexed struct {
+	plain  []string
+	tokens [][]chroma.Token
+}
+
+// lexedCache keeps lexed files by the SHA-256 of their bytes, for the life of the process.
+// Lexing is most of what the first screen costs (chroma's Go lexer: ~40 ms for a 900-line
+// file), so a class's spare tour lexes the server's own files while it waits for a student
+// (PrewarmSource) and the student's first screen finds them here. Entries are never changed
+// after they are stored, so the slices are shared read-only.
+var lexedCache sync.Map // [sha256.Size]byte → *lexed
+
+// lex returns src's lines and tokens, from the cache when src was lexed before.
+func lex(src []byte) *lexed {
+	key := sha256.Sum256(src)
+	if l, ok := lexedCache.Load(key); ok {
+		return l.(*lexed)
+	}
+	l := &lexed{plain: plainLines(src)}
 	lexer := lexers.Get("go")
 	if lexer == nil {
 		lexer = lexers.Fallback
 	}
 	lexer = chroma.Coalesce(lexer)
-	it, err := lexer.Tokenise(nil, strings.Join(f.plain, "\n")+"\n")
+	it, err := lexer.Tokenise(nil, strings.Join(l.plain, "\n")+"\n")
 	if err != nil {
-		it = chroma.Literator(chroma.Token{Type: chroma.Text, Value: strings.Join(f.plain, "\n") + "\n"})
+		it = chroma.Literator(chroma.Token{Type: chroma.Text, Value: strings.Join(l.plain, "\n") + "\n"})
 	}
-	f.tokens = chroma.SplitTokensIntoLines(it.Tokens())
+	l.tokens = chroma.SplitTokensIntoLines(it.Tokens())
 	// SplitTokensIntoLines yields one slice per line; keep tokens and plain lines aligned.
-	for len(f.tokens) < len(f.plain) {
-		f.tokens = append(f.tokens, nil)
+	for len(l.tokens) < len(l.plain) {
+		l.tokens = append(l.tokens, nil)
 	}
-	f.tokens = f.tokens[:len(f.plain)]
+	l.tokens = l.tokens[:len(l.plain)]
+	got, _ := lexedCache.LoadOrStore(key, l)
+	return got.(*lexed)
+}
+
+// PrewarmSource lexes kubewalk's own server files (server.SourceFS's top directory, where the
+// startup phases are, tests left out) into the process's cache, so that a tour started later in
+// this process shows its first source pane without lexing it. A class's spare tours call it
+// while they wait for a student (runtime/sshclass); it is safe to call at any time.
+func PrewarmSource() {
+	entries, err := fs.ReadDir(server.SourceFS, ".")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || path.Ext(name) != ".go" || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		if b, err := fs.ReadFile(server.SourceFS, name); err == nil {
+			lex(b)
+		}
+	}
+}
+
+// tokenise splits src into highlighted lines. It is slow for big files (tens of ms) unless
+// they were lexed before (see lexedCache): call it from a tea.Cmd.
+func tokenise(src []byte, st *Styles) *srcFile {
+	l := lex(src)
+	f := &srcFile{plain: l.plain, tokens: l.tokens}
 	f.styled = make([]string, len(f.plain))
 	for i, toks := range f.tokens {
 		f.styled[i] = renderTokens(toks, st, false)
