@@ -186,8 +186,9 @@ func printClassSSH(w io.Writer, o *classSSHOptions, srv *sshclass.Server, stateD
 		fmt.Fprintf(w, "  only this machine can connect; open it to the classroom with --listen 0.0.0.0:%d\n", addr.Port)
 	}
 	if os.Geteuid() == 0 {
-		fmt.Fprintln(w, "  WARNING: running as root. Each tour runs as this user, and its kubectl can read files this user can read")
-		fmt.Fprintln(w, "  (-f, --from-file): run the class as a dedicated unprivileged account (see docs/classroom.md).")
+		fmt.Fprintln(w, "  WARNING: running as root. Each tour runs as this user; its kubectl refuses local files (-f,")
+		fmt.Fprintln(w, "  --from-file, ...), but that is a list, not a sandbox: run the class as a dedicated unprivileged")
+		fmt.Fprintln(w, "  account (see docs/classroom.md).")
 	}
 	fmt.Fprintln(w, "Ctrl-C stops the class: every session is ended and its server and files removed.")
 }

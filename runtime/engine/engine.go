@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"k8s.io/klog/v2"
 	"reflect"
 	"sync"
 	"time"
@@ -174,6 +175,7 @@ func (e *Engine) Start(ctx context.Context, t Target) error {
 			e.send(ctx, Event{Served: true})
 		case canceled(ctx, err):
 			// Ctrl-C or Close: not a failure; the walkthrough is ending anyway.
+			klog.InfoS("startup ended by a cancellation", "err", err, "ctxErr", ctx.Err())
 		default:
 			e.send(ctx, Event{Failed: err})
 		}

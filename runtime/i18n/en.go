@@ -471,6 +471,7 @@ type Strings struct {
 	NoteMsgSent           string
 	NoteMsgFailed         string // %v: the error
 	BarMsg                string
+	BarBoardBack          string
 	CmdBoard              string
 	CmdMsg                string
 	KeyClassBoard         string
@@ -1151,6 +1152,7 @@ func english() Strings {
 		NoteMsgSent:           "message sent to the class",
 		NoteMsgFailed:         "the message was not sent: %v",
 		BarMsg:                "message the class",
+		BarBoardBack:          "back to the tour",
 		CmdBoard:              "the class board: every student's checkpoint, exercises, idle time, stuck flag",
 		CmdMsg:                "send a one-line message to every student",
 		KeyClassBoard:         "class board",
@@ -1159,7 +1161,7 @@ func english() Strings {
 		CLIJoinRefused:        "join %s: %v",
 		CLIJoinWrongCode:      "join %s: wrong join code — copy it again from the join line on the instructor's screen and run kubewalk join once more",
 		CLIClassNeedsTerminal: "class host needs a terminal to step through the tour: run it in one, or add --auto to run the walkthrough on its own (the students follow every checkpoint)",
-		CLIRootClassSSH:       "WARNING: running as root. Every student's tour runs as root, and its kubectl can read what root can read; run the class as a dedicated unprivileged account (sudo -u kubewalk-class kubewalk class ssh …), see docs/classroom.md",
+		CLIRootClassSSH:       "WARNING: running as root. Every student's tour runs as root; its kubectl refuses local files, but that is a list of refusals, not a sandbox: run the class as a dedicated unprivileged account (sudo -u kubewalk-class kubewalk class ssh …), see docs/classroom.md",
 		CLIRootClassHost:      "WARNING: running as root. The class endpoint that students, and anyone on its network, connect to runs as root; run class host as your ordinary user",
 		PlainFollowNoKeys:     "kubewalk: a plain transcript that follows the class: there are no keys here (no D to detach, no ! for stuck); Ctrl-C leaves",
 		PlainFollowTo:         "⇢ the instructor is at %s: running there",

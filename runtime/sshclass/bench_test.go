@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -94,7 +95,7 @@ func benchSessions(b *testing.B, n int, warm, read bool) {
 		b.StopTimer()
 		for s, t := range times {
 			if t.err != nil {
-				b.Fatalf("student%02d: %v\nclass log:\n%s", s, t.err, c.log)
+				b.Fatalf("student%02d: %v\nclass log:\n%s\n%s", s, t.err, c.log, tourLog(c, fmt.Sprintf("student%02d", s)))
 			}
 			first, serve = append(first, t.firstScreen), append(serve, t.serving)
 		}
@@ -209,7 +210,7 @@ func driveStudent(c *testClass, user string, arrived *sync.WaitGroup) (*gossh.Cl
 		return client, st
 	}
 	fmt.Fprint(in, "E")
-	if err := term.await("SERVING", 5*time.Minute); err != nil {
+	if err := term.await("SERVING", benchWait()); err != nil {
 		st.err = err
 		return client, st
 	}
@@ -271,6 +272,9 @@ func (f *fakeTerminal) await(text string, within time.Duration) error {
 		case <-deadline.C:
 			f.mu.Lock()
 			defer f.mu.Unlock()
+			if out := os.Getenv("KW_BENCH_STUCK_SCREEN"); out != "" {
+				_ = os.WriteFile(out, f.raw, 0o600)
+			}
 			return fmt.Errorf("no %q within %s; screen text:\n%s", text, within, ansi.Strip(string(f.raw[max(0, len(f.raw)-4096):])))
 		}
 	}
@@ -341,4 +345,47 @@ func mean(v []float64) float64 {
 		sum += x
 	}
 	return sum / float64(len(v))
+}
+
+// tourLog is the end of a running session's tour log, for a failed student.
+func tourLog(c *testClass, user string) string {
+	for _, si := range c.srv.Sessions() {
+		if si.User != user {
+			continue
+		}
+		// A stuck tour: its goroutines (SIGQUIT makes Go write them to fd 2, the log file).
+		path := filepath.Join(si.Dir, "kubewalk.log")
+		_ = syscall.Kill(si.PID, syscall.SIGQUIT)
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if b, _ := os.ReadFile(path); bytes.Contains(b, []byte("\ngoroutine ")) && groupGone(si.PID) {
+				break
+			}
+			time.Sleep(50 * time.Millisecond) // polling for the dump, bounded above
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			kept, _ := filepath.Glob(filepath.Join(c.srv.cfg.StateDir, "logs", "*-"+user+".log"))
+			if len(kept) == 0 {
+				return fmt.Sprintf("%s's tour log: %v", user, err)
+			}
+			if b, err = os.ReadFile(kept[0]); err != nil {
+				return fmt.Sprintf("%s's tour log: %v", user, err)
+			}
+		}
+		if out := os.Getenv("KW_BENCH_STUCK_LOG"); out != "" {
+			_ = os.WriteFile(out, b, 0o600)
+		}
+		return fmt.Sprintf("%s's tour log (end):\n%s", user, b[max(0, len(b)-6000):])
+	}
+	return user + ": no session running"
+}
+
+func groupGone(pid int) bool { return syscall.Kill(pid, 0) != nil }
+
+func benchWait() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("KW_BENCH_WAIT")); err == nil {
+		return d
+	}
+	return 5 * time.Minute
 }

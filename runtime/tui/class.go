@@ -240,7 +240,12 @@ func (m *model) classKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	}
 	k := m.keys
 	if c.host != nil && key.Matches(msg, k.ClassBoard) {
-		m.at = viewBoard
+		// B opens the board and, on the board, goes back to the walkthrough.
+		if m.at == viewBoard {
+			m.at = viewTour
+		} else {
+			m.at = viewBoard
+		}
 		return nil, true
 	}
 	if c.follow == nil {
