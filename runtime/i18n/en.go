@@ -1152,7 +1152,7 @@ func english() Strings {
 		NoteMsgSent:           "message sent to the class",
 		NoteMsgFailed:         "the message was not sent: %v",
 		BarMsg:                "message the class",
-		BarBoardBack:          "back to the tour",
+		BarBoardBack:          "tour",
 		CmdBoard:              "the class board: every student's checkpoint, exercises, idle time, stuck flag",
 		CmdMsg:                "send a one-line message to every student",
 		KeyClassBoard:         "class board",

@@ -664,7 +664,7 @@ func zhCN() map[string]string {
 		"NoteMsgSent":           "消息已发送给全班",
 		"NoteMsgFailed":         "消息未发送：%v",
 		"BarMsg":                "给全班发消息",
-		"BarBoardBack":          "回到导览",
+		"BarBoardBack":          "导览",
 		"CmdBoard":              "课堂看板：每位学生的检查点、练习、空闲时间、求助标记",
 		"CmdMsg":                "给每位学生发送一行消息",
 		"KeyClassBoard":         "课堂看板",

@@ -105,6 +105,14 @@ func TestBoardGolden(t *testing.T) {
 				}
 			}
 			golden.RequireEqual(t, []byte(frame))
+			// B again goes back to the walkthrough, which the board's key bar says.
+			if hs.model.m.at != viewBoard {
+				t.Fatalf("B opened view %v, want the board", hs.model.m.at)
+			}
+			hs.keys("B")
+			if hs.model.m.at != viewTour {
+				t.Errorf("B on the board left view %v, want the tour", hs.model.m.at)
+			}
 		})
 	}
 }

@@ -45,3 +45,43 @@ func TestCoalescedKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestLateTerminalReport: a terminal's answer to the start-up colour query that arrives late
+// (busy machine, slow SSH link) reaches bubbletea as alt+], the body as runes, then alt+\ (or
+// BEL). It must not be taken for keys — its ':' would open the command line and swallow the
+// learner's next key — and the keys after it still work; alt+] followed by an ordinary key is
+// that key.
+func TestLateTerminalReport(t *testing.T) {
+	alt := func(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s), Alt: true} }
+	runes := func(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
+	tests := []struct {
+		name     string
+		msgs     []tea.KeyMsg
+		atPaused string
+		help     bool
+	}{
+		{"answer ended by ST, then n", []tea.KeyMsg{alt("]"), runes("11;rgb:0000/0000/0000"), alt("\\"), runes("n")}, cpID(1), false},
+		{"answer ended by BEL, then n", []tea.KeyMsg{alt("]"), runes("11;rgb:ffff/ffff/ffff"), {Type: tea.KeyCtrlG}, runes("n")}, cpID(1), false},
+		{"answer and n in one read", []tea.KeyMsg{alt("]"), runes("11;rgb:0000/0000/0000"), alt("\\"), runes("n?")}, cpID(1), true},
+		{"alt+] then an ordinary key", []tea.KeyMsg{alt("]"), runes("?")}, cpID(0), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
+			for _, msg := range tt.msgs {
+				hs.send(msg)
+				hs.settle()
+			}
+			m := hs.model.m
+			if m.prompt.open {
+				t.Errorf("the report opened the command line with %q", string(m.prompt.input))
+			}
+			if m.live().Checkpoint.ID() != tt.atPaused {
+				t.Errorf("paused at %s, want %s", m.live().Checkpoint.ID(), tt.atPaused)
+			}
+			if m.showHelp != tt.help {
+				t.Errorf("help shown %v, want %v", m.showHelp, tt.help)
+			}
+		})
+	}
+}

@@ -51,15 +51,16 @@ type Model struct{ m *model }
 // model holds the screen's state; Model wraps a pointer so that bubbletea's value copies share
 // one state and the panes' caches.
 type model struct {
-	eng     Engine
-	srv     ServerInfo
-	content Content
-	keys    KeyMap
-	st      *Styles
-	tr      *i18n.Strings
-	help    help.Model
-	done    <-chan struct{} // closed when Run's context ends; nil waits forever
-	now     func() time.Time
+	inReport bool // swallowing a late terminal report (see lateReport)
+	eng      Engine
+	srv      ServerInfo
+	content  Content
+	keys     KeyMap
+	st       *Styles
+	tr       *i18n.Strings
+	help     help.Model
+	done     <-chan struct{} // closed when Run's context ends; nil waits forever
+	now      func() time.Time
 
 	w, h int
 	lay  layout
@@ -662,8 +663,45 @@ func (m *model) toggleServed() {
 	}
 }
 
+// isReportText reports whether runes could be the body of a terminal's colour report
+// ("11;rgb:0000/0000/0000").
+func isReportText(runes []rune) bool {
+	for _, r := range runes {
+		if !strings.ContainsRune("0123456789abcdefABCDEF;:/rgb", r) {
+			return false
+		}
+	}
+	return len(runes) > 0
+}
+
+// lateReport swallows a terminal's answer to a query that arrived after the query gave up
+// waiting (lipgloss asks for the background colour at start; on a busy machine or a slow SSH
+// link the answer comes later). bubbletea v1 does not parse OSC answers: ESC ] 11;rgb:…
+// ESC \ arrives as alt+], the body as runes, then alt+\. Without this, the body's runes would
+// be taken for keys — ':' opens the command line and what follows is typed into it. Only a
+// body that looks like a report is swallowed: any other key ends it and is handled.
+func (m *model) lateReport(msg tea.KeyMsg) bool {
+	switch {
+	case msg.Type == tea.KeyRunes && msg.Alt && string(msg.Runes) == "]":
+		m.inReport = true
+		return true
+	case !m.inReport:
+		return false
+	case msg.Type == tea.KeyRunes && msg.Alt && string(msg.Runes) == "\\", msg.Type == tea.KeyCtrlG:
+		m.inReport = false // the terminator: ST or BEL
+		return true
+	case msg.Type == tea.KeyRunes && !msg.Alt && isReportText(msg.Runes):
+		return true
+	}
+	m.inReport = false
+	return false
+}
+
 // key handles a key press.
 func (m *model) key(msg tea.KeyMsg) tea.Cmd {
+	if m.lateReport(msg) {
+		return nil
+	}
 	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.typingLine() {
 		// Keys that arrive in one read (typed fast over SSH, or on a busy machine) come as one
 		// KeyRunes, which matches no binding: outside a text line each is a key of its own.

@@ -320,7 +320,7 @@ func (m *model) viewHelp() []key.Binding {
 		}
 		out = append(out, b("↑/↓", tr.BarSelect), k.FocusNext)
 	case viewBoard:
-		out = append(out, b(":msg", tr.BarMsg), b("↑/↓", tr.BarScroll), b("B", tr.BarBoardBack))
+		out = append(out, b("B", tr.BarBoardBack), b(":msg", tr.BarMsg), b("↑/↓", tr.BarScroll))
 	}
 	return append(out, k.Help, k.Quit)
 }
