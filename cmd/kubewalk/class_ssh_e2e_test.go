@@ -167,3 +167,77 @@ func exitStatus(err error) int {
 	}
 	return -1
 }
+
+// TestClassSSHOutputPipeClosed: the class's log is its output, often piped (`| tee class.log`),
+// and Ctrl-C ends the pipe's reader too. The class must still end every spare and remove its
+// directory rather than die of SIGPIPE at its next log line.
+func TestClassSSHOutputPipeClosed(t *testing.T) {
+	sb := newSandbox(t)
+	key := filepath.Join(sb.root, "id")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "class", "ssh", "--listen", "127.0.0.1:0", "--authorized-keys", key+".pub", "--warm", "2")
+	cmd.Env = sb.env()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	done := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			cmd.Process.Kill()
+			sb.kill()
+			<-done
+		}
+	})
+	out := &syncBuffer{}
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		buf := make([]byte, 4096)
+		for !strings.Contains(out.String(), "Ctrl-C stops the class") {
+			n, err := pr.Read(buf)
+			out.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	spares := func() []string {
+		d, _ := filepath.Glob(filepath.Join(sb.tmp, "kubewalk-ssh-*"))
+		return d
+	}
+	deadline := time.Now().Add(time.Minute)
+	for len(spares()) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("2 spares not started within a minute: %v\n%s", spares(), out)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the sandbox, bounded above
+	}
+	<-read
+	pr.Close() // the reader is gone, as tee after Ctrl-C
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+		if waitErr != nil {
+			t.Errorf("class ssh after SIGINT with its output closed: %v (want exit 0, not SIGPIPE)", waitErr)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("class ssh did not stop within a minute of SIGINT")
+	}
+	if left := spares(); len(left) > 0 {
+		t.Errorf("spares' directories left behind: %v", left)
+	}
+}

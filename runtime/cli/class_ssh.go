@@ -120,6 +120,11 @@ func runClassSSH(ctx context.Context, o *classSSHOptions, stateDir string, stdou
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	// The class log is its output, often piped (`| tee class.log`): Ctrl-C ends the pipe's
+	// reader too, and the next log line would kill the class with SIGPIPE halfway through
+	// ending the sessions, leaving spares' directories behind. A write that fails is dropped.
+	signal.Ignore(syscall.SIGPIPE)
+	defer signal.Reset(syscall.SIGPIPE)
 	srv, err := sshclass.New(sshclass.Config{
 		Listen:         o.Listen,
 		HostKey:        o.HostKey,
