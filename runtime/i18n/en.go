@@ -249,6 +249,8 @@ type Strings struct {
 	// The glossary.
 	GlossaryEnglish, GlossaryChinese, GlossaryNote, GlossaryIntro string
 	GlossaryError                                                 string // %v: the error
+	GlossaryRejected                                              string // %s: the Chinese variants not used, joined with 、
+	GlossaryNoted                                                 string // %s: the note
 
 	// The exercises view (:exercises) and its toast.
 	PaneExercises, PaneExercise                             string
@@ -331,7 +333,7 @@ type Strings struct {
 	CLINoProgress       string // %v
 	CLILessonsHeader    string // PHASE, STEPS, PROGRESS, EXERCISES, LESSON, tab-separated
 	CLILessonDone       string
-	CLIGlossaryHeader   string // ENGLISH, CHINESE, NOTE, tab-separated
+	CLIGlossaryHeader   string // ENGLISH, CHINESE, tab-separated
 	CLICrashedNoLog     string // %s: how
 	CLICrashed          string // %s how, %s log path
 	CLICrashedTrace     string // %s: the panic line
@@ -916,11 +918,13 @@ func english() Strings {
 		StateOneChange:  "1 change: ]/[",
 		StateChanges:    "%d changes: ]/[",
 
-		GlossaryEnglish: "English",
-		GlossaryChinese: "中文",
-		GlossaryNote:    "Note",
-		GlossaryIntro:   "The terms the lessons and screens use, one term per concept. API identifiers, flags, kinds and function names stay English.",
-		GlossaryError:   "The glossary could not be read: %v",
+		GlossaryEnglish:  "English",
+		GlossaryChinese:  "中文",
+		GlossaryNote:     "Note",
+		GlossaryIntro:    "The terms the lessons and screens use, one term per concept, each with a short definition and the Chinese variants kubewalk does not use. API identifiers, flags, kinds and function names stay English.",
+		GlossaryError:    "The glossary could not be read: %v",
+		GlossaryRejected: "not: %s",
+		GlossaryNoted:    "note: %s",
 
 		PaneExercises:      "Exercises",
 		PaneExercise:       "Exercise",
@@ -1018,7 +1022,7 @@ func english() Strings {
 		CLINoProgress:       "warning: %v; showing no progress",
 		CLILessonsHeader:    "PHASE\tSTEPS\tPROGRESS\tEXERCISES\tLESSON",
 		CLILessonDone:       "done",
-		CLIGlossaryHeader:   "ENGLISH\tCHINESE\tNOTE",
+		CLIGlossaryHeader:   "ENGLISH\tCHINESE",
 		CLICrashedNoLog:     "kubewalk crashed (%s) before it opened its log; its error output, if any, is above",
 		CLICrashed:          "kubewalk crashed (%s); the log is at %s",
 		CLICrashedTrace:     "\n  %s\n  (the stack trace is at the end of the log)",

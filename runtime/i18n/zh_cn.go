@@ -1,7 +1,8 @@
 package i18n
 
 // zhCN is the Simplified Chinese catalogue, keyed by Strings field name. Terms follow the
-// glossary (content/glossary.md, from ../shared/reference/glossary-zh.md), one term per
+// glossary (content/glossary.md, from ../shared/reference/glossary-zh.md; TestGlossaryContract
+// fails on a variant it rejects and on a stray space between CJK characters), one term per
 // concept: 检查点 checkpoint, 阶段 phase, 环节 a stage of a request's path through the handler
 // chain, 步骤 a lesson step, 泳道 a request's lane, 断点 breakpoint, 挂起 held by a
 // breakpoint, 回看 reviewing an earlier stop, 面板 pane. Phase names, request-stage names,
@@ -205,7 +206,7 @@ func zhCN() map[string]string {
 		"SuggestShowAll":       "显示被 :clear 隐藏的请求",
 		"SuggestBreakpoint":    "断点",
 		"SuggestContext":       "上下文",
-		"SuggestKind":          "类别",
+		"SuggestKind":          "Kind",
 		"SuggestResource":      "资源",
 		"SuggestVerb":          "动词",
 		"SuggestOnlyUser":      "只匹配该用户的请求",
@@ -394,7 +395,7 @@ func zhCN() map[string]string {
 		"ServedContexts":    "上下文：",
 		"ServedTry":         "在另一个终端里试试：",
 		"ServedAsAdmin":     "# 以 admin 身份（system:masters）",
-		"ServedAliceWrites": "# alice 可以写 configmaps",
+		"ServedAliceWrites": "# alice 可以写 ConfigMap",
 		"ServedBobMayNot":   "# bob 不可以：预期返回 Forbidden",
 		"ServedAliceRBAC":   "# RBAC 允许 alice 做什么",
 		"ServedHere":        "或者直接在这里用 : 命令行：",
@@ -428,11 +429,13 @@ func zhCN() map[string]string {
 		"StateOneChange":  "1 处变化：]/[",
 		"StateChanges":    "%d 处变化：]/[",
 
-		"GlossaryEnglish": "English",
-		"GlossaryChinese": "中文",
-		"GlossaryNote":    "说明",
-		"GlossaryIntro":   "课程和界面使用的术语，每个概念只用一个术语。API 标识符、命令行参数、Kind 和函数名保持英文。",
-		"GlossaryError":   "无法读取术语表：%v",
+		"GlossaryEnglish":  "English",
+		"GlossaryChinese":  "中文",
+		"GlossaryNote":     "说明",
+		"GlossaryIntro":    "课程和界面使用的术语，每个概念只用一个术语，并附一句英文定义和 kubewalk 不用的中文译法。API 标识符、命令行参数、Kind 和函数名保持英文。",
+		"GlossaryError":    "无法读取术语表：%v",
+		"GlossaryRejected": "不用：%s",
+		"GlossaryNoted":    "说明：%s",
 
 		"PaneExercises":      "练习",
 		"PaneExercise":       "练习",
@@ -486,8 +489,8 @@ func zhCN() map[string]string {
 
 		"ExWrongEmpty":      "答案是空的",
 		"ExWrongAnswer":     "不是预期的答案",
-		"ExWrongNoKey":      "etcd 里还没有这个 key",
-		"ExWrongRevision":   "不是这个 key 当前的 mod revision",
+		"ExWrongNoKey":      "etcd 里还没有这个键",
+		"ExWrongRevision":   "不是这个键当前的修订号（mod revision）",
 		"ExWrongChoice":     "选项 %d 不对",
 		"ExWrongRange":      "请从 1 到 %d 中选一个",
 		"PlainExercises":    "本课的练习（全屏界面会在线检查它们：:exercises）：",
@@ -522,7 +525,7 @@ func zhCN() map[string]string {
 		"CLIKubeconfig":       "kubeconfig：",
 		"CLIContexts":         "上下文：",
 		"CLILogs":             "日志：",
-		"CLIContextsValue":    "admin（system:masters）、alice（可写 default 中的 configmaps）、bob（只能访问发现接口）",
+		"CLIContextsValue":    "admin（system:masters）、alice（可写 default 中的 ConfigMap）、bob（只能访问发现接口）",
 		"CLITry":              "在另一个终端里试试：",
 		"CLIForbidden":        "# 禁止（forbidden）",
 		"CLIStopHint":         "按 Ctrl-C 停止；服务器、etcd 和临时文件会一并清理。",
@@ -530,7 +533,7 @@ func zhCN() map[string]string {
 		"CLINoProgress":       "警告：%v；不显示学习进度",
 		"CLILessonsHeader":    "阶段\t步骤数\t进度\t练习\t课程",
 		"CLILessonDone":       "已完成",
-		"CLIGlossaryHeader":   "ENGLISH\t中文\t说明",
+		"CLIGlossaryHeader":   "ENGLISH\t中文",
 		"CLICrashedNoLog":     "kubewalk 在打开日志之前就崩溃了（%s）；如有错误输出，见上方",
 		"CLICrashed":          "kubewalk 崩溃了（%[1]s）；日志位于 %[2]s",
 		"CLICrashedTrace":     "\n  %s\n  （调用栈在日志末尾）",
@@ -561,10 +564,10 @@ func zhCN() map[string]string {
 		"PlainError":                   "错误：%s",
 		"PlainAllowed":                 "200/201 允许",
 		"DemoListNS":                   "列出名字空间",
-		"DemoCreateCM":                 "创建 configmap default/plain-demo",
-		"DemoListSecrets":              "列出 default 中的 secrets",
-		"DemoListCM":                   "列出 default 中的 configmaps",
-		"DemoCreatePod":                "创建使用 nginx:latest 镜像的 pod",
+		"DemoCreateCM":                 "创建 ConfigMap default/plain-demo",
+		"DemoListSecrets":              "列出 default 中的 Secret",
+		"DemoListCM":                   "列出 default 中的 ConfigMap",
+		"DemoCreatePod":                "创建使用 nginx:latest 镜像的 Pod",
 		"TrackLine":                    "服务之后 · %s",
 		"TrackStepOf":                  "第 %d 步，共 %d 步",
 		"StatusAllDoneNoTrack":         " · 所有阶段已完成 · :requests、:k kubectl、:etcd · K：kubectl 面板",
@@ -645,7 +648,7 @@ func zhCN() map[string]string {
 		"ClassMessage":          "✉ 讲师：",
 		"BoardNotHost":          ":board 和 :msg 只供课堂讲师使用（kubewalk class host）",
 		"BoardJoinTitle":        "学生输入",
-		"BoardNoMessage":        "尚未发送消息（:msg 文本 会发给每位学生）",
+		"BoardNoMessage":        "尚未发送消息（:msg 后接文本，即可发给每位学生）",
 		"BoardLastMessage":      "最近的消息：%s",
 		"BoardNoStudents":       "还没有学生加入",
 		"BoardColName":          "姓名",
