@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -471,5 +473,55 @@ func TestShorten(t *testing.T) {
 	}
 	if got := shorten(strings.Repeat("李", 50), 40); !bytes.HasPrefix([]byte(got), []byte(strings.Repeat("李", 40)+"…")) {
 		t.Errorf("cut mid-character: %q", got)
+	}
+}
+
+// BenchmarkConnectionFlood measures what 500 trickling unauthenticated connections from one
+// address hold in the class server: descriptors (the client ends live in this process too and
+// are subtracted) and heap. Before the gate every one of them was held for as long as it kept
+// trickling. Run: go test ./runtime/sshclass -run XXX -bench ConnectionFlood -benchtime 1x
+func BenchmarkConnectionFlood(b *testing.B) {
+	const n = 500
+	for range b.N {
+		c := startClass(b, "tour", Config{})
+		fds := func() int { e, _ := os.ReadDir("/proc/self/fd"); return len(e) }
+		var before runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		base := fds()
+		var conns []net.Conn
+		for range n {
+			conn, err := net.Dial("tcp", c.srv.Addr().String())
+			if err != nil {
+				b.Fatal(err)
+			}
+			conns = append(conns, conn)
+			conn.Write([]byte("S")) // the start of a version line, and no more
+		}
+		// The server accepts them one by one and closes those over the limit at once: a
+		// connection still open 3 s on is one it holds.
+		until := time.Now().Add(3 * time.Second)
+		var held atomic.Int64
+		var wg sync.WaitGroup
+		for _, conn := range conns {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				conn.SetReadDeadline(until)
+				if _, err := io.ReadAll(conn); errors.Is(err, os.ErrDeadlineExceeded) { // still open
+					held.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(fds()-base-n), "server-fds")
+		b.ReportMetric(float64(held.Load()), "conns-held")
+		b.ReportMetric(float64(after.HeapInuse-before.HeapInuse)/(1<<20), "heap-MB")
+		for _, conn := range conns {
+			conn.Close()
+		}
+		c.close(b)
 	}
 }
