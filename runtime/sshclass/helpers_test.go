@@ -68,6 +68,19 @@ func fakeTour(mode string) int {
 	}
 	fmt.Fprintf(out, "cwd=%s size=%dx%d\r\n", cwd, w, h)
 	_ = os.WriteFile(filepath.Join(cwd, "kubewalk.log"), []byte("fake tour log\n"), 0o600)
+	if mode == "orphan" {
+		// A grandchild in a session of its own, as go's telemetry process puts itself: when
+		// this tour exits it is orphaned, and the class server, as subreaper, inherits it.
+		exe, _ := os.Executable()
+		gc := exec.Command(exe)
+		gc.Env = append(os.Environ(), fakeTourEnv+"=sleeper")
+		gc.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := gc.Start(); err != nil {
+			fmt.Fprintf(out, "grandchild: %v\r\n", err)
+			return 1
+		}
+		fmt.Fprintf(out, "grandchild=%d\r\n", gc.Process.Pid)
+	}
 	if mode == "stubborn" {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
 		exe, _ := os.Executable()

@@ -218,7 +218,12 @@ func (s *Server) startSpare() (*spare, error) {
 	// Its own session with the pty as controlling terminal: Ctrl-C, Ctrl-Z and SIGWINCH reach
 	// the tour's foreground process group only, and the group can be ended as a whole.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	err = cmd.Start()
+	err = s.reaper.start(func() (int, error) {
+		if err := cmd.Start(); err != nil {
+			return 0, err
+		}
+		return cmd.Process.Pid, nil
+	})
 	tty.Close()
 	childEnd.Close()
 	if err != nil {
@@ -228,7 +233,7 @@ func (s *Server) startSpare() (*spare, error) {
 	}
 	sp := &spare{pid: cmd.Process.Pid, dir: dir, ptmx: ptmx, conn: conn, cmd: cmd,
 		exited: make(chan struct{}), ready: make(chan struct{}), read: make(chan struct{}), taken: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(sp.exited) }()
+	go func() { _ = cmd.Wait(); s.reaper.untrack(sp.pid); close(sp.exited) }()
 	go sp.readReports()
 	return sp, nil
 }

@@ -51,31 +51,26 @@ func (s *Server) refuse(sess ssh.Session, text string) {
 func (s *Server) refuseCommands(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		if cmd := sess.RawCommand(); cmd != "" {
-			s.logf("refused %s@%s: asked to run a command", sess.User(), sess.RemoteAddr())
-			short := cmd
-			if len(short) > 40 {
-				short = short[:40] + "…"
-			}
-			s.refuse(sess, fmt.Sprintf(messagesFor(sess.Environ()).NoCommand, fmt.Sprintf("%q", short)))
+			s.logf("refused %s@%s: asked to run a command", shorten(sess.User(), 40), sess.RemoteAddr())
+			s.refuse(sess, fmt.Sprintf(messagesFor(sess.Environ()).NoCommand, fmt.Sprintf("%q", shorten(cmd, 40))))
 			return
 		}
 		next(sess)
 	}
 }
 
-// userName is what an SSH user name must look like: it names a directory under the class's
-// state dir.
-var userName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,31}$`)
-
 // checkUser refuses a user name that cannot name the student's progress directory, and, with
-// authorized keys, a name another key owns (see nameClaims).
+// authorized keys, a name another key owns (see nameClaims). Names are compared by their key
+// (see nameKey): `ANA` is `ana`.
 func (s *Server) checkUser(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
-		if !userName.MatchString(sess.User()) {
-			s.logf("refused %q@%s: not a usable user name", sess.User(), sess.RemoteAddr())
-			s.refuse(sess, fmt.Sprintf(messagesFor(sess.Environ()).BadUser, sess.User()))
+		nk, ok := nameKey(sess.User())
+		if !ok {
+			s.logf("refused %q@%s: not a usable user name", shorten(sess.User(), 40), sess.RemoteAddr())
+			s.refuse(sess, fmt.Sprintf(messagesFor(sess.Environ()).BadUser, shorten(sess.User(), 40)))
 			return
 		}
+		sess.Context().SetValue(userKey{}, nk)
 		if s.claims != nil {
 			// The key the connection authenticated with: with x/crypto ≥ v0.31 the last key
 			// that passed the public key callback is the one the client signed with.
@@ -85,7 +80,7 @@ func (s *Server) checkUser(next ssh.Handler) ssh.Handler {
 				s.refuse(sess, messagesFor(sess.Environ()).Failed)
 				return
 			}
-			if err := s.claims.claim(sess.User(), key); err != nil {
+			if err := s.claims.claim(sessionKey(sess), key); err != nil {
 				tr := messagesFor(sess.Environ())
 				if errors.Is(err, errNameTaken) {
 					s.logf("refused %s@%s: the name belongs to another key (this one is %s)", sess.User(), sess.RemoteAddr(), gossh.FingerprintSHA256(key))
@@ -164,7 +159,11 @@ func (s *Server) runTour(sess ssh.Session) int {
 	id := s.nextID.Add(1)
 	began := time.Now()
 
-	state := filepath.Join(s.cfg.StateDir, "users", user)
+	users := filepath.Join(s.cfg.StateDir, "users")
+	state := filepath.Join(users, sessionKey(sess))
+	if err := adoptLegacy(users, sessionKey(sess)); err != nil {
+		s.logf("session %d %s: %v", id, user, err)
+	}
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		s.logf("session %d %s: state dir: %v", id, user, err)
 		wish.Errorln(sess, tr.Failed)
@@ -214,13 +213,17 @@ func (s *Server) runTour(sess ssh.Session) int {
 	s.logf("session %d %s from %s: started (pid %d, %s, dir %s)", id, user, sess.RemoteAddr(), pid, how, sp.dir)
 	exited := sp.exited
 
+	note := newClampNote(tr.Clamped, ptyReq.Window)
+	if _, _, clamped := clampWindow(ptyReq.Window); clamped {
+		s.logf("session %d %s: terminal %d×%d clamped to at most %d×%d", id, user, ptyReq.Window.Width, ptyReq.Window.Height, maxCols, maxRows)
+	}
 	var lastInput atomic.Int64
 	lastInput.Store(time.Now().UnixNano())
 	outFailed := make(chan struct{})
 	outDone := make(chan struct{})
 	go func() {
 		defer close(outDone)
-		relayOutput(ptmx, sess, outFailed)
+		relayOutput(ptmx, sess, outFailed, note)
 	}()
 	inEnded := make(chan struct{})
 	go func() {
@@ -242,6 +245,7 @@ func (s *Server) runTour(sess ssh.Session) int {
 	go func() {
 		for w := range winch { // closed when the session's requests end
 			lastInput.Store(time.Now().UnixNano())
+			note.resized(w)
 			resize(w)
 		}
 	}()
@@ -399,15 +403,20 @@ func (s *Server) childEnv(client []string, term, dir, state string) []string {
 }
 
 // relayOutput copies the terminal's output to the session until the terminal fails (no process
-// holds it any more). A failed write closes failed and the rest is read and dropped, so that the
-// tour never blocks on a full terminal while it shuts down.
-func relayOutput(ptmx io.Reader, sess io.Writer, failed chan struct{}) {
+// holds it any more), with the clamp note where it is due (see clampNote). A failed write closes
+// failed and the rest is read and dropped, so that the tour never blocks on a full terminal
+// while it shuts down.
+func relayOutput(ptmx io.Reader, sess io.Writer, failed chan struct{}, note *clampNote) {
 	buf := make([]byte, 32*1024)
 	ok := true
 	for {
 		n, err := ptmx.Read(buf)
 		if n > 0 && ok {
-			if _, werr := sess.Write(buf[:n]); werr != nil {
+			out := buf[:n]
+			if extra := note.after(out); extra != nil {
+				out = append(out, extra...) // buf has room or append copies: buf is reused only after this write
+			}
+			if _, werr := sess.Write(out); werr != nil {
 				ok = false
 				close(failed)
 			}
@@ -610,8 +619,4 @@ func langOf(environ []string) string {
 		}
 	}
 	return lessons.DetectLang("", func(k string) string { return env[k] })
-}
-
-func winsize(w ssh.Window) *pty.Winsize {
-	return &pty.Winsize{Rows: uint16(w.Height), Cols: uint16(w.Width)}
 }
