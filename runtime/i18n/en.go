@@ -192,6 +192,9 @@ type Strings struct {
 	KubectlExitOK                                        string
 	KubectlExitFail                                      string // %d
 	KubectlRefusedWhy                                    string // %s
+	KubectlBoxHelp, KubectlBoxFigure                     string
+	BarRunManifest, BarPutAway, BarQuitAll               string
+	KubectlBoxEmpty, KubectlBoxCancelled                 string
 	KubectlElsewhere                                     string
 	KubectlReqsIntro, KubectlReqsLater, KubectlReqsNone  string
 	KubectlNoResponse                                    string
@@ -840,6 +843,13 @@ func english() Strings {
 		KubectlExitOK:       "✓ exit 0",
 		KubectlExitFail:     "✗ exit %d",
 		KubectlRefusedWhy:   "✗ not run: %s",
+		BarRunManifest:      "run it",
+		BarPutAway:          "put it away",
+		BarQuitAll:          "quit kubewalk",
+		KubectlBoxHelp:      "-f - reads the manifest below: type or paste it, then ctrl+d runs the command · esc puts it away",
+		KubectlBoxFigure:    "manifest · ctrl+d runs",
+		KubectlBoxEmpty:     "the manifest was empty: nothing was run",
+		KubectlBoxCancelled: "put the manifest away: nothing was run",
 		KubectlElsewhere:    "Run it in another terminal:",
 		KubectlReqsIntro:    "The requests a command makes show here, each with its lane through the chain.",
 		KubectlReqsLater:    "The requests show here as their responses arrive.",

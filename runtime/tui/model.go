@@ -744,6 +744,9 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	if m.ex.typing {
 		return m.answerKey(msg)
 	}
+	if m.at == viewKubectl && m.kc.Editing() {
+		return m.boxKey(msg)
+	}
 	if m.info != nil {
 		if key.Matches(msg, k.Quit) {
 			return tea.Quit
@@ -1067,7 +1070,7 @@ func (m *model) scrollFocused(n int) {
 // typingLine reports whether keys go into a line of text: the command line, an answer, a
 // search or the requests filter.
 func (m *model) typingLine() bool {
-	return m.prompt.open || m.ex.typing || (m.at == viewTour && m.source.search.typing) ||
+	return m.prompt.open || m.ex.typing || (m.at == viewKubectl && m.kc.Editing()) || (m.at == viewTour && m.source.search.typing) ||
 		(m.at == viewRequests && (m.rq.typing || m.rq.focus == rqSource && m.rq.source.search.typing))
 }
 
