@@ -140,7 +140,9 @@ func TestConfinedAllowed(t *testing.T) {
 		{"--context bob get cm", nil, "Forbidden", true},
 		{"--as alice auth can-i create configmaps", nil, "yes", false},
 		{"auth whoami", nil, "system:masters", false},
-		{"create rolebinding confined-rb --role=configmap-editor --user=bob", nil, "created", false},
+		// A command's own --user (not the pinned global one); carol, so that bob stays denied
+		// for the other tests on the shared server.
+		{"create rolebinding confined-rb --role=configmap-editor --user=carol", nil, "created", false},
 		{"apply -f -", box("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: confined-box, namespace: default}\ndata: {k: v}\n"), "configmap/confined-box created", false},
 		{"create -f -", box("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: confined-box2, namespace: default}\n"), "created", false},
 		{"delete -f -", box("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: confined-box2, namespace: default}\n"), "deleted", false},
@@ -150,7 +152,8 @@ func TestConfinedAllowed(t *testing.T) {
 		{"config get-contexts -o name", nil, "alice", false},
 		// Exit 1 until the in-process kubectl has a version of its own (it parses v0.0.0-master).
 		{"version -o json", nil, "serverVersion", true},
-		{"delete cm confined-a", nil, "deleted", false},
+		{"delete cm confined-a confined-box", nil, "deleted", false},
+		{"delete rolebinding confined-rb", nil, "deleted", false},
 	}
 	for _, tc := range tests {
 		var out interface {
