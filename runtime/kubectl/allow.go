@@ -219,14 +219,18 @@ var allowedFlags = func() map[string]map[string]bool {
 	return m
 }()
 
-// confinedCommandNames is the sorted list of allowed command paths without "kubectl ", for
-// refusals.
+// confinedCommandNames lists the commands that run in confined mode, by their first word
+// (create, set and rollout stand for their subcommands), for refusals.
 func confinedCommandNames() string {
+	seen := map[string]bool{}
 	var names []string
 	for p := range confinedCommands {
-		if n := strings.TrimPrefix(p, "kubectl "); n != p && n != "help" && n != "options" {
-			names = append(names, n)
+		f := strings.Fields(p)
+		if len(f) < 2 || f[1] == "help" || f[1] == "options" || seen[f[1]] {
+			continue
 		}
+		seen[f[1]] = true
+		names = append(names, f[1])
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")

@@ -458,6 +458,9 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 			var ref *kubectl.RefusedError
 			if errors.As(msg.err, &ref) {
 				m.note = m.tr.NoteKubectlRefused
+				if ref.Command == "" {
+					m.note = m.tr.NoteKubectlRefusedHere
+				}
 			}
 			return m.loadNow()
 		}
