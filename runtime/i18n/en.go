@@ -68,38 +68,39 @@ type Strings struct {
 	TargetPhase                                      string // %s: a phase name
 
 	// One-off notes in the status line.
-	NoteResumeFailed      string // %s: the error
-	NoteStartupFailed     string
-	NoteStartupFinished   string
-	NoteStillRunning      string
-	NoteAutoOff           string
-	NoteStillStarting     string
-	NoteKubectlPanelLater string
-	NoteRowWhole          string
-	NoteNoChange          string
-	NoteNoStopInPhase     string // %s: a phase
-	NoteKubectlRefused    string
-	NoteLoopbackShown     string
-	NoteLoopbackHidden    string
-	NoteStageNoCode       string
-	NoteStageNoEtcd       string
-	NoteStoppingKubectl   string
-	NoteNoLane            string
-	NoteEtcdNotWired      string
-	NoteKeyNotListed      string
-	NoteHeldWhileTyping   string // %s: the stage
-	NoteHeldJump          string // %s: the stage
-	NoteBreakNotWired     string
-	NoteNothingHeld       string
-	NoteCleared           string
-	NoteBreakRemoved      string // %s: the spec
-	NoteBreakSet          string // %s: the spec (twice)
-	NoteStepped           string
-	NoteLetGo             string
-	NoteAborted           string
-	NoteStepFailed        string // %s: the error
-	NoteLetGoFailed       string // %s: the error
-	NoteAbortFailed       string // %s: the error
+	NoteResumeFailed       string // %s: the error
+	NoteStartupFailed      string
+	NoteStartupFinished    string
+	NoteStillRunning       string
+	NoteAutoOff            string
+	NoteStillStarting      string
+	NoteKubectlPanelLater  string
+	NoteRowWhole           string
+	NoteNoChange           string
+	NoteNoStopInPhase      string // %s: a phase
+	NoteKubectlRefused     string
+	NoteKubectlRefusedHere string
+	NoteLoopbackShown      string
+	NoteLoopbackHidden     string
+	NoteStageNoCode        string
+	NoteStageNoEtcd        string
+	NoteStoppingKubectl    string
+	NoteNoLane             string
+	NoteEtcdNotWired       string
+	NoteKeyNotListed       string
+	NoteHeldWhileTyping    string // %s: the stage
+	NoteHeldJump           string // %s: the stage
+	NoteBreakNotWired      string
+	NoteNothingHeld        string
+	NoteCleared            string
+	NoteBreakRemoved       string // %s: the spec
+	NoteBreakSet           string // %s: the spec (twice)
+	NoteStepped            string
+	NoteLetGo              string
+	NoteAborted            string
+	NoteStepFailed         string // %s: the error
+	NoteLetGoFailed        string // %s: the error
+	NoteAbortFailed        string // %s: the error
 
 	// The : command line.
 	CmdRequests, CmdKubectl, CmdEtcd, CmdBreak, CmdUnbreak, CmdClear, CmdLesson string
@@ -192,6 +193,9 @@ type Strings struct {
 	KubectlExitOK                                        string
 	KubectlExitFail                                      string // %d
 	KubectlRefusedWhy                                    string // %s
+	KubectlBoxHelp, KubectlBoxFigure                     string
+	BarRunManifest, BarPutAway, BarQuitAll               string
+	KubectlBoxEmpty, KubectlBoxCancelled                 string
 	KubectlElsewhere                                     string
 	KubectlReqsIntro, KubectlReqsLater, KubectlReqsNone  string
 	KubectlNoResponse                                    string
@@ -638,38 +642,39 @@ func english() Strings {
 		TargetEnd:               "the end (serving)",
 		TargetPhase:             "phase %s",
 
-		NoteResumeFailed:      "could not resume the server: %s",
-		NoteStartupFailed:     "the startup failed; q quits",
-		NoteStartupFinished:   "startup is finished: the server is serving",
-		NoteStillRunning:      "the server is still running",
-		NoteAutoOff:           "auto stopped: you have the keys (space: next checkpoint)",
-		NoteStillStarting:     "the server is still starting",
-		NoteKubectlPanelLater: "the kubectl panel opens once the server serves",
-		NoteRowWhole:          "this row is shown whole already",
-		NoteNoChange:          "nothing new or changed in the state tree at this step",
-		NoteNoStopInPhase:     "no recorded stop in phase %s",
-		NoteKubectlRefused:    "not run: see the kubectl pane for why, and the command to run elsewhere",
-		NoteLoopbackShown:     "showing the server's own loopback requests and kubewalk's own checks too",
-		NoteLoopbackHidden:    "hiding the server's own loopback requests and kubewalk's own checks",
-		NoteStageNoCode:       "this stage names no code",
-		NoteStageNoEtcd:       "S opens the etcd key a request stored or read; this one never reached storage",
-		NoteStoppingKubectl:   "stopping kubectl…",
-		NoteNoLane:            "no lane to open for this request",
-		NoteEtcdNotWired:      "the etcd explorer is not wired into this run",
-		NoteKeyNotListed:      "not among the keys listed so far; its value is shown",
-		NoteHeldWhileTyping:   "a request is held at %s (:req shows it)",
-		NoteHeldJump:          "⏸ a request is held at %s: space/n steps it on · E runs it to the end · x fails it",
-		NoteBreakNotWired:     "breakpoints are not wired into this run",
-		NoteNothingHeld:       "no request is held: :break STAGE[:user=NAME] holds the next matching one",
-		NoteCleared:           "cleared: only requests from now on are listed (:requests all shows the others)",
-		NoteBreakRemoved:      "breakpoint removed: %s",
-		NoteBreakSet:          "breakpoint set: %[1]s · matching requests will be held (:unbreak %[1]s removes it)",
-		NoteStepped:           "stepped on to its next stage",
-		NoteLetGo:             "let go: it runs to the end",
-		NoteAborted:           "failed at this stage: the client gets the error",
-		NoteStepFailed:        "step failed: %s",
-		NoteLetGoFailed:       "continue failed: %s",
-		NoteAbortFailed:       "abort failed: %s",
+		NoteResumeFailed:       "could not resume the server: %s",
+		NoteStartupFailed:      "the startup failed; q quits",
+		NoteStartupFinished:    "startup is finished: the server is serving",
+		NoteStillRunning:       "the server is still running",
+		NoteAutoOff:            "auto stopped: you have the keys (space: next checkpoint)",
+		NoteStillStarting:      "the server is still starting",
+		NoteKubectlPanelLater:  "the kubectl panel opens once the server serves",
+		NoteRowWhole:           "this row is shown whole already",
+		NoteNoChange:           "nothing new or changed in the state tree at this step",
+		NoteNoStopInPhase:      "no recorded stop in phase %s",
+		NoteKubectlRefused:     "not run: see the kubectl pane for why, and the command to run elsewhere",
+		NoteKubectlRefusedHere: "not run: see the kubectl pane for why",
+		NoteLoopbackShown:      "showing the server's own loopback requests and kubewalk's own checks too",
+		NoteLoopbackHidden:     "hiding the server's own loopback requests and kubewalk's own checks",
+		NoteStageNoCode:        "this stage names no code",
+		NoteStageNoEtcd:        "S opens the etcd key a request stored or read; this one never reached storage",
+		NoteStoppingKubectl:    "stopping kubectl…",
+		NoteNoLane:             "no lane to open for this request",
+		NoteEtcdNotWired:       "the etcd explorer is not wired into this run",
+		NoteKeyNotListed:       "not among the keys listed so far; its value is shown",
+		NoteHeldWhileTyping:    "a request is held at %s (:req shows it)",
+		NoteHeldJump:           "⏸ a request is held at %s: space/n steps it on · E runs it to the end · x fails it",
+		NoteBreakNotWired:      "breakpoints are not wired into this run",
+		NoteNothingHeld:        "no request is held: :break STAGE[:user=NAME] holds the next matching one",
+		NoteCleared:            "cleared: only requests from now on are listed (:requests all shows the others)",
+		NoteBreakRemoved:       "breakpoint removed: %s",
+		NoteBreakSet:           "breakpoint set: %[1]s · matching requests will be held (:unbreak %[1]s removes it)",
+		NoteStepped:            "stepped on to its next stage",
+		NoteLetGo:              "let go: it runs to the end",
+		NoteAborted:            "failed at this stage: the client gets the error",
+		NoteStepFailed:         "step failed: %s",
+		NoteLetGoFailed:        "continue failed: %s",
+		NoteAbortFailed:        "abort failed: %s",
 
 		CmdRequests:          "live list of the requests through the chain (all: undo :clear)",
 		CmdKubectl:           "run kubectl here against this server (--context admin|alice|bob)",
@@ -842,6 +847,13 @@ func english() Strings {
 		KubectlExitOK:       "✓ exit 0",
 		KubectlExitFail:     "✗ exit %d",
 		KubectlRefusedWhy:   "✗ not run: %s",
+		BarRunManifest:      "run it",
+		BarPutAway:          "put it away",
+		BarQuitAll:          "quit kubewalk",
+		KubectlBoxHelp:      "-f - reads the manifest below: type or paste it, then ctrl+d runs the command · esc puts it away",
+		KubectlBoxFigure:    "manifest · ctrl+d runs",
+		KubectlBoxEmpty:     "the manifest was empty: nothing was run",
+		KubectlBoxCancelled: "put the manifest away: nothing was run",
 		KubectlElsewhere:    "Run it in another terminal:",
 		KubectlReqsIntro:    "The requests a command makes show here, each with its lane through the chain.",
 		KubectlReqsLater:    "The requests show here as their responses arrive.",

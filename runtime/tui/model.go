@@ -458,6 +458,9 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 			var ref *kubectl.RefusedError
 			if errors.As(msg.err, &ref) {
 				m.note = m.tr.NoteKubectlRefused
+				if ref.Command == "" {
+					m.note = m.tr.NoteKubectlRefusedHere
+				}
 			}
 			return m.loadNow()
 		}
@@ -743,6 +746,9 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	if m.ex.typing {
 		return m.answerKey(msg)
+	}
+	if m.at == viewKubectl && m.kc.Editing() {
+		return m.boxKey(msg)
 	}
 	if m.info != nil {
 		if key.Matches(msg, k.Quit) {
@@ -1067,7 +1073,7 @@ func (m *model) scrollFocused(n int) {
 // typingLine reports whether keys go into a line of text: the command line, an answer, a
 // search or the requests filter.
 func (m *model) typingLine() bool {
-	return m.prompt.open || m.ex.typing || (m.at == viewTour && m.source.search.typing) ||
+	return m.prompt.open || m.ex.typing || (m.at == viewKubectl && m.kc.Editing()) || (m.at == viewTour && m.source.search.typing) ||
 		(m.at == viewRequests && (m.rq.typing || m.rq.focus == rqSource && m.rq.source.search.typing))
 }
 

@@ -281,6 +281,10 @@ func (m *model) viewHelp() []key.Binding {
 	b := func(keys, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))
 	}
+	if m.at == viewKubectl && m.kc.Editing() {
+		// Every other key is typed into the text box, q and : too.
+		return []key.Binding{b("ctrl+d", tr.BarRunManifest), b("esc", tr.BarPutAway), b("ctrl+c", tr.BarQuitAll)}
+	}
 	out := []key.Binding{b(":", tr.BarCommand)}
 	switch m.at {
 	case viewRequests:
@@ -968,11 +972,40 @@ func (m *model) kubectlLine(rest string) (tea.Cmd, string) {
 			"  KUBECONFIG="+m.srv.Kubeconfig()+" kubectl "+kubectl.Quote(args))
 		return nil, ""
 	}
+	if kubectl.ReadsStdin(args) {
+		return m.kc.OpenBox(rest, args), ""
+	}
+	return m.startKubectl(rest, args, "", false), ""
+}
+
+// startKubectl runs a kubectl command line in the pane, with input as its standard input when
+// hasInput (the text box's manifest).
+func (m *model) startKubectl(line string, args []string, input string, hasInput bool) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
-	run := newKcRun(rest, args, cancel)
+	run := newKcRun(line, args, cancel)
+	run.input, run.hasInput = input, hasInput
 	m.kc.wired = m.reqs != nil
 	m.kc.Start(run)
-	return tea.Batch(runKubectl(m.kube, m.srv.Kubeconfig(), run, ctx), waitOutput(run)), ""
+	return tea.Batch(runKubectl(m.kube, m.srv.Kubeconfig(), run, ctx), waitOutput(run))
+}
+
+// boxKey handles a key while the text box for `-f -` is open: ctrl+d runs the command with the
+// manifest, esc puts the box away, anything else is typed into it.
+func (m *model) boxKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.Type {
+	case tea.KeyCtrlD:
+		line, args, manifest := m.kc.CloseBox()
+		if strings.TrimSpace(manifest) == "" {
+			m.note = m.tr.KubectlBoxEmpty
+			return nil
+		}
+		return m.startKubectl(line, args, manifest, true)
+	case tea.KeyEsc:
+		m.kc.CloseBox()
+		m.note = m.tr.KubectlBoxCancelled
+		return nil
+	}
+	return m.kc.BoxKey(msg)
 }
 
 // completer is what the command line's suggestions draw on now.
