@@ -79,21 +79,23 @@ func (s Support) Net() bool { return s.LandlockABI >= ABINet }
 // Scoped reports whether Landlock scopes signals and abstract unix sockets.
 func (s Support) Scoped() bool { return s.LandlockABI >= ABIScoped }
 
-// Missing lists what Require needs and the kernel lacks, in words ("" when nothing is).
+// Missing names what Require needs and the kernel lacks, tersely ("" when nothing is): Landlock
+// (not built in, or not in the lsm= boot list), Landlock's network rules (ABI 4, Linux 6.7),
+// seccomp.
 func (s Support) Missing() string {
 	var m []string
 	switch {
 	case !s.OS:
-		return "this operating system has neither Landlock nor seccomp (Linux only)"
+		return "Landlock, seccomp (Linux only)"
 	case !s.Landlock():
-		m = append(m, "Landlock (not in this kernel, or not in its lsm= boot list)")
+		m = append(m, "Landlock")
 	case !s.Net():
-		m = append(m, fmt.Sprintf("Landlock network rules (the kernel has Landlock ABI %d; TCP rules need ABI %d, Linux 6.7)", s.LandlockABI, ABINet))
+		m = append(m, fmt.Sprintf("Landlock network rules (ABI %d < %d)", s.LandlockABI, ABINet))
 	}
 	if !s.Seccomp {
-		m = append(m, "seccomp filters")
+		m = append(m, "seccomp")
 	}
-	return strings.Join(m, " and ")
+	return strings.Join(m, ", ")
 }
 
 // String says what the kernel offers, in one line.

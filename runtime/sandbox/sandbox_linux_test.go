@@ -507,10 +507,10 @@ func TestSupportWords(t *testing.T) {
 		missing, text string
 	}{
 		{Support{OS: true, LandlockABI: 7, Seccomp: true}, "", "Landlock ABI 7 (files, TCP ports, signals and abstract sockets), seccomp"},
-		{Support{OS: true, LandlockABI: 3, Seccomp: true}, "Landlock network rules (the kernel has Landlock ABI 3; TCP rules need ABI 4, Linux 6.7)", "Landlock ABI 3 (files), seccomp"},
-		{Support{OS: true, Seccomp: true}, "Landlock (not in this kernel, or not in its lsm= boot list)", "no Landlock, seccomp"},
-		{Support{OS: true, LandlockABI: 5}, "seccomp filters", "Landlock ABI 5 (files, TCP ports), no seccomp"},
-		{Support{}, "this operating system has neither Landlock nor seccomp (Linux only)", "no sandbox on this operating system"},
+		{Support{OS: true, LandlockABI: 3, Seccomp: true}, "Landlock network rules (ABI 3 < 4)", "Landlock ABI 3 (files), seccomp"},
+		{Support{OS: true, Seccomp: true}, "Landlock", "no Landlock, seccomp"},
+		{Support{OS: true, LandlockABI: 5}, "seccomp", "Landlock ABI 5 (files, TCP ports), no seccomp"},
+		{Support{}, "Landlock, seccomp (Linux only)", "no sandbox on this operating system"},
 	} {
 		if got := tt.s.Missing(); got != tt.missing {
 			t.Errorf("%+v Missing = %q, want %q", tt.s, got, tt.missing)

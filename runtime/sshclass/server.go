@@ -35,6 +35,8 @@ import (
 	wishrecover "github.com/charmbracelet/wish/recover"
 	gossh "golang.org/x/crypto/ssh"
 	"golang.org/x/sys/unix"
+
+	"github.com/kubewalk/kubewalk/runtime/sandbox"
 )
 
 // DefaultListen is where a class listens unless told otherwise: loopback only. Open it to the
@@ -102,6 +104,21 @@ type Config struct {
 	StopBound time.Duration
 	// Log receives one line per event (sessions starting and ending, refusals); nil discards.
 	Log io.Writer
+
+	// RunAs, if set, is the unprivileged user every tour runs as (the class must run as root,
+	// or as that user). See confine.go for it and the following fields.
+	RunAs *RunAs
+	// Sandbox is how much of the OS sandbox (Landlock, seccomp) the class insists on; "" is
+	// sandbox.Auto.
+	Sandbox sandbox.Mode
+	// Layers turns a student's layers off one by one (tests); nil is AllLayers.
+	Layers *Layers
+	// ModCache is the Go module cache the tours read for u and s; "" is ResolveModCache's.
+	ModCache string
+	// TourHasFlag reports whether the tour command of Executable has a flag (by name): the
+	// class passes its optional flags (--kubectl-unguarded, --kubectl-no-exec-plugins) only
+	// then. Nil: it has none of them.
+	TourHasFlag func(name string) bool
 }
 
 // Server is a running class server.
@@ -115,6 +132,8 @@ type Server struct {
 	pass   *password       // nil with keys
 	slots  chan struct{}   // one token per running session
 	pool   *pool           // warm spares; nil when Config.Warm is 0
+
+	confine *confinement // the layers around every tour (confine.go)
 
 	ctx    context.Context // ended by Close: every session stops
 	cancel context.CancelFunc
@@ -279,6 +298,13 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--listen %s: %w", cfg.Listen, err)
 	}
+	if s.cfg.ModCache == "" {
+		s.cfg.ModCache = ResolveModCache()
+	}
+	if s.confine, err = newConfinement(s.cfg); err != nil {
+		ln.Close()
+		return nil, err
+	}
 	s.ln = ln
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s, nil
@@ -336,8 +362,14 @@ func (s *Server) Close(ctx context.Context) error {
 		err = fmt.Errorf("class ssh: %d sessions still stopping: %w", len(s.Sessions()), ctx.Err())
 	}
 	s.ssh.Close()
+	if err == nil {
+		s.confine.close()
+	}
 	return err
 }
+
+// Sandbox says how the students' tours are confined.
+func (s *Server) Sandbox() SandboxInfo { return s.confine.info }
 
 // WarmSpares is the number of spares ready for the next sessions.
 func (s *Server) WarmSpares() int {
