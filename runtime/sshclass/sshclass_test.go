@@ -769,3 +769,35 @@ func byUser(t testing.TB, ss []SessionInfo, user string) SessionInfo {
 	t.Fatalf("no session of %s in %+v", user, ss)
 	return SessionInfo{}
 }
+
+// TestLayerArgs: the kubectl layers reach the tour's command line — the allow-list as
+// --kubectl-no-local-files, off as --kubectl-unguarded, no-exec as --kubectl-no-exec-plugins —
+// the optional flags only when the tour has them; and the no-exec layer's editor variables
+// reach its environment.
+func TestLayerArgs(t *testing.T) {
+	ports := [3]int{1001, 1002, 1003}
+	for _, tt := range []struct {
+		name    string
+		layers  Layers
+		hasFlag bool
+		want    string
+		editor  bool
+	}{
+		{"all, older tour", AllLayers(), false, "tour --kubectl-no-local-files --secure-port", true},
+		{"all, newer tour", AllLayers(), true, "tour --kubectl-no-local-files --kubectl-no-exec-plugins --secure-port", true},
+		{"no allow-list, newer tour", Layers{NoExec: true}, true, "tour --kubectl-unguarded --kubectl-no-exec-plugins --secure-port", true},
+		{"no allow-list, older tour", Layers{Landlock: true}, false, "tour --secure-port", false},
+		{"none, newer tour", Layers{}, true, "tour --kubectl-unguarded --secure-port", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Server{confine: &confinement{info: SandboxInfo{Layers: tt.layers}, hasFlag: func(string) bool { return tt.hasFlag }}}
+			if got := strings.Join(s.childArgs("ana", "/tmp/d", ports), " "); !strings.HasPrefix(got, tt.want+" 1001 ") {
+				t.Errorf("args %q, want them to start %q", got, tt.want)
+			}
+			env := strings.Join(s.childEnv(nil, "xterm", "/tmp/d", "/state/users/ana"), "\n")
+			if got := strings.Contains(env, "EDITOR="+sandbox.RefusedProgram); got != tt.editor {
+				t.Errorf("refusing EDITOR in the environment: %v, want %v:\n%s", got, tt.editor, env)
+			}
+		})
+	}
+}
