@@ -162,14 +162,14 @@ func TestTourConfined(t *testing.T) {
 			for _, r := range ran {
 				os.Remove(r)
 			}
-			wantLog := "sandbox: no sandbox"
+			wantLog := "sandbox: no sandbox ("
 			switch {
 			case layers.Landlock && layers.NoExec:
-				wantLog = fmt.Sprintf("sandbox: Landlock ABI %d + seccomp", min(support.LandlockABI, 7))
+				wantLog = fmt.Sprintf("sandbox: Landlock ABI %d + seccomp (applied in ", min(support.LandlockABI, 7))
 			case layers.Landlock:
-				wantLog = fmt.Sprintf("sandbox: Landlock ABI %d\n", min(support.LandlockABI, 7))
+				wantLog = fmt.Sprintf("sandbox: Landlock ABI %d (applied in ", min(support.LandlockABI, 7))
 			case layers.NoExec:
-				wantLog = "sandbox: seccomp"
+				wantLog = "sandbox: seccomp (applied in "
 			}
 			fmt.Fprint(cs.in, "q")
 			cs.wait(t, bound)

@@ -178,12 +178,14 @@ func AwaitHandover() (h *Handover, conn *os.File, isSpare bool, err error) {
 			return fail(fmt.Errorf("spare: handover: %w", err))
 		}
 	}
+	began := time.Now()
 	applied, err := sandbox.Apply(spec)
 	if err != nil {
 		conn.Close()
 		return nil, nil, true, fmt.Errorf("spare: %w", err)
 	}
-	if _, err := fmt.Fprintf(conn, "sandbox %q\n", applied.String()); err != nil {
+	took := time.Since(began)
+	if _, err := fmt.Fprintf(conn, "sandbox %q\n", fmt.Sprintf("%s (applied in %.2f ms)", applied, took.Seconds()*1000)); err != nil {
 		conn.Close()
 		return nil, nil, true, fmt.Errorf("spare: report the sandbox: %w", err)
 	}
