@@ -296,6 +296,8 @@ func sandboxLines(info sshclass.SandboxInfo, root bool) []string {
 	}
 	if info.ModCache != "" {
 		lines = append(lines, "  source      the tours read the Go module cache "+info.ModCache+" (u, s)")
+	} else {
+		lines = append(lines, "  source      no Go module cache found ($GOMODCACHE, go env GOMODCACHE, ~/go/pkg/mod): u names the modules to download")
 	}
 	return lines
 }

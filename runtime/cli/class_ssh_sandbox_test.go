@@ -29,7 +29,8 @@ func TestSandboxLines(t *testing.T) {
 		{"off as root without run-as", sshclass.SandboxInfo{Mode: sandbox.Off, Support: full, Layers: sshclass.AllLayers()}, true,
 			[]string{"  sandbox     kubectl guard, no editor or exec plugin",
 				"              --sandbox off: no Landlock, no seccomp",
-				"  run as      root: every tour runs as root"}},
+				"  run as      root: every tour runs as root",
+				"  source      no Go module cache found"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := strings.Join(sandboxLines(tt.info, tt.root), "\n")
