@@ -30,9 +30,10 @@ import (
 // ones, whose "shell" is a fake program in a test directory and whose targets are the test's
 // own files and servers, and which must get through there).
 //
-// To extend it, add an escapeAttempt: the :k command line, what the screen shows when each
-// layer refuses it, and how an escape shows (a file appears, the screen shows a secret, the
-// fake program ran).
+// To extend it, add an escapeAttempt: the :k command line (its first three words must differ
+// from the previous attempt's: runKubectl tells the results apart by them), what the screen
+// shows when each layer refuses it, and how an escape shows (a file appears, the screen shows
+// a secret, the fake program ran).
 
 // escapeAttempt is one try at leaving the tour.
 type escapeAttempt struct {
@@ -141,7 +142,7 @@ func escapeAttempts() []escapeAttempt {
 		},
 		{
 			name:      "write into another student's session directory (--cache-dir)",
-			command:   "get ns --cache-dir=OTHER_SESSION/cache",
+			command:   "get namespaces --cache-dir=OTHER_SESSION/cache",
 			stoppedBy: fileLayers,
 			refusals:  map[string]string{"allow-list": allowRefused, "landlock": ""},
 			escaped:   func(e *escapeEnv, _ string) bool { return exists(filepath.Join(e.otherSession, "cache")) },
@@ -149,7 +150,7 @@ func escapeAttempts() []escapeAttempt {
 		},
 		{
 			name:      "write into another student's progress directory (--cache-dir)",
-			command:   "get ns --cache-dir=OTHER_STATE/cache",
+			command:   "get namespace --cache-dir=OTHER_STATE/cache",
 			stoppedBy: fileLayers,
 			refusals:  map[string]string{"allow-list": allowRefused, "landlock": ""},
 			escaped:   func(e *escapeEnv, _ string) bool { return exists(filepath.Join(e.otherState, "cache")) },
@@ -332,17 +333,38 @@ func runKubectl(p tmuxPane, args string) (int, string) {
 	p.keys(":")
 	p.run("send-keys", "-t", p.name, "-l", "k "+args)
 	p.keys("Enter")
-	// The first three words tell this command's result from the previous one's, still on the
-	// screen while this one is typed.
-	words := strings.Fields(args)
-	prefix := strings.Join(words[:min(len(words), 3)], " ")
-	screen := p.waitFor(`\$ kubectl `+regexp.QuoteMeta(prefix)+`(?s:.*)([✓✗] exit \d+|✗ not run)`, time.Minute)
-	m := regexp.MustCompile(`[✓✗] exit (\d+)`).FindStringSubmatch(screen)
-	if m == nil {
-		return -1, screen
+	// The pane's title names this command — its first three words, cut to 20 characters each
+	// to fit in a shortened title, tell it from the previous one, whose result stays on the
+	// screen while this one is typed (the attempts differ there) — and, once it is done, its
+	// exit status; the body says the same once the frame is drawn whole.
+	words := strings.Fields(args)[:min(len(strings.Fields(args)), 3)]
+	for i, w := range words {
+		words[i] = w[:min(len(w), 20)]
 	}
-	code, _ := strconv.Atoi(m[1])
-	return code, screen
+	prefix := regexp.QuoteMeta(strings.Join(words, " "))
+	done := regexp.MustCompile(`kubectl · ` + prefix + `[^\n]*· (?:exit (\d+)|(refused))`)
+	deadline := time.Now().Add(time.Minute)
+	for last := ""; ; {
+		screen := p.screen()
+		if m := done.FindStringSubmatch(screen); m != nil && screen == last {
+			body := regexp.MustCompile(`[✓✗] exit ` + m[1] + `\b`)
+			if m[2] != "" {
+				body = regexp.MustCompile(`✗ not run`)
+			}
+			if body.MatchString(screen) {
+				code, err := strconv.Atoi(m[1])
+				if err != nil {
+					code = -1
+				}
+				return code, screen
+			}
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("%s: kubectl %s did not finish within a minute; last screen:\n%s", p.name, args, screen)
+		}
+		last = screen
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // checkSandboxedTourWorks: the sandboxed tour serves its own kubectl, and u shows the upstream
