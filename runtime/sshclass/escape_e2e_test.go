@@ -79,15 +79,16 @@ func exists(path string) bool {
 	return err == nil
 }
 
+// allowRefused is what the allow-list's refusals say (the list of refusals it replaces, and
+// the allow-list: a command or flag that "does not run here", a context it does not know).
+const allowRefused = `reads or writes files on the machine|does not run here|is not a context of this run's kubeconfig|reads a file on the class host|is pinned`
+
 // escapeAttempts is the suite. The allow-list of --kubectl-no-local-files refuses file flags
 // today; `apply edit-last-applied` only once the allow-list replaces the list of refusals
 // (hasAllowList).
 func escapeAttempts() []escapeAttempt {
 	fileLayers := func(l Layers, e *escapeEnv) bool { return l.AllowList || l.Landlock }
-	const (
-		allowRefused = `(?i)refuse|not allowed|not on the list|reads or writes files on the machine`
-		denied       = `permission denied`
-	)
+	const denied = `permission denied`
 	return []escapeAttempt{
 		{
 			name:    "editor: apply edit-last-applied starts $EDITOR",
@@ -104,7 +105,7 @@ func escapeAttempts() []escapeAttempt {
 			name:      "exec credential plugin in the kubeconfig",
 			command:   "--context cred get ns",
 			stoppedBy: func(l Layers, _ *escapeEnv) bool { return l.NoExec || l.Landlock },
-			refusals:  map[string]string{"no-exec": `operation not permitted|(?i)exec.*(refus|not allowed|disabled)`, "landlock": denied},
+			refusals:  map[string]string{"no-exec": `operation not permitted|credential plugin`, "landlock": denied},
 			escaped:   func(e *escapeEnv, _ string) bool { return e.marked() > e.marksBefore },
 			harmless:  true,
 		},
@@ -293,23 +294,27 @@ func TestEscapeSuite(t *testing.T) {
 	t.Logf("attempts refused per configuration: %v", counts)
 }
 
-// refusalFor is what the screen must show for attempt a refused under layers: the refusal of
-// only, or of any layer on that stops it. Nil when none leaves a trace on the screen.
+// refusalFor is what the screen must show for attempt a refused under layers: with only, the
+// refusal of that layer; else that of any layer on (the first to refuse wins, and a layer may
+// refuse more than it must: the allow-list also refuses contexts it does not know). Nil when a
+// layer that may have stopped it leaves no trace on the screen.
 func refusalFor(a escapeAttempt, layers Layers, only string, e *escapeEnv) *regexp.Regexp {
 	var res []string
 	for name, on := range map[string]bool{"allow-list": layers.AllowList, "no-exec": layers.NoExec, "landlock": layers.Landlock} {
 		if !on || (only != "" && name != only) {
 			continue
 		}
-		alone := Layers{AllowList: name == "allow-list", NoExec: name == "no-exec", Landlock: name == "landlock"}
-		if !a.stoppedBy(alone, e) {
-			continue
-		}
 		re, ok := a.refusals[name]
-		if !ok || re == "" {
+		if name == "allow-list" && !ok {
+			re, ok = allowRefused, true
+		}
+		alone := Layers{AllowList: name == "allow-list", NoExec: name == "no-exec", Landlock: name == "landlock"}
+		if a.stoppedBy(alone, e) && (!ok || re == "") {
 			return nil // this layer may be the one that stopped it, silently
 		}
-		res = append(res, "(?:"+re+")")
+		if ok && re != "" {
+			res = append(res, "(?:"+re+")")
+		}
 	}
 	if len(res) == 0 {
 		return nil
