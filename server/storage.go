@@ -121,7 +121,7 @@ func (st *storageState) startEtcd(ctx context.Context, o Options, workDir string
 	if err := checkDataDir(st.dataDir); err != nil {
 		return fmt.Errorf("--data-dir %s: %w", st.dataDir, err)
 	}
-	e, err := startEmbeddedEtcd(ctx, st.dataDir, temp, o.LogOutput)
+	e, err := startEmbeddedEtcd(ctx, st.dataDir, temp, o.LogOutput, o.EtcdClientPort, o.EtcdPeerPort)
 	if err != nil {
 		return err
 	}
@@ -181,16 +181,20 @@ func checkDataDir(dir string) error {
 	return os.Remove(name)
 }
 
-// startEmbeddedEtcd starts a single-member etcd on two free loopback ports and waits until it
-// serves. A single member still waits an election timeout before leading, so ticks are short.
-func startEmbeddedEtcd(ctx context.Context, dataDir string, temp bool, logOut io.Writer) (*embed.Etcd, error) {
-	clientPort, err := freePort()
-	if err != nil {
-		return nil, fmt.Errorf("embedded etcd: client port: %w", err)
+// startEmbeddedEtcd starts a single-member etcd on two loopback ports — clientPort and
+// peerPort, or free ones where they are 0 — and waits until it serves. A single member still
+// waits an election timeout before leading, so ticks are short.
+func startEmbeddedEtcd(ctx context.Context, dataDir string, temp bool, logOut io.Writer, clientPort, peerPort int) (*embed.Etcd, error) {
+	var err error
+	if clientPort == 0 {
+		if clientPort, err = freePort(); err != nil {
+			return nil, fmt.Errorf("embedded etcd: client port: %w", err)
+		}
 	}
-	peerPort, err := freePort()
-	if err != nil {
-		return nil, fmt.Errorf("embedded etcd: peer port: %w", err)
+	if peerPort == 0 {
+		if peerPort, err = freePort(); err != nil {
+			return nil, fmt.Errorf("embedded etcd: peer port: %w", err)
+		}
 	}
 	cfg := embed.NewConfig()
 	cfg.Name = "kubewalk"

@@ -18,7 +18,7 @@ func TestRootWarning(t *testing.T) {
 		lang, what string
 		want       []string
 	}{
-		{0, "en", "ssh", []string{"kubewalk: WARNING: running as root.", "Every student's tour runs as root", "dedicated unprivileged account"}},
+		{0, "en", "ssh", []string{"kubewalk: WARNING: running as root.", "every student's tour runs as the --run-as user (nobody by default), sandboxed", "dedicated unprivileged account"}},
 		{0, "en", "host", []string{"kubewalk: WARNING: running as root.", "class endpoint", "ordinary user"}},
 		{0, "zh-CN", "ssh", []string{"kubewalk: 警告：正在以 root 身份运行", "专门的非特权账户"}},
 		{0, "zh-CN", "host", []string{"kubewalk: 警告：正在以 root 身份运行", "普通用户"}},

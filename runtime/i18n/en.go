@@ -489,6 +489,7 @@ type Strings struct {
 	CLIClassNeedsTerminal string
 	CLIRootClassSSH       string
 	CLIRootClassHost      string
+	CLISandboxMissing     string // %s: what the kernel lacks
 	PlainFollowNoKeys     string
 	PlainFollowTo         string // %s: the instructor's checkpoint
 	PlainFollowWaiting    string // %s: the class's title
@@ -1177,8 +1178,9 @@ func english() Strings {
 		CLIJoinRefused:        "join %s: %v",
 		CLIJoinWrongCode:      "join %s: wrong join code — copy it again from the join line on the instructor's screen and run kubewalk join once more",
 		CLIClassNeedsTerminal: "class host needs a terminal to step through the tour: run it in one, or add --auto to run the walkthrough on its own (the students follow every checkpoint)",
-		CLIRootClassSSH:       "WARNING: running as root. Every student's tour runs as root; its kubectl refuses local files, but that is a list of refusals, not a sandbox: run the class as a dedicated unprivileged account (sudo -u kubewalk-class kubewalk class ssh …), see docs/classroom.md",
+		CLIRootClassSSH:       "WARNING: running as root. The class's SSH server runs as root; every student's tour runs as the --run-as user (nobody by default), sandboxed. Running the class as a dedicated unprivileged account keeps the SSH server off root too (sudo -u kubewalk-class kubewalk class ssh …), see docs/classroom.md",
 		CLIRootClassHost:      "WARNING: running as root. The class endpoint that students, and anyone on its network, connect to runs as root; run class host as your ordinary user",
+		CLISandboxMissing:     "--sandbox auto: this kernel has no %s; the students' tours run without it (--sandbox require refuses to start then), see docs/classroom.md",
 		PlainFollowNoKeys:     "kubewalk: a plain transcript that follows the class: there are no keys here (no D to detach, no ! for stuck); Ctrl-C leaves",
 		PlainFollowTo:         "⇢ the instructor is at %s: running there",
 		PlainFollowWaiting:    "⇢ following %s: waiting for the instructor to move on",

@@ -37,6 +37,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/kubewalk/kubewalk/runtime/ratelimit"
+	"github.com/kubewalk/kubewalk/runtime/sandbox"
 )
 
 // DefaultListen is where a class listens unless told otherwise: loopback only. Open it to the
@@ -113,6 +114,20 @@ type Config struct {
 	// open one. Zero takes the defaults (see gate.go).
 	MaxPending, MaxPendingPerIP int
 	AuthDeadline                time.Duration
+	// RunAs, if set, is the unprivileged user every tour runs as (the class must run as root,
+	// or as that user). See confine.go for it and the following fields.
+	RunAs *RunAs
+	// Sandbox is how much of the OS sandbox (Landlock, seccomp) the class insists on; "" is
+	// sandbox.Auto.
+	Sandbox sandbox.Mode
+	// Layers turns a student's layers off one by one (tests); nil is AllLayers.
+	Layers *Layers
+	// ModCache is the Go module cache the tours read for u and s; "" is ResolveModCache's.
+	ModCache string
+	// TourHasFlag reports whether the tour command of Executable has a flag (by name): the
+	// class passes its optional flags (--kubectl-unguarded, --kubectl-no-exec-plugins) only
+	// then. Nil: it has none of them.
+	TourHasFlag func(name string) bool
 }
 
 // DefaultPasswordLimit: 10 wrong passwords from one address, then one every 6 s (a class behind
@@ -138,6 +153,8 @@ type Server struct {
 	reaper *reaper         // orphans the subreaper inherits
 	pwTry  *ratelimit.Limiter
 	pwSeen atomic.Int64 // passwords checked (not refused unchecked): for the tests
+
+	confine *confinement // the layers around every tour (confine.go)
 
 	ctx    context.Context // ended by Close: every session stops
 	cancel context.CancelFunc
@@ -307,6 +324,13 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--listen %s: %w", cfg.Listen, err)
 	}
+	if s.cfg.ModCache == "" {
+		s.cfg.ModCache = ResolveModCache()
+	}
+	if s.confine, err = newConfinement(s.cfg); err != nil {
+		ln.Close()
+		return nil, err
+	}
 	s.ln = ln
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s, nil
@@ -366,8 +390,14 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 	s.ssh.Close()
 	s.reaper.close()
+	if err == nil {
+		s.confine.close()
+	}
 	return err
 }
+
+// Sandbox says how the students' tours are confined.
+func (s *Server) Sandbox() SandboxInfo { return s.confine.info }
 
 // WarmSpares is the number of spares ready for the next sessions.
 func (s *Server) WarmSpares() int {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/sandbox"
 )
 
 // middleware is the session handler chain, in wish.WithMiddleware's order: the last runs first.
@@ -323,8 +325,22 @@ func (s *Server) runTour(sess ssh.Session) int {
 }
 
 // handOver gives the session a tour process: a warm spare if one is ready (and still alive),
-// else one started now. The terminal gets the client's size before the tour starts.
+// else one started now. The terminal gets the client's size before the tour starts. The tour
+// gets three ports of its own, its progress directory and the module cache as descriptors, and
+// its sandbox.
 func (s *Server) handOver(sess ssh.Session, ptyReq ssh.Pty, user, state string) (*spare, bool, error) {
+	c := s.confine
+	userDir, err := c.userDir(state)
+	if err != nil {
+		return nil, false, err
+	}
+	defer userDir.Close() // the spare has its own descriptor once it is sent
+	dirs := []*os.File{userDir}
+	handed := []HandedDir{{Env: "XDG_STATE_HOME", Write: true}}
+	if c.modCache != nil {
+		dirs = append(dirs, c.modCache)
+		handed = append(handed, HandedDir{Env: "GOMODCACHE"})
+	}
 	for try := 0; ; try++ {
 		var sp *spare
 		warm := false
@@ -333,14 +349,20 @@ func (s *Server) handOver(sess ssh.Session, ptyReq ssh.Pty, user, state string) 
 			warm = sp != nil
 		}
 		if sp == nil {
-			var err error
 			if sp, err = s.startSpare(); err != nil {
 				return nil, false, err
 			}
 		}
+		ports, err := c.sessionPorts()
+		if err != nil {
+			s.discard(sp)
+			return nil, false, err
+		}
+		sp.holdPorts(ports)
 		_ = pty.Setsize(sp.ptmx, winsize(ptyReq.Window))
-		h := Handover{Args: s.childArgs(user, sp.dir), Env: s.childEnv(sess.Environ(), ptyReq.Term, sp.dir, state), Dir: sp.dir}
-		err := sp.handover(h)
+		h := Handover{Args: s.childArgs(user, sp.dir, ports), Env: s.childEnv(sess.Environ(), ptyReq.Term, sp.dir, state),
+			Dir: sp.dir, Dirs: handed, Sandbox: c.spec(sp.dir, ports)}
+		err = sp.handover(h, dirs)
 		if err == nil {
 			return sp, warm, nil
 		}
@@ -352,9 +374,10 @@ func (s *Server) handOver(sess ssh.Session, ptyReq ssh.Pty, user, state string) 
 	}
 }
 
-// childArgs are the tour's arguments: a server on an unused loopback port, its kubeconfig and
-// log in the session's directory.
-func (s *Server) childArgs(user, dir string) []string {
+// childArgs are the tour's arguments: a server on the loopback ports chosen for it (the only
+// ones its sandbox lets it bind), its kubeconfig and log in the session's directory, and the
+// kubectl layers (see Layers).
+func (s *Server) childArgs(user, dir string, ports [3]int) []string {
 	var args []string
 	if f := s.cfg.Follow; f != nil {
 		args = []string{"join", f.Addr, "--code", f.Code, "--name", user}
@@ -362,7 +385,17 @@ func (s *Server) childArgs(user, dir string) []string {
 		args = []string{"tour"}
 	}
 	// The student is not this machine's user: the tour's kubectl must not read its files.
-	args = append(args, "--kubectl-no-local-files", "--secure-port", "0", "--bind-address", "127.0.0.1",
+	layers := s.confine.info.Layers
+	if layers.AllowList {
+		args = append(args, "--kubectl-no-local-files")
+	} else if s.confine.hasFlag(flagUnguarded) {
+		args = append(args, "--"+flagUnguarded)
+	}
+	if layers.NoExec && s.confine.hasFlag(flagNoExecPlugins) {
+		args = append(args, "--"+flagNoExecPlugins)
+	}
+	args = append(args, "--secure-port", strconv.Itoa(ports[0]), "--etcd-client-port", strconv.Itoa(ports[1]),
+		"--etcd-peer-port", strconv.Itoa(ports[2]), "--bind-address", "127.0.0.1",
 		"--kubeconfig", filepath.Join(dir, "kubeconfig"), "--log-file", filepath.Join(dir, "kubewalk.log"))
 	return append(args, s.cfg.Args...)
 }
@@ -376,8 +409,11 @@ var clientVars = map[string]bool{"LANG": true, "LANGUAGE": true, "LC_ALL": true,
 	"LC_CTYPE": true, "COLORTERM": true, "NO_COLOR": true}
 
 // childEnv is the tour's whole environment: nothing of the class server's own but PATH, the
-// session's directory as HOME, TMPDIR and XDG_RUNTIME_DIR, the student's XDG_STATE_HOME, the
-// terminal type and locale from the client, then Config.Env.
+// session's directory as HOME, TMPDIR and XDG_RUNTIME_DIR, the terminal type and locale from
+// the client, with the no-exec layer editor and pager variables that name no program, then
+// Config.Env. XDG_STATE_HOME (the student's progress) and GOMODCACHE are set by the spare to
+// the directories handed over as descriptors; state is their path on the class host, for the
+// record.
 func (s *Server) childEnv(client []string, term, dir, state string) []string {
 	path := os.Getenv("PATH")
 	if path == "" {
@@ -388,6 +424,9 @@ func (s *Server) childEnv(client []string, term, dir, state string) []string {
 	}
 	env := []string{"PATH=" + path, "HOME=" + dir, "TMPDIR=" + dir, "XDG_RUNTIME_DIR=" + dir,
 		"XDG_STATE_HOME=" + state, "TERM=" + term}
+	if s.confine.info.ModCache != "" {
+		env = append(env, "GOMODCACHE="+s.confine.info.ModCache)
+	}
 	locale := false
 	for _, kv := range client {
 		k, v, _ := strings.Cut(kv, "=")
@@ -398,6 +437,9 @@ func (s *Server) childEnv(client []string, term, dir, state string) []string {
 	}
 	if !locale {
 		env = append(env, "LANG=C.UTF-8") // the screens draw box characters
+	}
+	if s.confine.info.Layers.NoExec {
+		env = append(env, sandbox.RefusingEnv()...)
 	}
 	return append(env, s.cfg.Env...)
 }
@@ -537,7 +579,13 @@ func groupAlive(pgid int) bool {
 // keepLog copies the log of a tour that failed to the class's logs/ directory before its
 // directory is removed, and returns where it is kept ("" if it could not be).
 func (s *Server) keepLog(id int64, user, log string) string {
-	b, err := os.ReadFile(log)
+	// The tour may run as another user, who owns its directory: never follow a link there.
+	f, err := os.OpenFile(log, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return ""
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 64<<20))
+	f.Close()
 	if err != nil {
 		return ""
 	}
