@@ -41,14 +41,14 @@ type Store struct {
 	// Notifications are rate-limited: at most one per notifyInterval, the first at once,
 	// the rest together at the end of the interval. Waking a subscriber's goroutine on each
 	// request puts it in the request's way on a small machine.
-	pendingID   string // the one trace changed since the last notification, "" for several
-	pending     bool
+	pendingID string // the one trace changed since the last notification, "" for several
+	pending   bool
 	// The same for the learner's traces only, for SubscribeLearner.
 	pendingLearnerID string
 	pendingLearner   bool
-	scheduled   bool // a trailing notification is due
-	lastNotify  time.Time
-	notifyTimer *time.Timer
+	scheduled        bool // a trailing notification is due
+	lastNotify       time.Time
+	notifyTimer      *time.Timer
 }
 
 // notifyInterval is the shortest time between two notifications to subscribers: a view at 60
