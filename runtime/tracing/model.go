@@ -106,6 +106,9 @@ type Trace struct {
 	Name        string `json:"name,omitempty"`
 	LongRunning bool   `json:"longRunning,omitempty"`
 	UserAgent   string `json:"userAgent,omitempty"`
+	// Command is the kubectl command that sent the request ("kubectl explain"), from its
+	// Kubectl-Command header; "" for other clients.
+	Command string `json:"command,omitempty"`
 
 	// Who: the authenticated user (the impersonated one when --as was used; Impersonator is
 	// then the real user).
