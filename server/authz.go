@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	authzunion "k8s.io/apiserver/pkg/authorization/union"
@@ -107,9 +108,10 @@ func (a *authzState) stop() {
 // ClusterRole, RoleBinding or ClusterRoleBinding added, changed or deleted — once the informer
 // cache the authorizer reads holds it: a decision asked for from fn (a SubjectAccessReview)
 // sees the change. Nothing is polled: fn rides on the watches the informers already hold.
-// fn runs on an informer goroutine and must return quickly. Registering replays the objects
-// already cached as adds. The returned func unregisters fn. It fails until the authz phase has
-// run, and once the server is closed.
+// fn runs on an informer goroutine and must return quickly. It is not called for the objects
+// already cached when it registers, nor on the informers' periodic resync, which change
+// nothing. The returned func unregisters fn. It fails until the authz phase has run, and once
+// the server is closed.
 func (s *Server) OnAuthorizationChange(fn func()) (remove func(), err error) {
 	s.mu.Lock()
 	closed, authzDone := s.closed, s.next > slices.Index(Phases(), PhaseAuthz)
@@ -121,9 +123,20 @@ func (s *Server) OnAuthorizationChange(fn func()) (remove func(), err error) {
 	case !authzDone || a == nil || a.informers == nil:
 		return nil, errors.New("authorization changes: the authz phase has not built the RBAC informers yet")
 	}
-	handler := cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { fn() },
-		UpdateFunc: func(any, any) { fn() },
+	handler := cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(_ any, initial bool) {
+			if !initial {
+				fn()
+			}
+		},
+		UpdateFunc: func(old, obj any) {
+			o, err1 := meta.Accessor(old)
+			n, err2 := meta.Accessor(obj)
+			if err1 == nil && err2 == nil && o.GetResourceVersion() == n.GetResourceVersion() {
+				return // a resync: nothing changed
+			}
+			fn()
+		},
 		DeleteFunc: func(any) { fn() },
 	}
 	rbacInformers := a.informers.Rbac().V1()

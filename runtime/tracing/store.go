@@ -542,6 +542,14 @@ func (s *Store) notifyLocked(e *entry) {
 	}
 }
 
+// LearnerNotifyPending reports whether a change to one of the learner's traces waits to be
+// told to the subscribers (notifications are spaced by 10 ms).
+func (s *Store) LearnerNotifyPending() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pendingLearner
+}
+
 // trailingNotify delivers what changed since the last notification.
 func (s *Store) trailingNotify() {
 	s.mu.Lock()
