@@ -60,9 +60,11 @@ func choice(id, phase, needs string) lessons.Exercise {
 func TestTrackerStates(t *testing.T) {
 	srv := &fakeServer{next: server.PhaseConfig}
 	var done []string
+	hinted := 0
 	tr := exercises.NewTracker(exercises.Options{Server: srv,
 		Exercises: []lessons.Exercise{choice("a", "authn", ""), choice("b", "authz", "serve")},
-		OnDone:    func(id, why string) { done = append(done, id+": "+why) }})
+		OnDone:    func(id, why string) { done = append(done, id+": "+why) },
+		OnHint:    func(string, int) { hinted++ }})
 	ctx := context.Background()
 	state := func(id string) exercises.State { st, _ := tr.Get(id); return st.State }
 
@@ -104,6 +106,13 @@ func TestTrackerStates(t *testing.T) {
 	}
 	if len(done) != 1 || done[0] != "a: because b" {
 		t.Errorf("OnDone calls: %q", done)
+	}
+	// A hint asked for on a done exercise is neither shown nor counted.
+	if st, err := tr.RevealHint("a"); err != nil || st.Hints != 0 || hinted != 0 {
+		t.Errorf("hint on a done exercise: %d shown, OnHint called %d times, err %v; want 0, 0", st.Hints, hinted, err)
+	}
+	if st, _ := tr.RevealHint("b"); st.Hints != 1 || hinted != 1 {
+		t.Errorf("hint on an open exercise: %d shown, OnHint called %d times; want 1, 1", st.Hints, hinted)
 	}
 }
 

@@ -283,6 +283,7 @@ type Strings struct {
 	ExAnswerPrompt, ExAnswerHint                            string
 	NoteExLocked                                            string // %s: the phase
 	NoteExDone, NoteExAllHints, NoteExRight, NoteExNoAnswer string
+	NoteExDoneHints                                         string
 	NoteExWrong                                             string // %s: what was wrong
 	NoteExNoChoice                                          string // %d: the number pressed
 	NoteExHintFailed, NoteExAnswerFailed                    string // %s: the error
@@ -993,6 +994,7 @@ func english() Strings {
 		NoteExLocked:       "this exercise opens when the walkthrough reaches %s",
 		NoteExDone:         "this exercise is done already",
 		NoteExAllHints:     "every hint is shown",
+		NoteExDoneHints:    "this exercise is done: no more hints are counted for it",
 		NoteExRight:        "✓ right",
 		NoteExNoAnswer:     "this exercise is checked on the live server: there is nothing to type",
 		NoteExWrong:        "✗ not yet: %s",

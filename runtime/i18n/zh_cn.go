@@ -485,6 +485,7 @@ func zhCN() map[string]string {
 		"NoteExLocked":       "这个练习在逐步讲解到达 %s 时开放",
 		"NoteExDone":         "这个练习已经完成",
 		"NoteExAllHints":     "所有提示都已显示",
+		"NoteExDoneHints":    "这个练习已经完成：不再为它计入提示",
 		"NoteExRight":        "✓ 正确",
 		"NoteExNoAnswer":     "这个练习在运行中的服务器上检查，无需输入",
 		"NoteExWrong":        "✗ 还不对：%s",
