@@ -352,6 +352,7 @@ type Strings struct {
 	CLINoProgress       string // %v
 	CLILessonsHeader    string // PHASE, STEPS, PROGRESS, EXERCISES, LESSON, tab-separated
 	CLILessonDone       string
+	CLIExercisesHeading string
 	CLIGlossaryHeader   string // ENGLISH, CHINESE, tab-separated
 	CLICrashedNoLog     string // %s: how
 	CLICrashed          string // %s how, %s log path
@@ -1063,6 +1064,7 @@ func english() Strings {
 		CLINoProgress:       "warning: %v; showing no progress",
 		CLILessonsHeader:    "PHASE\tSTEPS\tPROGRESS\tEXERCISES\tLESSON",
 		CLILessonDone:       "done",
+		CLIExercisesHeading: "Exercises (✓ done, ○ not yet; kubewalk tour, then :exercises, to do them):",
 		CLIGlossaryHeader:   "ENGLISH\tCHINESE",
 		CLICrashedNoLog:     "kubewalk crashed (%s) before it opened its log; its error output, if any, is above",
 		CLICrashed:          "kubewalk crashed (%s); the log is at %s",

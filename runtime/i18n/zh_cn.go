@@ -554,6 +554,7 @@ func zhCN() map[string]string {
 		"CLINoProgress":       "警告：%v；不显示学习进度",
 		"CLILessonsHeader":    "阶段\t步骤数\t进度\t练习\t课程",
 		"CLILessonDone":       "已完成",
+		"CLIExercisesHeading": "练习（✓ 已完成，○ 未完成；运行 kubewalk tour 后用 :exercises 去做）：",
 		"CLIGlossaryHeader":   "ENGLISH\t中文",
 		"CLICrashedNoLog":     "kubewalk 在打开日志之前就崩溃了（%s）；如有错误输出，见上方",
 		"CLICrashed":          "kubewalk 崩溃了（%[1]s）；日志位于 %[2]s",
