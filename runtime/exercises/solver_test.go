@@ -327,6 +327,16 @@ func TestSolver(t *testing.T) {
 			} else if e.Check.Kind == lessons.CheckAnswer || e.Check.Kind == lessons.CheckChoice {
 				t.Fatalf("no fact in the solver test checks this %s exercise's answer against the server: add one to facts", e.Check.Kind)
 			}
+			if e.Check.Kind == lessons.CheckAnswer {
+				// Whichever accepted form the learner types, the why reads well.
+				for _, a := range e.Check.Accept {
+					res, err := exercises.NewChecker(s, nil).Answer(ctx, e, a)
+					if err != nil || !res.Passed {
+						t.Fatalf("accepted answer %q: %+v, %v", a, res, err)
+					}
+					whyReads(t, exercises.Why(e, res.Detail))
+				}
+			}
 			if e.Typed() {
 				st, err := tr.Answer(ctx, e.ID, answer)
 				if err != nil {
@@ -335,10 +345,12 @@ func TestSolver(t *testing.T) {
 				if st.State != exercises.Done {
 					t.Fatalf("answer %q: not done (%s)", answer, st.LastTry)
 				}
+				whyReads(t, st.Why)
 				t.Logf("%-28s %-13s %d near miss(es) refused; %d command(s), answered %q; passed: %s", e.ID, e.Check.Kind, len(e.NearMisses), commands, answer, st.Why)
 				return
 			}
 			st = waitDone(t, tr, e.ID)
+			whyReads(t, st.Why)
 			t.Logf("%-28s %-13s %d near miss(es) refused; %d command(s); passed: %s", e.ID, e.Check.Kind, len(e.NearMisses), commands, st.Why)
 		})
 	}
@@ -346,6 +358,24 @@ func TestSolver(t *testing.T) {
 }
 
 var _ exercises.Server = (*server.Server)(nil)
+
+// whyReads fails the test when a why line is not prose a learner reads: a raw JSONPath
+// ({.metadata...}), a placeholder left in, or a word said twice in a row ("RoleBinding
+// RoleBinding alice-configmaps").
+func whyReads(t *testing.T, why string) {
+	t.Helper()
+	for _, raw := range []string{"{.", "}=", "{detail}", `\.`} {
+		if strings.Contains(why, raw) {
+			t.Errorf("why %q holds %q", why, raw)
+		}
+	}
+	words := strings.Fields(why)
+	for i := 1; i < len(words); i++ {
+		if strings.EqualFold(strings.Trim(words[i], ".,:;()"), strings.Trim(words[i-1], ".,:;()")) {
+			t.Errorf("why %q says %q twice", why, words[i])
+		}
+	}
+}
 
 // answerAccepts reports whether truth is a right answer to typed exercise e.
 func answerAccepts(e lessons.Exercise, truth string) bool {
