@@ -18,16 +18,30 @@ import (
 // op is one second of that idleness. It reports the requests the server received per minute
 // (req/min: all of them, the server's own loopback included; check-req/min: the exercise
 // checks'), and the CPU the whole process spent (cpu-%: user + system time over wall time,
-// server and etcd included; 100 is one core).
+// server and etcd included; 100 is one core). tracker=off is the same server with no tracker:
+// the floor an idle server costs by itself.
 //
 //	go test ./runtime/exercises -run '^$' -bench IdleTour -benchtime 30x
 func BenchmarkIdleTour(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		name := "tracker=off"
+		if on {
+			name = "tracker=on"
+		}
+		b.Run(name, func(b *testing.B) { idleTour(b, on) })
+	}
+}
+
+func idleTour(b *testing.B, tracker bool) {
 	s, store := liveServer(b)
-	tr := exercises.NewTracker(exercises.Options{Exercises: neverPassing(b), Server: s, Store: store})
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); tr.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	defer cancel()
+	if tracker {
+		tr := exercises.NewTracker(exercises.Options{Exercises: neverPassing(b), Server: s, Store: store})
+		done := make(chan struct{})
+		go func() { defer close(done); tr.Run(ctx) }()
+		defer func() { cancel(); <-done }()
+	}
 	admin := clientAs(b, s, "admin")
 	timeout := int64(1)
 	w, err := admin.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{TimeoutSeconds: &timeout})
