@@ -31,7 +31,7 @@ func TestFollowPastServe(t *testing.T) {
 		{step(0, "apimachinery/typemeta"), true, step(0, "apimachinery/typemeta")},
 		{step(3, "apimachinery/bytes"), true, step(3, "apimachinery/bytes")},
 		{step(1, "apimachinery/scheme"), false, step(3, "apimachinery/bytes")}, // the instructor went back
-		{served, false, step(3, "apimachinery/bytes")},                          // and left the track
+		{served, false, step(3, "apimachinery/bytes")},                         // and left the track
 		{step(4, "own-group/register"), true, step(4, "own-group/register")},
 	} {
 		if got := h.Publish(tc.publish); got != tc.moves {
