@@ -241,6 +241,33 @@ func (s *Server) KubeconfigNote() string { return s.kubeconfigNote }
 // clusterName is the kubeconfig cluster entry's name.
 const clusterName = "kubewalk"
 
+// Two contexts of the kubeconfig name no user: they reach the server the way a client that
+// has no credentials, or a wrong one, does — from kubectl in another terminal and from the
+// tour's own kubectl alike (a student of class ssh may not pass --token or skip the
+// kubeconfig).
+const (
+	// ContextAnonymous carries no credentials at all: client-go sends none, and the anonymous
+	// authenticator answers as system:anonymous on /healthz, /livez, /readyz and /version
+	// (401 on any other path).
+	ContextAnonymous = "anonymous"
+	// ContextBadToken carries a bearer token that no authenticator knows (random per run,
+	// never in the token map): authentication fails and the answer is 401, on every path.
+	ContextBadToken = "badtoken"
+)
+
+// Contexts returns the kubeconfig's context names in order: one per identity, then anonymous
+// and badtoken; nil before the authn phase has run.
+func (s *Server) Contexts() []string {
+	if s.an == nil {
+		return nil
+	}
+	var out []string
+	for _, id := range s.an.identities {
+		out = append(out, id.Context)
+	}
+	return append(out, ContextAnonymous, ContextBadToken)
+}
+
 // kubeconfig builds the client configuration for every identity, one context each.
 func (s *Server) kubeconfig() *clientcmdapi.Config {
 	cfg := clientcmdapi.NewConfig()
@@ -259,6 +286,18 @@ func (s *Server) kubeconfig() *clientcmdapi.Config {
 		kctx.AuthInfo = id.Context
 		kctx.Namespace = "default"
 		cfg.Contexts[id.Context] = kctx
+	}
+	// anonymous: a user entry without credentials (client-go then sends none and never asks
+	// for any: kubectl offers no password prompt); badtoken: only the unknown token.
+	bad := clientcmdapi.NewAuthInfo()
+	bad.Token = s.an.badToken
+	for name, auth := range map[string]*clientcmdapi.AuthInfo{ContextAnonymous: clientcmdapi.NewAuthInfo(), ContextBadToken: bad} {
+		cfg.AuthInfos[name] = auth
+		kctx := clientcmdapi.NewContext()
+		kctx.Cluster = clusterName
+		kctx.AuthInfo = name
+		kctx.Namespace = "default"
+		cfg.Contexts[name] = kctx
 	}
 	cfg.CurrentContext = "admin"
 	marker, _ := json.Marshal(runMarker{PID: os.Getpid(), Run: s.runID})
