@@ -20,7 +20,9 @@ func lastID() string {
 }
 
 // servedAt is the place of the serving server, on track step step ("" none).
-func servedAt(step string) ClassPlace { return ClassPlace{Checkpoint: lastID(), Served: true, Step: step} }
+func servedAt(step string) ClassPlace {
+	return ClassPlace{Checkpoint: lastID(), Served: true, Step: step}
+}
 
 // TestFollowReachesServing: when the instructor's server serves (E ran through serve without a
 // pause), a following student's server runs to the end too — not to the last checkpoint, where
@@ -177,7 +179,11 @@ func TestAssignCommand(t *testing.T) {
 		}
 		hs.keys("esc")
 		hs.typeLine("assign authz-bob-cm")
-		hs.until("assigned", func() bool { h.mu.Lock(); defer h.mu.Unlock(); return slices.Equal(h.assigned, []string{"authz-bob-cm"}) })
+		hs.until("assigned", func() bool {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			return slices.Equal(h.assigned, []string{"authz-bob-cm"})
+		})
 		hs.typeLine("assign -")
 		hs.until("taken back", func() bool { h.mu.Lock(); defer h.mu.Unlock(); return len(h.assigned) == 2 && h.assigned[1] == "" })
 	}
