@@ -113,6 +113,6 @@ func (a *authnState) describe(n *Node) {
 		ids.Add(ContextBadToken, "bearer token "+maskToken(a.badToken)+", in no authenticator's map: 401")
 	}
 	if a.final != nil {
-		ids.Add(ContextAnonymous, "no credentials: system:anonymous on "+strings.Join(anonymousPaths, ", ")+"; 401 elsewhere")
+		ids.Add(ContextAnonymous, "no certificate, no token: system:anonymous on "+strings.Join(anonymousPaths, ", ")+"; 401 elsewhere")
 	}
 }

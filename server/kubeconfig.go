@@ -246,14 +246,21 @@ const clusterName = "kubewalk"
 // tour's own kubectl alike (a student of class ssh may not pass --token or skip the
 // kubeconfig).
 const (
-	// ContextAnonymous carries no credentials at all: client-go sends none, and the anonymous
-	// authenticator answers as system:anonymous on /healthz, /livez, /readyz and /version
-	// (401 on any other path).
+	// ContextAnonymous carries no certificate and no token: the anonymous authenticator
+	// answers, as system:anonymous, on /healthz, /livez, /readyz and /version (401 on any
+	// other path). Its user entry holds only a user name, anonymousUsername, with no password:
+	// an entry with nothing at all would make kubectl (which still offers the deprecated
+	// basic-auth prompt) ask for a user name and password on its stdin — the terminal, or the
+	// tour's own screen. kubectl sends the name as HTTP basic auth, which kube-apiserver has
+	// not read since 1.19 and no authenticator of this server reads either.
 	ContextAnonymous = "anonymous"
 	// ContextBadToken carries a bearer token that no authenticator knows (random per run,
 	// never in the token map): authentication fails and the answer is 401, on every path.
 	ContextBadToken = "badtoken"
 )
+
+// anonymousUsername is the anonymous context's user name, which no authenticator reads.
+const anonymousUsername = "anonymous"
 
 // Contexts returns the kubeconfig's context names in order: one per identity, then anonymous
 // and badtoken; nil before the authn phase has run.
@@ -287,11 +294,12 @@ func (s *Server) kubeconfig() *clientcmdapi.Config {
 		kctx.Namespace = "default"
 		cfg.Contexts[id.Context] = kctx
 	}
-	// anonymous: a user entry without credentials (client-go then sends none and never asks
-	// for any: kubectl offers no password prompt); badtoken: only the unknown token.
+	// anonymous: a user name only (see ContextAnonymous); badtoken: only the unknown token.
+	anon := clientcmdapi.NewAuthInfo()
+	anon.Username = anonymousUsername
 	bad := clientcmdapi.NewAuthInfo()
 	bad.Token = s.an.badToken
-	for name, auth := range map[string]*clientcmdapi.AuthInfo{ContextAnonymous: clientcmdapi.NewAuthInfo(), ContextBadToken: bad} {
+	for name, auth := range map[string]*clientcmdapi.AuthInfo{ContextAnonymous: anon, ContextBadToken: bad} {
 		cfg.AuthInfos[name] = auth
 		kctx := clientcmdapi.NewContext()
 		kctx.Cluster = clusterName

@@ -264,7 +264,8 @@ func (c *trackedConn) Close() error {
 }
 
 // RESTConfig returns a client configuration for one kubeconfig context ("admin", "alice",
-// "bob", "anonymous", "badtoken") once the authn phase has run; "" is "anonymous".
+// "bob", "anonymous", "badtoken") once the authn phase has run; "" sends no credentials at
+// all.
 func (s *Server) RESTConfig(contextName string) (*rest.Config, error) {
 	if s.c == nil || s.an == nil {
 		return nil, errors.New("RESTConfig: the config and authn phases have not run")
@@ -276,7 +277,10 @@ func (s *Server) RESTConfig(contextName string) (*rest.Config, error) {
 		Burst:           1000,
 	}
 	switch contextName {
-	case "", ContextAnonymous:
+	case "":
+		return cfg, nil
+	case ContextAnonymous:
+		cfg.Username = anonymousUsername // as the kubeconfig has it
 		return cfg, nil
 	case ContextBadToken:
 		cfg.BearerToken = s.an.badToken
