@@ -118,8 +118,8 @@ func (f *follower) news(o Options, st ClassState) {
 }
 
 // next waits, after the stop at checkpoint cur, until the instructor is further on and
-// returns the target that runs there: the instructor's checkpoint, or the end once the
-// instructor's server serves. It returns NextCheckpoint at the last checkpoint (the server
+// returns the target that runs there: the instructor's checkpoint, or the last one once the
+// instructor's server serves (the walk goes on to serve from there). It returns NextCheckpoint at the last checkpoint (the server
 // goes on to serve) and once the student has left the class or the class has ended (the
 // transcript runs on to the end), and ctx's error when ctx ends.
 func (f *follower) next(ctx context.Context, o Options, cur string) (engine.Target, error) {
@@ -137,8 +137,10 @@ func (f *follower) next(ctx context.Context, o Options, cur string) (engine.Targ
 			return engine.NextCheckpoint(), nil
 		}
 		if st.Instructor.Served {
+			// Through the last checkpoint, which the transcript prints like any other; from
+			// there it goes on to serve.
 			fmt.Fprintf(o.Out, "\n%s\n", f.tr.PlainFollowServing)
-			return engine.ToEnd(), nil
+			return engine.ToCheckpoint(all[len(all)-1].ID()), nil
 		}
 		if to := checkpointIndex(st.Instructor.Checkpoint); to > at {
 			fmt.Fprintf(o.Out, "\n%s\n", fmt.Sprintf(f.tr.PlainFollowTo, st.Instructor.Checkpoint))

@@ -127,6 +127,8 @@ type Server struct {
 	sessions map[int64]*SessionInfo
 
 	logMu sync.Mutex
+
+	goodbyeWait time.Duration // test hook: the goodbye screen's time, if not GoodbyeWait
 }
 
 // SessionInfo describes a running session.
