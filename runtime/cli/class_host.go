@@ -32,9 +32,11 @@ func newClassHostCommand(stdout, stderr io.Writer, sess *session) *cobra.Command
 		Short: "Lead a class: your tour, and students' tours that follow it (kubewalk join)",
 		Long: `class host runs your tour as usual and a class endpoint beside it. Each student runs
 "kubewalk join ADDR --code CODE" (the line stays on your screen): they get a tour with a
-live server of their own that runs forward to every checkpoint you reach. :board shows
-the class (checkpoint, exercises done, idle time, who is stuck); :msg TEXT sends a line
-to every student.
+live server of their own that runs forward to every checkpoint you reach, serves when
+yours serves, and follows you along the after-serve lessons. :board shows the class
+(where each student is, exercises done, idle time, who is stuck); :msg TEXT sends a line
+to every student; :assign ID assigns an exercise to the class. When you quit, students
+are told the class has ended. docs/runbook.md is the instructor's runbook.
 
 It listens on 127.0.0.1 unless told otherwise: open it to the classroom network with
 --listen 0.0.0.0:7443 (or one interface's address). The class's certificate and code are

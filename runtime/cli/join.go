@@ -36,8 +36,11 @@ func newJoinCommand(stdout, stderr io.Writer, sess *session) *cobra.Command {
 		Short: "Follow an instructor's class (kubewalk class host) with a tour and server of your own",
 		Long: `join runs your own tour, with its own live server, and follows the instructor: whenever
 the instructor reaches a checkpoint, your server runs forward to it (never back; earlier steps
-stay there to review). D detaches (go at your own pace) and re-syncs; ! raises and lowers your
-"stuck" flag on the instructor's board; the instructor's messages show under the header.
+stay there to review); when the instructor's server serves, yours serves too, and then your
+screen follows the instructor along the after-serve lessons. D detaches (go at your own pace)
+and re-syncs; ! raises and lowers your "stuck" flag on the instructor's board; the
+instructor's messages, and the exercise the instructor assigns (A opens it), show under the
+header.
 
 If the connection drops, your tour goes on and join reconnects by itself.`,
 		Example: `  kubewalk join 192.168.1.20:7443 --code 4F7K-Q2-8K3M-T9QX-2HVD-R4NA --name ana`,
