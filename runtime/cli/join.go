@@ -176,7 +176,10 @@ func (v plainStudent) Report(p plain.Place, done int) {
 func (v plainStudent) State() plain.ClassState {
 	st := v.s.State()
 	out := plain.ClassState{Title: st.Title, Connected: st.Connected, Ended: st.Ended && !st.Connected,
-		Instructor: plain.Place(placeOf(st.Instructor))}
+		Instructor: plain.Place(placeOf(st.Instructor)), Assigned: st.Assigned.ID}
+	if !st.Assigned.IsZero() {
+		out.AssignedKey = fmt.Sprintf("%s/%d", st.Assigned.Instance, st.Assigned.Seq)
+	}
 	for _, m := range st.Messages {
 		out.Messages = append(out.Messages, plain.ClassMessage{Key: fmt.Sprintf("%s/%d", m.Instance, m.Seq), Text: m.Text})
 	}

@@ -524,6 +524,7 @@ type Strings struct {
 	PlainFollowStep        string // %s: the track step
 	PlainFollowServing     string
 	PlainFollowEnded       string
+	PlainAssigned          string // %[1]s title, %[2]s ID, %[3]s goal
 }
 
 // english is the base catalogue: every string, in English.
@@ -1235,6 +1236,7 @@ func english() Strings {
 		PlainFollowStep:        "⇢ the instructor is at %s",
 		PlainFollowServing:     "⇢ the instructor's server serves: running to the end",
 		PlainFollowEnded:       "■ the class has ended; the transcript goes on to the end",
+		PlainAssigned:          "✎ the instructor assigned an exercise: %[1]s (%[2]s) — %[3]s",
 		HelpClass:              "In a class (kubewalk join, class host)",
 	}
 }

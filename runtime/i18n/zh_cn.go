@@ -714,6 +714,7 @@ func zhCN() map[string]string {
 		"PlainFollowStep":        "⇢ 讲师在 %s",
 		"PlainFollowServing":     "⇢ 讲师的服务器已开始服务：正在运行到结束",
 		"PlainFollowEnded":       "■ 课堂已结束；文本记录继续运行到结束",
+		"PlainAssigned":          "✎ 讲师布置了一个练习：%[1]s（%[2]s）—— %[3]s",
 		"HelpClass":              "课堂中（kubewalk join、class host）",
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
@@ -51,6 +52,9 @@ type ClassState struct {
 	Problem string
 	// Fatal, when set, says why the student left the class for good.
 	Fatal string
+	// Assigned is the exercise the instructor assigned ("" none) and AssignedKey identifies
+	// the assignment (it is printed once).
+	Assigned, AssignedKey string
 }
 
 // ClassMessage is one of the instructor's messages; Key identifies it (it is printed once).
@@ -66,10 +70,14 @@ type follower struct {
 	conn    string          // the connection state last printed: "", "up", "down", "ended", "left"
 	left    bool
 	ended   bool // the instructor ended the class (until it starts again)
+	// exercises are the walkthrough's, to name an assigned one; assigned is the assignment
+	// printed last.
+	exercises []lessons.Exercise
+	assigned  string
 }
 
-func newFollower(c Class, tr *i18n.Strings) *follower {
-	return &follower{c: c, tr: tr, printed: map[string]bool{}}
+func newFollower(c Class, tr *i18n.Strings, exs []lessons.Exercise) *follower {
+	return &follower{c: c, tr: tr, printed: map[string]bool{}, exercises: exs}
 }
 
 // title is the class's title, or the screen's word for a class.
@@ -115,6 +123,18 @@ func (f *follower) news(o Options, st ClassState) {
 		}
 	}
 	f.printed = keep // only the messages the class still holds: bounded
+	if st.AssignedKey != f.assigned {
+		f.assigned = st.AssignedKey
+		if st.Assigned != "" {
+			title, goal := st.Assigned, ""
+			for _, e := range f.exercises {
+				if e.ID == st.Assigned {
+					title, goal = e.Title, e.Goal
+				}
+			}
+			fmt.Fprintf(o.Out, "%s\n", wrap(fmt.Sprintf(f.tr.PlainAssigned, title, st.Assigned, goal), o.Width))
+		}
+	}
 }
 
 // next waits, after the stop at checkpoint cur, until the instructor is further on and

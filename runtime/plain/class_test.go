@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
@@ -95,7 +96,7 @@ func TestFollowerNext(t *testing.T) {
 			})
 			out := &syncBuf{}
 			o := Options{Out: out}
-			f := newFollower(c, tr)
+			f := newFollower(c, tr, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 
@@ -147,7 +148,7 @@ func TestFollowerNext(t *testing.T) {
 			}
 			waitOut(t, out, "the host changed")
 			// Ctrl-C while waiting.
-			f2 := newFollower(newFakeClass(), tr)
+			f2 := newFollower(newFakeClass(), tr, nil)
 			cctx, ccancel := context.WithCancel(context.Background())
 			ccancel()
 			if _, err := f2.next(cctx, o, all[1].ID()); err == nil {
@@ -174,9 +175,18 @@ func TestFollowerPastServe(t *testing.T) {
 			})
 			out := &syncBuf{}
 			o := Options{Out: out}
-			f := newFollower(c, tr)
+			exs := []lessons.Exercise{{ID: "authn-bad-token", Title: "Get turned away", Goal: "Get a 401."}}
+			f := newFollower(c, tr, exs)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
+			// An assignment prints once, named in the learner's language.
+			c.set(func(s *ClassState) { s.Assigned, s.AssignedKey = "authn-bad-token", "i/1" })
+			f.news(o, c.State())
+			f.news(o, c.State())
+			assigned := fmt.Sprintf(tr.PlainAssigned, "Get turned away", "authn-bad-token", "Get a 401.")
+			if n := strings.Count(out.String(), assigned); n != 1 {
+				t.Errorf("the assignment printed %d times:\n%s", n, out)
+			}
 			if tg, err := f.next(ctx, o, all[3].ID()); err != nil || tg != engine.ToCheckpoint(last) {
 				t.Fatalf("instructor serving: next = %+v, %v; want the last checkpoint", tg, err)
 			}

@@ -139,7 +139,7 @@ func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) erro
 	if o.Follow != nil {
 		// The class decides where to go: no prompts, and no resuming elsewhere.
 		o.Interactive, o.Start = false, engine.NextCheckpoint()
-		class = newFollower(o.Follow, tr)
+		class = newFollower(o.Follow, tr, w.Exercises)
 		fmt.Fprintln(o.Out, tr.PlainFollowNoKeys)
 	}
 	pause := o.Interactive
