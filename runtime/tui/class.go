@@ -38,6 +38,8 @@ type classState struct {
 
 	fs       FollowState
 	fsLoaded bool
+	// fsNext is the channel the state waiter waits on: closed, the next state is on its way.
+	fsNext <-chan struct{}
 	// reported is what was last reported (place and exercises done, the assigned exercise's
 	// state); published the last place published.
 	reported   ClassPlace
@@ -154,7 +156,7 @@ func (m *model) classMsg(msg tea.Msg) tea.Cmd {
 		return m.waitBoard(false)
 	case followMsg:
 		lines := m.classLineCount()
-		m.cls.fs, m.cls.fsLoaded = msg.st, true
+		m.cls.fs, m.cls.fsLoaded, m.cls.fsNext = msg.st, true, msg.changed
 		if msg.st.Assigned != "" && msg.st.AssignedSeq != m.cls.seenAssign {
 			m.cls.seenAssign = msg.st.AssignedSeq
 			m.note = fmt.Sprintf(m.tr.ClassNoteAssigned, m.exerciseTitle(msg.st.Assigned))

@@ -173,6 +173,14 @@ func (hs *harness) idle() bool {
 	}
 	if c := m.cls; c != nil && c.follow != nil {
 		idle++ // the student's state waiter
+		if !c.fsLoaded {
+			return false // its first read is on its way
+		}
+		select {
+		case <-c.fsNext:
+			return false // the state changed: the waiter is delivering it
+		default:
+		}
 	}
 	if m.fetch.job != nil {
 		idle += 2 // the download and its progress waiter
