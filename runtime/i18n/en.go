@@ -1206,7 +1206,7 @@ func english() Strings {
 		CLIJoinWaiting:        "kubewalk: waiting for the class at %s…",
 		CLIJoinNotYet:         "kubewalk: the class at %s does not answer yet (%v); starting your tour, it keeps trying",
 
-		ClassTargetServing:     "serving, with the instructor",
+		ClassTargetServing:     "the end (serving), with the instructor",
 		ClassAtServing:         "serving",
 		ClassEnded:             "■ the class has ended; your tour goes on",
 		ClassNoteAssigned:      "the instructor assigned an exercise: %s — A opens it",

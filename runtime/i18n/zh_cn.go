@@ -684,7 +684,7 @@ func zhCN() map[string]string {
 		"CLIJoinWaiting":        "kubewalk：正在等待 %s 的课堂…",
 		"CLIJoinNotYet":         "kubewalk：%s 的课堂尚未应答（%v）；先启动你的导览，并持续重试",
 
-		"ClassTargetServing":     "开始服务（与讲师一起）",
+		"ClassTargetServing":     "结束（开始服务），与讲师一起",
 		"ClassAtServing":         "服务中",
 		"ClassEnded":             "■ 课堂已结束；你的导览继续运行",
 		"ClassNoteAssigned":      "讲师布置了一个练习：%s —— 按 A 打开",
