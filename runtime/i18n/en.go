@@ -676,7 +676,7 @@ func english() Strings {
 		NoteStillRunning:      "the server is still running",
 		NoteAutoOff:           "auto stopped: you have the keys (space: next checkpoint)",
 		NoteStillStarting:     "the server is still starting",
-		NoteKubectlPanelLater: "the kubectl panel opens once the server serves",
+		NoteKubectlPanelLater: "the kubectl panel opens once the startup has run to its end",
 		NoteRowWhole:          "this row is shown whole already",
 		NoteNoChange:          "nothing new or changed in the state tree at this step",
 		NoteNoStopInPhase:     "no recorded stop in phase %s",

@@ -154,7 +154,7 @@ func zhCN() map[string]string {
 		"NoteStillRunning":      "服务器仍在运行",
 		"NoteAutoOff":           "已停止自动播放：由你操作（空格：下一个检查点）",
 		"NoteStillStarting":     "服务器仍在启动",
-		"NoteKubectlPanelLater": "服务器开始服务后才能打开 kubectl 面板",
+		"NoteKubectlPanelLater": "启动运行到结束后才能打开 kubectl 面板",
 		"NoteRowWhole":          "这一行已经完整显示",
 		"NoteNoChange":          "这一步在状态树中没有新增或修改的内容",
 		"NoteNoStopInPhase":     "%s 阶段没有记录下的停靠点",

@@ -125,7 +125,10 @@ func (m *model) viewBody() []string {
 	switch m.at {
 	case viewRequests:
 		rq := m.rq
-		list := rq.listView(rq.focus == rqList, m.reqs != nil, m.served, m.now())
+		// Whether requests can reach the server is the server's own state, not the
+		// walkthrough's: paused in the serve phase, it listens already.
+		listening := m.srv != nil && (m.srv.ServeStatus() == server.Listening || m.srv.ServeStatus() == server.Serving)
+		list := rq.listView(rq.focus == rqList, m.reqs != nil, listening, m.now())
 		if m.lay.wide {
 			left := append(append([]string{}, list...), rq.lane.View()...)
 			right := append(append([]string{}, rq.details.View()...), rq.source.View()...)
