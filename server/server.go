@@ -507,6 +507,9 @@ func (s *Server) Close() error {
 		if s.sv != nil {
 			errs = append(errs, s.sv.stop())
 		}
+		if s.c != nil {
+			s.c.held.close() // the port, if the serve phase never listened on it
+		}
 		if s.in != nil {
 			s.in.waitHooks()
 		}

@@ -177,6 +177,8 @@ func (e *Engine) Start(ctx context.Context, t Target) error {
 			// Ctrl-C or Close: not a failure; the walkthrough is ending anyway.
 			klog.InfoS("startup ended by a cancellation", "err", err, "ctxErr", ctx.Err())
 		default:
+			// Also in the log: a student's screen says FAILED, the log the class keeps says why.
+			klog.ErrorS(err, "startup failed")
 			e.send(ctx, Event{Failed: err})
 		}
 	}()
