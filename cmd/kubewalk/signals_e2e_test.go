@@ -62,8 +62,8 @@ func TestServeSignals(t *testing.T) {
 				}
 			case sig == tt.sig:
 				// The signal came before the runtime started: it died of it, as it should.
-			case code != 130:
-				t.Errorf("exit code %d, signal %v; want 130:\n%s", code, sig, r.out)
+			case code != 128+int(tt.sig):
+				t.Errorf("exit code %d, signal %v; want %d:\n%s", code, sig, 128+int(tt.sig), r.out)
 			}
 			if strings.Contains(r.out.String(), "crashed") {
 				t.Errorf("reported a crash:\n%s", r.out)
@@ -259,7 +259,7 @@ func TestServeClosedStdout(t *testing.T) {
 }
 
 // TestSecondInterrupt: while the shutdown after a first SIGINT or SIGTERM hangs (a test hook
-// blocks it), a second one must end the process at once, say so, and exit 130.
+// blocks it), a second one must end the process at once, say so, and exit 128 + its number.
 func TestSecondInterrupt(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -274,8 +274,8 @@ func TestSecondInterrupt(t *testing.T) {
 				t.Fatal(err)
 			}
 			code, s := r.wait(t, time.Minute)
-			if code != 130 {
-				t.Errorf("exit code %d (signal %v), want 130:\n%s", code, s, r.out)
+			if code != 128+int(sig) {
+				t.Errorf("exit code %d (signal %v), want %d:\n%s", code, s, 128+int(sig), r.out)
 			}
 			if !strings.Contains(r.out.String(), "again: exiting now without finishing the shutdown") {
 				t.Errorf("no message about the hard exit:\n%s", r.out)
