@@ -712,13 +712,16 @@ func goEnvGOMODCACHE() (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// moduleCache finds the module cache: `go env GOMODCACHE`, else $GOMODCACHE, else
-// $GOPATH/pkg/mod (first GOPATH entry), else ~/go/pkg/mod.
+// moduleCache finds the module cache: $GOMODCACHE, else `go env GOMODCACHE` (which also reads
+// the go command's own configuration), else $GOPATH/pkg/mod (first GOPATH entry), else
+// ~/go/pkg/mod. $GOMODCACHE comes first without asking the go command — `go env` would answer
+// the same — so that a process that may not start programs (a class ssh student's sandboxed
+// tour, given the class host's cache this way) finds the cache, and at no cost.
 func moduleCache(goEnv func() (string, error), getenv func(string) string, home func() (string, error)) string {
-	if dir, err := goEnv(); err == nil && dir != "" {
+	if dir := getenv("GOMODCACHE"); dir != "" {
 		return dir
 	}
-	if dir := getenv("GOMODCACHE"); dir != "" {
+	if dir, err := goEnv(); err == nil && dir != "" {
 		return dir
 	}
 	if gopath := filepath.SplitList(getenv("GOPATH")); len(gopath) > 0 && gopath[0] != "" {

@@ -188,6 +188,10 @@ func TestGoModRequire(t *testing.T) {
 
 func TestModuleCache(t *testing.T) {
 	failing := func() (string, error) { return "", errors.New("no go") }
+	mustNotRun := func() (string, error) {
+		t.Error("go env was run although GOMODCACHE is set")
+		return "/go-env", nil
+	}
 	home := func() (string, error) { return "/home/u", nil }
 	tests := []struct {
 		name  string
@@ -195,8 +199,8 @@ func TestModuleCache(t *testing.T) {
 		env   map[string]string
 		want  string
 	}{
-		{"go env", func() (string, error) { return "/cache", nil }, map[string]string{"GOMODCACHE": "/env"}, "/cache"},
-		{"GOMODCACHE", failing, map[string]string{"GOMODCACHE": "/env", "GOPATH": "/gp"}, "/env"},
+		{"GOMODCACHE, without asking go", mustNotRun, map[string]string{"GOMODCACHE": "/env", "GOPATH": "/gp"}, "/env"},
+		{"go env", func() (string, error) { return "/cache", nil }, map[string]string{"GOPATH": "/gp"}, "/cache"},
 		{"GOPATH", failing, map[string]string{"GOPATH": "/gp" + string(filepath.ListSeparator) + "/other"}, filepath.Join("/gp", "pkg", "mod")},
 		{"home", failing, nil, filepath.Join("/home/u", "go", "pkg", "mod")},
 	}

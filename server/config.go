@@ -139,7 +139,7 @@ func (c *configState) applySecureServing(port int) error {
 	}
 	c.ca, c.serving = ca, serving
 
-	held, err := reservePort(c.host, port)
+	held, err := reservePort("--secure-port", c.host, port)
 	if err != nil {
 		return err
 	}

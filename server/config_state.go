@@ -119,7 +119,7 @@ func (c *configState) describe(n *Node) {
 		lb := n.Add("loopback", "")
 		lb.Add("host", c.loopback.Host)
 		lb.Add("bearerToken", maskToken(c.loopback.BearerToken))
-		lb.Add("user", "system:apiserver (groups system:masters) once Complete() runs")
+		lb.Add("user", "system:apiserver (groups system:authenticated, system:masters) once Complete() runs")
 	}
 	if c.version != nil {
 		v := n.Add("effectiveVersion", "")

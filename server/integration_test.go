@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -642,6 +643,10 @@ func TestBadInput(t *testing.T) {
 		want string
 	}{
 		{"port out of range", server.Options{SecurePort: 70000}, "--secure-port"},
+		{"etcd client port out of range", server.Options{EtcdClientPort: -1}, "--etcd-client-port -1: must be between 0 and 65535"},
+		{"etcd peer port with external etcd", server.Options{EtcdServers: []string{"http://x:1"}, EtcdPeerPort: 2380}, "--etcd-peer-port 2380 and --etcd-servers"},
+		{"etcd ports alike", server.Options{EtcdClientPort: 2379, EtcdPeerPort: 2379}, "--etcd-client-port and --etcd-peer-port are both 2379"},
+		{"etcd port is the secure port", server.Options{SecurePort: 6443, EtcdClientPort: 6443}, "--etcd-client-port 6443: --secure-port is 6443 too"},
 		{"bind address with a port", server.Options{BindAddress: "localhost:1"}, "--bind-address"},
 		{"etcd URL scheme", server.Options{EtcdServers: []string{"ftp://x"}}, "--etcd-servers"},
 		{"data dir with external etcd", server.Options{EtcdServers: []string{"http://x:1"}, DataDir: filepath.Join(tmp, "etcd")}, "--data-dir"},
@@ -911,4 +916,42 @@ func TestKubeconfigDirRemoved(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestChosenPorts: a run given its three ports (as class ssh gives each student's tour, whose
+// sandbox lets it bind those only) serves on them: the apiserver on --secure-port, embedded
+// etcd's client and peer listeners on --etcd-client-port and --etcd-peer-port.
+func TestChosenPorts(t *testing.T) {
+	var ports [3]int
+	var ls []net.Listener
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, l)
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+	}
+	for _, l := range ls {
+		l.Close()
+	}
+	s := startServer(t, func(o *server.Options) {
+		o.SecurePort, o.EtcdClientPort, o.EtcdPeerPort = ports[0], ports[1], ports[2]
+	})
+	if got, want := s.Address(), fmt.Sprintf("https://127.0.0.1:%d", ports[0]); got != want {
+		t.Errorf("Address() = %s, want %s", got, want)
+	}
+	etcd, err := s.Etcd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := etcd.Endpoints(), []string{fmt.Sprintf("http://127.0.0.1:%d", ports[1])}; !slices.Equal(got, want) {
+		t.Errorf("etcd endpoints %v, want %v", got, want)
+	}
+	// The peer port is etcd's: something listens there, and it is not the apiserver.
+	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", ports[2]), 5*time.Second)
+	if err != nil {
+		t.Fatalf("etcd peer port %d: %v", ports[2], err)
+	}
+	c.Close()
 }

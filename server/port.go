@@ -29,13 +29,14 @@ type heldPort struct {
 
 // reservePort binds host:port for this run without listening (see heldPort); port 0 picks a
 // free port. As net.Listen does, it sets SO_REUSEADDR, so that a port a previous run used is
-// not refused for its connections left in TIME_WAIT.
-func reservePort(host string, port int) (*heldPort, error) {
+// not refused for its connections left in TIME_WAIT. flag names the port's flag in errors
+// ("--secure-port", "--etcd-client-port").
+func reservePort(flag, host string, port int) (*heldPort, error) {
 	fail := func(err error) (*heldPort, error) {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, fmt.Errorf("--secure-port %d: address %s is already in use", port, net.JoinHostPort(host, strconv.Itoa(port)))
+			return nil, fmt.Errorf("%s %d: address %s is already in use", flag, port, net.JoinHostPort(host, strconv.Itoa(port)))
 		}
-		return nil, fmt.Errorf("--secure-port %d / --bind-address %s: %w", port, host, err)
+		return nil, fmt.Errorf("%s %d / --bind-address %s: %w", flag, port, host, err)
 	}
 	ip := net.ParseIP(host)
 	if ip == nil {

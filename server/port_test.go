@@ -27,7 +27,7 @@ func TestHeldPort(t *testing.T) {
 					l.Close()
 				}
 			}
-			h, err := reservePort(host, 0)
+			h, err := reservePort("--secure-port", host, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func TestHeldPortBadInput(t *testing.T) {
 		{"nowhere", 0, `"nowhere" is not an IP address`},
 	}
 	for _, tt := range tests {
-		h, err := reservePort(tt.host, tt.port)
+		h, err := reservePort("--secure-port", tt.host, tt.port)
 		if err == nil {
 			h.close()
 			t.Errorf("reservePort(%s, %d) succeeded", tt.host, tt.port)
@@ -98,7 +98,7 @@ func TestHeldPortBadInput(t *testing.T) {
 			t.Errorf("reservePort(%s, %d): %v, want %q", tt.host, tt.port, err, tt.want)
 		}
 	}
-	h, err := reservePort("127.0.0.1", 0)
+	h, err := reservePort("--secure-port", "127.0.0.1", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestHeldPortBadInput(t *testing.T) {
 func TestEtcdOnHeldPorts(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	e, err := startEmbeddedEtcd(ctx, t.TempDir(), true, io.Discard)
+	e, err := startEmbeddedEtcd(ctx, t.TempDir(), true, io.Discard, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,6 +119,10 @@ type Options struct {
 	EtcdServers []string
 	// DataDir holds embedded etcd's data (--data-dir); empty uses a temp dir removed on Close.
 	DataDir string
+	// EtcdClientPort and EtcdPeerPort are the loopback ports of the embedded etcd's client and
+	// peer listeners (hidden --etcd-client-port, --etcd-peer-port); 0 picks a free port. A
+	// supervisor that confines the process to known ports (class ssh's sandbox) sets them.
+	EtcdClientPort, EtcdPeerPort int
 	// Kubeconfig is where the serve phase writes the kubeconfig (--kubeconfig); empty writes
 	// it into the run's work directory. kubewalk never overwrites a file it did not write, and
 	// Close removes the one it wrote. DefaultKubeconfigPath, the CLI's default, is special: if
@@ -152,6 +156,29 @@ type Options struct {
 	Gate observe.Gate
 }
 
+// validateEtcdPorts checks --etcd-client-port and --etcd-peer-port: in range, for the embedded
+// etcd only, and not a port another listener of this run asks for.
+func (o *Options) validateEtcdPorts() []error {
+	var errs []error
+	for _, p := range []struct {
+		flag string
+		port int
+	}{{"--etcd-client-port", o.EtcdClientPort}, {"--etcd-peer-port", o.EtcdPeerPort}} {
+		switch {
+		case p.port < 0 || p.port > 65535:
+			errs = append(errs, fmt.Errorf("%s %d: must be between 0 and 65535", p.flag, p.port))
+		case p.port != 0 && len(o.EtcdServers) > 0:
+			errs = append(errs, fmt.Errorf("%s %d and --etcd-servers: the port is the embedded etcd's; choose one", p.flag, p.port))
+		case p.port != 0 && p.port == o.SecurePort:
+			errs = append(errs, fmt.Errorf("%s %d: --secure-port is %d too; each listener needs a port of its own", p.flag, p.port, o.SecurePort))
+		}
+	}
+	if o.EtcdClientPort != 0 && o.EtcdClientPort == o.EtcdPeerPort {
+		errs = append(errs, fmt.Errorf("--etcd-client-port and --etcd-peer-port are both %d; each listener needs a port of its own", o.EtcdClientPort))
+	}
+	return errs
+}
+
 // DefaultRequestTimeout is kube-apiserver's --request-timeout default.
 const DefaultRequestTimeout = time.Minute
 
@@ -169,6 +196,7 @@ func (o *Options) Validate() error {
 	if o.SecurePort < 0 || o.SecurePort > 65535 {
 		errs = append(errs, fmt.Errorf("--secure-port %d: must be between 0 and 65535", o.SecurePort))
 	}
+	errs = append(errs, o.validateEtcdPorts()...)
 	for _, s := range o.EtcdServers {
 		if err := validateEtcdURL(s); err != nil {
 			errs = append(errs, fmt.Errorf("--etcd-servers %q: %w", s, err))
@@ -258,6 +286,11 @@ type Server struct {
 	phaseWork time.Duration // time spent in the running phase outside the hook
 	closed    bool
 	running   Phase // the phase whose body runs (or is paused in the hook); "" between phases
+
+	// What a client finds (ServeStatus): the serve phase sets them, any goroutine reads them.
+	listening         bool            // the port is open
+	kubeconfigWritten bool            // the kubeconfig is written
+	runExited         <-chan struct{} // closed when RunWithContext has returned
 
 	workDir    string // per-run directory: the kubeconfig and etcd data unless flags say otherwise
 	ownWorkDir bool

@@ -122,7 +122,7 @@ func (st *storageState) startEtcd(ctx context.Context, o Options, workDir string
 	if err := checkDataDir(st.dataDir); err != nil {
 		return fmt.Errorf("--data-dir %s: %w", st.dataDir, err)
 	}
-	e, err := startEmbeddedEtcd(ctx, st.dataDir, temp, o.LogOutput)
+	e, err := startEmbeddedEtcd(ctx, st.dataDir, temp, o.LogOutput, o.EtcdClientPort, o.EtcdPeerPort)
 	if err != nil {
 		return err
 	}
@@ -182,15 +182,16 @@ func checkDataDir(dir string) error {
 	return os.Remove(name)
 }
 
-// startEmbeddedEtcd starts a single-member etcd on two free loopback ports and waits until it
-// serves. A single member still waits an election timeout before leading, so ticks are short.
+// startEmbeddedEtcd starts a single-member etcd on two loopback ports — clientPort and
+// peerPort, or free ones where they are 0 — and waits until it serves. A single member still
+// waits an election timeout before leading, so ticks are short.
 //
 // The ports are held (bound, not listening: see heldPort) until etcd has bound them itself —
 // its listeners set SO_REUSEADDR, as every Go listener does, and Linux lets a socket bind
 // beside one that is not listening — so that no other process, and no outgoing connection,
 // takes them in between. Where the system refuses that second bind, etcd gets the ports
 // released and tries once more.
-func startEmbeddedEtcd(ctx context.Context, dataDir string, temp bool, logOut io.Writer) (*embed.Etcd, error) {
+func startEmbeddedEtcd(ctx context.Context, dataDir string, temp bool, logOut io.Writer, clientPort, peerPort int) (*embed.Etcd, error) {
 	var held []*heldPort
 	release := func() {
 		for _, h := range held {
@@ -198,10 +199,13 @@ func startEmbeddedEtcd(ctx context.Context, dataDir string, temp bool, logOut io
 		}
 	}
 	defer release()
-	for _, what := range []string{"client", "peer"} {
-		h, err := reservePort("127.0.0.1", 0)
+	for _, p := range []struct {
+		what, flag string
+		port       int
+	}{{"client", "--etcd-client-port", clientPort}, {"peer", "--etcd-peer-port", peerPort}} {
+		h, err := reservePort(p.flag, "127.0.0.1", p.port)
 		if err != nil {
-			return nil, fmt.Errorf("embedded etcd: %s port: %w", what, err)
+			return nil, fmt.Errorf("embedded etcd: %s port: %w", p.what, err)
 		}
 		held = append(held, h)
 	}

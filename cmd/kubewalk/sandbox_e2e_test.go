@@ -43,6 +43,13 @@ func newSandbox(t *testing.T) *sandbox {
 			t.Fatal(err)
 		}
 	}
+	// class ssh, run as root, runs its tours as nobody in directories under TMPDIR: nobody
+	// must be able to pass through the test's directories to reach them (not to list them).
+	for _, d := range []string{sb.tmp, root, filepath.Dir(root)} {
+		if err := os.Chmod(d, 0o711); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Cleanup(sb.kill) // whatever a failed test left running
 	return sb
 }

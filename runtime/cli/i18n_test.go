@@ -150,7 +150,8 @@ func checkColumns(t *testing.T, lines []string) {
 }
 
 // TestGlossaryCommand: `kubewalk glossary` prints every term of the glossary in both languages,
-// aligned in terminal cells, with the header in the chosen language.
+// aligned in terminal cells, with the header in the chosen language, and under each term, within
+// 80 columns, its definition, the variants it rejects and its note.
 func TestGlossaryCommand(t *testing.T) {
 	terms, err := i18n.Glossary()
 	if err != nil {
@@ -164,21 +165,29 @@ func TestGlossaryCommand(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			tr := i18n.For(lang)
-			if !strings.HasPrefix(out, tr.GlossaryIntro+"\n\n") {
+			intro, body, ok := strings.Cut(out, "\n\n")
+			bare := func(s string) string { return strings.Join(strings.Fields(s), "") }
+			if !ok || bare(intro) != bare(tr.GlossaryIntro) {
 				t.Errorf("no introduction: %q", out[:min(len(out), 200)])
 			}
-			table := strings.Split(strings.TrimRight(strings.SplitN(out, "\n\n", 2)[1], "\n"), "\n")
-			if len(table) != len(terms)+1 {
-				t.Fatalf("%d lines, want a header and %d terms", len(table), len(terms))
+			lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+			for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+				if w := ansi.StringWidth(l); w > 80 {
+					t.Errorf("%d cells, more than the 80 of a pipe: %q", w, l)
+				}
 			}
-			if want := strings.Split(tr.CLIGlossaryHeader, "\t")[1]; !strings.Contains(table[0], want) {
-				t.Errorf("header %q lacks %q", table[0], want)
+			if want := strings.Split(tr.CLIGlossaryHeader, "\t")[1]; !strings.Contains(lines[0], want) {
+				t.Errorf("header %q lacks %q", lines[0], want)
 			}
-			// The Chinese term starts at the same cell on every line.
-			col := -1
-			for i, term := range terms {
-				l := table[i+1]
-				j := strings.Index(l, term.Chinese)
+			// Each term's line, then its indented lines; the Chinese term starts at the same
+			// cell on every term line.
+			col, i := -1, 1
+			for _, term := range terms {
+				if i >= len(lines) {
+					t.Fatalf("the output ends before %q", term.English)
+				}
+				l := lines[i]
+				j := strings.LastIndex(l, term.Chinese)
 				if !strings.HasPrefix(l, term.English) || j < 0 {
 					t.Fatalf("line %q lacks %q / %q", l, term.English, term.Chinese)
 				}
@@ -188,9 +197,25 @@ func TestGlossaryCommand(t *testing.T) {
 				} else if c != col {
 					t.Errorf("%q starts at cell %d, not %d: %q", term.Chinese, c, col, l)
 				}
-				if term.Note != "" && !strings.HasSuffix(l, term.Note) {
-					t.Errorf("line %q lacks the note %q", l, term.Note)
+				var more []string
+				for i++; i < len(lines) && strings.HasPrefix(lines[i], "    "); i++ {
+					more = append(more, strings.TrimSpace(lines[i]))
 				}
+				block := bare(strings.Join(more, ""))
+				if !strings.Contains(block, bare(term.Definition)) {
+					t.Errorf("%s: the definition %q is not under it:\n%s", term.English, term.Definition, strings.Join(more, "\n"))
+				}
+				for _, r := range term.Rejected {
+					if !strings.Contains(block, bare(r)) {
+						t.Errorf("%s: the rejected %q is not under it", term.English, r)
+					}
+				}
+				if term.Note != "" && !strings.Contains(block, bare(term.Note)) {
+					t.Errorf("%s: the note %q is not under it", term.English, term.Note)
+				}
+			}
+			if i != len(lines) {
+				t.Errorf("%d lines after the last term", len(lines)-i)
 			}
 		})
 	}

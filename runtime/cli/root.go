@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 )
@@ -40,7 +42,8 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer, sess 
 	}
 }
 
-// oneLine joins the lines of a multi-line error (errors.Join of several flag problems) with "; ".
+// oneLine joins the lines of a multi-line error (errors.Join of several flag problems) with "; ",
+// and cuts every over-long word (see cutLongWords).
 func oneLine(err error) string {
 	var parts []string
 	for _, l := range strings.Split(err.Error(), "\n") {
@@ -48,7 +51,47 @@ func oneLine(err error) string {
 			parts = append(parts, l)
 		}
 	}
-	return strings.Join(parts, "; ")
+	return cutLongWords(strings.Join(parts, "; "))
+}
+
+// maxWord is the longest word an error message repeats whole.
+const maxWord = 80
+
+// cutLongWords shortens every run of more than maxWord non-blank characters to its first 40,
+// an ellipsis and its length: an error often quotes what was typed (a flag's value, a join
+// code), and a 100 KB value must not be echoed back whole, while the words around it — what
+// is wrong, what to do — stay.
+func cutLongWords(s string) string {
+	if len(s) <= maxWord {
+		return s
+	}
+	var b strings.Builder
+	start := -1
+	flush := func(end int) {
+		w := s[start:end]
+		if utf8.RuneCountInString(w) > maxWord {
+			r := []rune(w)
+			w = fmt.Sprintf("%s… (%d bytes)", string(r[:40]), len(w))
+		}
+		b.WriteString(w)
+		start = -1
+	}
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			if start >= 0 {
+				flush(i)
+			}
+			b.WriteRune(r)
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		flush(len(s))
+	}
+	return b.String()
 }
 
 // NewRootCommand builds the command tree. Without a subcommand it runs the tour.

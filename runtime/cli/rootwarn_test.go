@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -17,7 +18,7 @@ func TestRootWarning(t *testing.T) {
 		lang, what string
 		want       []string
 	}{
-		{0, "en", "ssh", []string{"kubewalk: WARNING: running as root.", "Every student's tour runs as root", "dedicated unprivileged account"}},
+		{0, "en", "ssh", []string{"kubewalk: WARNING: running as root.", "every student's tour runs as the --run-as user (nobody by default), sandboxed", "dedicated unprivileged account"}},
 		{0, "en", "host", []string{"kubewalk: WARNING: running as root.", "class endpoint", "ordinary user"}},
 		{0, "zh-CN", "ssh", []string{"kubewalk: 警告：正在以 root 身份运行", "专门的非特权账户"}},
 		{0, "zh-CN", "host", []string{"kubewalk: 警告：正在以 root 身份运行", "普通用户"}},
@@ -66,5 +67,34 @@ func TestRootWarningAtStart(t *testing.T) {
 	}
 	if !sameFile(os.Stdout, os.Stdout) || sameFile(&bytes.Buffer{}, &bytes.Buffer{}) {
 		t.Error("sameFile")
+	}
+}
+
+func TestCutLongWords(t *testing.T) {
+	long := strings.Repeat("A", 100<<10)
+	cases := []struct{ in, want string }{
+		{"short message", "short message"},
+		{"--code " + long + ": has 102400 symbols, want 22", "--code " + strings.Repeat("A", 40) + "… (102401 bytes) has 102400 symbols, want 22"},
+		{`invalid argument "` + long + `" for "--max-sessions"`, `invalid argument "` + strings.Repeat("A", 39) + `… (102402 bytes) for "--max-sessions"`},
+		{strings.Repeat("李", 100) + " 错", strings.Repeat("李", 40) + "… (300 bytes) 错"},
+	}
+	for _, tc := range cases {
+		if got := cutLongWords(tc.in); got != tc.want {
+			t.Errorf("cutLongWords(%.60q…) = %.200q, want %.200q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestLongCodeNotEchoed: a 100 KB --code is not echoed back whole.
+func TestLongCodeNotEchoed(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := Execute(context.Background(), []string{"class", "ssh", "--authorized-keys", "/nonexistent", "--follow", "127.0.0.1:1", "--code", strings.Repeat("Q", 100<<10)}, &out, &errOut)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %.300q", code, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+	last := lines[len(lines)-1]
+	if len(last) > 300 || !strings.Contains(last, "--code") || !strings.Contains(last, "(102402 bytes)") {
+		t.Errorf("the error (%d bytes): %.400q", len(last), last)
 	}
 }

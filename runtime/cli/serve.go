@@ -27,6 +27,11 @@ type serveOptions struct {
 	Verbosity   int
 	LogFile     string
 	traceOptions
+
+	// EtcdClientPort and EtcdPeerPort (hidden --etcd-client-port, --etcd-peer-port) are the
+	// embedded etcd's ports; class ssh chooses them so that a student's sandbox allows exactly
+	// the ports its tour listens on.
+	EtcdClientPort, EtcdPeerPort int
 }
 
 func (o *serveOptions) addFlags(fs *pflag.FlagSet) {
@@ -37,6 +42,10 @@ func (o *serveOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", server.DefaultKubeconfigPath(), "where to write the kubeconfig; kubewalk never overwrites a file it did not write and removes its own on exit (if another run holds the default, this run uses its temp dir)")
 	fs.IntVarP(&o.Verbosity, "v", "v", 0, "log verbosity; above 0 also shows logs on stderr")
 	fs.StringVar(&o.LogFile, "log-file", logs.DefaultPath(), "file that receives klog, etcd and apiserver logs")
+	fs.IntVar(&o.EtcdClientPort, "etcd-client-port", 0, "loopback port of the embedded etcd's client listener; 0 picks a free port")
+	fs.IntVar(&o.EtcdPeerPort, "etcd-peer-port", 0, "loopback port of the embedded etcd's peer listener; 0 picks a free port")
+	_ = fs.MarkHidden("etcd-client-port")
+	_ = fs.MarkHidden("etcd-peer-port")
 }
 
 func (o *serveOptions) serverOptions(logOut io.Writer) server.Options {
@@ -47,6 +56,9 @@ func (o *serveOptions) serverOptions(logOut io.Writer) server.Options {
 		DataDir:     o.DataDir,
 		Kubeconfig:  o.Kubeconfig,
 		LogOutput:   logOut,
+
+		EtcdClientPort: o.EtcdClientPort,
+		EtcdPeerPort:   o.EtcdPeerPort,
 
 		RequestTimeout: o.RequestTimeout,
 	}

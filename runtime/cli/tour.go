@@ -41,8 +41,15 @@ type tourOptions struct {
 	// ResetExercises forgets the exercises done and the hints shown; --restart keeps them.
 	ResetExercises bool
 	// KubectlNoLocalFiles (hidden --kubectl-no-local-files, set by `class ssh` for its
-	// sessions) keeps the in-TUI kubectl off this machine's files: the learner is not its user.
+	// sessions) confines the in-TUI kubectl to its allow-list (kubectl.Options.Confined): the
+	// learner is not this machine's user.
 	KubectlNoLocalFiles bool
+	// KubectlNoExecPlugins (hidden --kubectl-no-exec-plugins, set by `class ssh`) refuses
+	// kubeconfig users with credential plugins (kubectl.Options.NoExecPlugins).
+	KubectlNoExecPlugins bool
+	// KubectlUnguarded (hidden --kubectl-unguarded) drops the in-TUI kubectl's allow-list and
+	// pins (kubectl.Options.Unguarded): only for the class's escape tests.
+	KubectlUnguarded bool
 	// class, when set, wires a follow-along class into the walkthrough (class host, join).
 	class *classSetup
 }
@@ -52,7 +59,7 @@ type tourOptions struct {
 // (the instructor's or the student's), whose stop the tour calls as it ends.
 type classSetup struct {
 	follows bool // a student: no resume question, the class decides where to go
-	start   func(ctx context.Context, log io.Writer, stdout io.Writer, lang string) (classParts, error)
+	start   func(ctx context.Context, log io.Writer, stdout io.Writer, lang string, ls []lessons.Lesson) (classParts, error)
 }
 
 // classParts are a class's sides: host on the instructor's screen; follow on a student's and
@@ -90,7 +97,11 @@ func (o *tourOptions) addFlags(cmd *cobra.Command) {
 	fs.BoolVar(&o.Restart, "restart", false, "start the lessons' steps over (exercises done stay done; see --reset-exercises)")
 	fs.BoolVar(&o.ResetExercises, "reset-exercises", false, "forget the exercises done and the hints shown")
 	fs.BoolVar(&o.KubectlNoLocalFiles, "kubectl-no-local-files", false, "the in-UI kubectl refuses to read or write this machine's files (set by class ssh for its students)")
-	_ = fs.MarkHidden("kubectl-no-local-files")
+	fs.BoolVar(&o.KubectlNoExecPlugins, "kubectl-no-exec-plugins", false, "the in-UI kubectl refuses kubeconfig users with credential plugins (set by class ssh for its students)")
+	fs.BoolVar(&o.KubectlUnguarded, "kubectl-unguarded", false, "the in-UI kubectl runs without its allow-list and pinned flags: only for the class sandbox's escape tests")
+	for _, f := range []string{"kubectl-no-local-files", "kubectl-no-exec-plugins", "kubectl-unguarded"} {
+		_ = fs.MarkHidden(f)
+	}
 	o.addTourTraceFlags(fs)
 }
 
@@ -142,7 +153,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	interactive := !o.Auto.on && term.IsTerminal(int(os.Stdin.Fd()))
 	var class classParts
 	if o.class != nil {
-		class, err = o.class.start(ctx, sink.File, stdout, lang)
+		class, err = o.class.start(ctx, sink.File, stdout, lang, ls)
 		if err != nil {
 			return err
 		}
@@ -276,7 +287,7 @@ func plainClass(po *plain.Options, class classParts, o *tourOptions, tr *i18n.St
 	if h == nil {
 		return
 	}
-	po.Reached = h.Reached
+	po.Reached = func(p plain.Place) { h.Reached(tui.ClassPlace(p)) }
 	fmt.Fprintln(po.Out, fmt.Sprintf(tr.ClassJoinBanner, h.JoinLine()))
 	if h.LoopbackOnly() {
 		fmt.Fprintln(po.Out, fmt.Sprintf(tr.ClassLoopbackHint, tui.JoinPort(h.JoinLine())))
@@ -288,9 +299,10 @@ func plainClass(po *plain.Options, class classParts, o *tourOptions, tr *i18n.St
 
 // newKubectl runs the TUI's :kubectl in-process against the run's kubeconfig; kubectl's
 // discovery cache goes to a private temporary directory that the TUI removes when it ends.
-// Under --kubectl-no-local-files it refuses whatever would read or write this machine's files.
+// Under --kubectl-no-local-files it runs only what its allow-list names.
 func (o *tourOptions) newKubectl(kubeconfig string) (tui.Kubectl, error) {
-	return kubectl.New(kubectl.Options{Kubeconfig: kubeconfig, NoLocalFiles: o.KubectlNoLocalFiles})
+	return kubectl.New(kubectl.Options{Kubeconfig: kubeconfig, Confined: o.KubectlNoLocalFiles,
+		NoExecPlugins: o.KubectlNoExecPlugins, Unguarded: o.KubectlUnguarded})
 }
 
 // recordingContent notes progress whenever the screen shows a step.

@@ -68,38 +68,39 @@ type Strings struct {
 	TargetPhase                                      string // %s: a phase name
 
 	// One-off notes in the status line.
-	NoteResumeFailed      string // %s: the error
-	NoteStartupFailed     string
-	NoteStartupFinished   string
-	NoteStillRunning      string
-	NoteAutoOff           string
-	NoteStillStarting     string
-	NoteKubectlPanelLater string
-	NoteRowWhole          string
-	NoteNoChange          string
-	NoteNoStopInPhase     string // %s: a phase
-	NoteKubectlRefused    string
-	NoteLoopbackShown     string
-	NoteLoopbackHidden    string
-	NoteStageNoCode       string
-	NoteStageNoEtcd       string
-	NoteStoppingKubectl   string
-	NoteNoLane            string
-	NoteEtcdNotWired      string
-	NoteKeyNotListed      string
-	NoteHeldWhileTyping   string // %s: the stage
-	NoteHeldJump          string // %s: the stage
-	NoteBreakNotWired     string
-	NoteNothingHeld       string
-	NoteCleared           string
-	NoteBreakRemoved      string // %s: the spec
-	NoteBreakSet          string // %s: the spec (twice)
-	NoteStepped           string
-	NoteLetGo             string
-	NoteAborted           string
-	NoteStepFailed        string // %s: the error
-	NoteLetGoFailed       string // %s: the error
-	NoteAbortFailed       string // %s: the error
+	NoteResumeFailed       string // %s: the error
+	NoteStartupFailed      string
+	NoteStartupFinished    string
+	NoteStillRunning       string
+	NoteAutoOff            string
+	NoteStillStarting      string
+	NoteKubectlPanelLater  string
+	NoteRowWhole           string
+	NoteNoChange           string
+	NoteNoStopInPhase      string // %s: a phase
+	NoteKubectlRefused     string
+	NoteKubectlRefusedHere string
+	NoteLoopbackShown      string
+	NoteLoopbackHidden     string
+	NoteStageNoCode        string
+	NoteStageNoEtcd        string
+	NoteStoppingKubectl    string
+	NoteNoLane             string
+	NoteEtcdNotWired       string
+	NoteKeyNotListed       string
+	NoteHeldWhileTyping    string // %s: the stage
+	NoteHeldJump           string // %s: the stage
+	NoteBreakNotWired      string
+	NoteNothingHeld        string
+	NoteCleared            string
+	NoteBreakRemoved       string // %s: the spec
+	NoteBreakSet           string // %s: the spec (twice)
+	NoteStepped            string
+	NoteLetGo              string
+	NoteAborted            string
+	NoteStepFailed         string // %s: the error
+	NoteLetGoFailed        string // %s: the error
+	NoteAbortFailed        string // %s: the error
 
 	// The : command line.
 	CmdRequests, CmdKubectl, CmdEtcd, CmdBreak, CmdUnbreak, CmdClear, CmdLesson string
@@ -192,6 +193,9 @@ type Strings struct {
 	KubectlExitOK                                        string
 	KubectlExitFail                                      string // %d
 	KubectlRefusedWhy                                    string // %s
+	KubectlBoxHelp, KubectlBoxFigure                     string
+	BarRunManifest, BarPutAway, BarQuitAll               string
+	KubectlBoxEmpty, KubectlBoxCancelled                 string
 	KubectlElsewhere                                     string
 	KubectlReqsIntro, KubectlReqsLater, KubectlReqsNone  string
 	KubectlNoResponse                                    string
@@ -249,6 +253,8 @@ type Strings struct {
 	// The glossary.
 	GlossaryEnglish, GlossaryChinese, GlossaryNote, GlossaryIntro string
 	GlossaryError                                                 string // %v: the error
+	GlossaryRejected                                              string // %s: the Chinese variants not used, joined with 、
+	GlossaryNoted                                                 string // %s: the note
 
 	// The exercises view (:exercises) and its toast.
 	PaneExercises, PaneExercise                             string
@@ -331,7 +337,7 @@ type Strings struct {
 	CLINoProgress       string // %v
 	CLILessonsHeader    string // PHASE, STEPS, PROGRESS, EXERCISES, LESSON, tab-separated
 	CLILessonDone       string
-	CLIGlossaryHeader   string // ENGLISH, CHINESE, NOTE, tab-separated
+	CLIGlossaryHeader   string // ENGLISH, CHINESE, tab-separated
 	CLICrashedNoLog     string // %s: how
 	CLICrashed          string // %s how, %s log path
 	CLICrashedTrace     string // %s: the panic line
@@ -483,6 +489,7 @@ type Strings struct {
 	CLIClassNeedsTerminal string
 	CLIRootClassSSH       string
 	CLIRootClassHost      string
+	CLISandboxMissing     string // %s: what the kernel lacks
 	PlainFollowNoKeys     string
 	PlainFollowTo         string // %s: the instructor's checkpoint
 	PlainFollowWaiting    string // %s: the class's title
@@ -491,6 +498,40 @@ type Strings struct {
 	PlainClassOpenHost    string
 	CLIJoinWaiting        string // %s address
 	CLIJoinNotYet         string // %s address, %v why
+
+	// The whole course, followed (issue 15): past serve, along the track, an assigned
+	// exercise, the end of the class; the in-TUI kubectl's readiness; the probe contexts.
+	ClassTargetServing     string
+	ClassAtServing         string
+	ClassEnded             string
+	ClassNoteAssigned      string // %s: the exercise's title
+	ClassAssigned          string
+	ClassAssignedKey       string
+	ClassExDone            string
+	ClassExTrying          string
+	ClassExOpen            string
+	ClassExLocked          string
+	ClassExHints           string // %d: hints revealed; starts with the space it needs
+	KeyClassAssigned       string
+	BoardColAssigned       string
+	BoardAssigned          string // %[1]s title, %[2]s ID, %[3]s the counts
+	BoardAssignedCounts    string // %d done, %d trying, %d not started, %d not reached or not reported
+	CmdAssign              string
+	CmdAssignWhich         string
+	CmdAssignUnknown       string // %s: the ID
+	CmdAssignNoExercises   string
+	NoteAssigned           string // %[1]s title, %[2]s ID
+	NoteAssignedNow        string // %[1]s title, %[2]s ID
+	NoteAssignTakenBack    string
+	NoteAssignFailed       string // %v: the error
+	SuggestExercise        string
+	KubectlNoKubeconfigYet string
+	KubectlServerStopped   string
+	ServedProbeContexts    string
+	PlainFollowStep        string // %s: the track step
+	PlainFollowServing     string
+	PlainFollowEnded       string
+	PlainAssigned          string // %[1]s title, %[2]s ID, %[3]s goal
 }
 
 // english is the base catalogue: every string, in English.
@@ -636,38 +677,39 @@ func english() Strings {
 		TargetEnd:               "the end (serving)",
 		TargetPhase:             "phase %s",
 
-		NoteResumeFailed:      "could not resume the server: %s",
-		NoteStartupFailed:     "the startup failed; q quits",
-		NoteStartupFinished:   "startup is finished: the server is serving",
-		NoteStillRunning:      "the server is still running",
-		NoteAutoOff:           "auto stopped: you have the keys (space: next checkpoint)",
-		NoteStillStarting:     "the server is still starting",
-		NoteKubectlPanelLater: "the kubectl panel opens once the server serves",
-		NoteRowWhole:          "this row is shown whole already",
-		NoteNoChange:          "nothing new or changed in the state tree at this step",
-		NoteNoStopInPhase:     "no recorded stop in phase %s",
-		NoteKubectlRefused:    "not run: see the kubectl pane for why, and the command to run elsewhere",
-		NoteLoopbackShown:     "showing the server's own loopback requests and kubewalk's own checks too",
-		NoteLoopbackHidden:    "hiding the server's own loopback requests and kubewalk's own checks",
-		NoteStageNoCode:       "this stage names no code",
-		NoteStageNoEtcd:       "S opens the etcd key a request stored or read; this one never reached storage",
-		NoteStoppingKubectl:   "stopping kubectl…",
-		NoteNoLane:            "no lane to open for this request",
-		NoteEtcdNotWired:      "the etcd explorer is not wired into this run",
-		NoteKeyNotListed:      "not among the keys listed so far; its value is shown",
-		NoteHeldWhileTyping:   "a request is held at %s (:req shows it)",
-		NoteHeldJump:          "⏸ a request is held at %s: space/n steps it on · E runs it to the end · x fails it",
-		NoteBreakNotWired:     "breakpoints are not wired into this run",
-		NoteNothingHeld:       "no request is held: :break STAGE[:user=NAME] holds the next matching one",
-		NoteCleared:           "cleared: only requests from now on are listed (:requests all shows the others)",
-		NoteBreakRemoved:      "breakpoint removed: %s",
-		NoteBreakSet:          "breakpoint set: %[1]s · matching requests will be held (:unbreak %[1]s removes it)",
-		NoteStepped:           "stepped on to its next stage",
-		NoteLetGo:             "let go: it runs to the end",
-		NoteAborted:           "failed at this stage: the client gets the error",
-		NoteStepFailed:        "step failed: %s",
-		NoteLetGoFailed:       "continue failed: %s",
-		NoteAbortFailed:       "abort failed: %s",
+		NoteResumeFailed:       "could not resume the server: %s",
+		NoteStartupFailed:      "the startup failed; q quits",
+		NoteStartupFinished:    "startup is finished: the server is serving",
+		NoteStillRunning:       "the server is still running",
+		NoteAutoOff:            "auto stopped: you have the keys (space: next checkpoint)",
+		NoteStillStarting:      "the server is still starting",
+		NoteKubectlPanelLater:  "the kubectl panel opens once the startup has run to its end",
+		NoteRowWhole:           "this row is shown whole already",
+		NoteNoChange:           "nothing new or changed in the state tree at this step",
+		NoteNoStopInPhase:      "no recorded stop in phase %s",
+		NoteKubectlRefused:     "not run: see the kubectl pane for why, and the command to run elsewhere",
+		NoteKubectlRefusedHere: "not run: see the kubectl pane for why",
+		NoteLoopbackShown:      "showing the server's own loopback requests and kubewalk's own checks too",
+		NoteLoopbackHidden:     "hiding the server's own loopback requests and kubewalk's own checks",
+		NoteStageNoCode:        "this stage names no code",
+		NoteStageNoEtcd:        "S opens the etcd key a request stored or read; this one never reached storage",
+		NoteStoppingKubectl:    "stopping kubectl…",
+		NoteNoLane:             "no lane to open for this request",
+		NoteEtcdNotWired:       "the etcd explorer is not wired into this run",
+		NoteKeyNotListed:       "not among the keys listed so far; its value is shown",
+		NoteHeldWhileTyping:    "a request is held at %s (:req shows it)",
+		NoteHeldJump:           "⏸ a request is held at %s: space/n steps it on · E runs it to the end · x fails it",
+		NoteBreakNotWired:      "breakpoints are not wired into this run",
+		NoteNothingHeld:        "no request is held: :break STAGE[:user=NAME] holds the next matching one",
+		NoteCleared:            "cleared: only requests from now on are listed (:requests all shows the others)",
+		NoteBreakRemoved:       "breakpoint removed: %s",
+		NoteBreakSet:           "breakpoint set: %[1]s · matching requests will be held (:unbreak %[1]s removes it)",
+		NoteStepped:            "stepped on to its next stage",
+		NoteLetGo:              "let go: it runs to the end",
+		NoteAborted:            "failed at this stage: the client gets the error",
+		NoteStepFailed:         "step failed: %s",
+		NoteLetGoFailed:        "continue failed: %s",
+		NoteAbortFailed:        "abort failed: %s",
 
 		CmdRequests:          "live list of the requests through the chain (all: undo :clear)",
 		CmdKubectl:           "run kubectl here against this server (--context admin|alice|bob)",
@@ -715,7 +757,7 @@ func english() Strings {
 		VerbExplain:          "document a resource's fields",
 		VerbVersion:          "client and server versions",
 		VerbConfig:           "view the kubeconfig",
-		FlagContext:          "who runs it: admin, alice or bob",
+		FlagContext:          "who runs it: admin, alice, bob; anonymous (no certificate, no token), badtoken (401)",
 		FlagWatch:            "watch: stream until esc",
 		FlagOutput:           "output: yaml, json, wide, name",
 		FlagNamespace:        "namespace",
@@ -840,6 +882,13 @@ func english() Strings {
 		KubectlExitOK:       "✓ exit 0",
 		KubectlExitFail:     "✗ exit %d",
 		KubectlRefusedWhy:   "✗ not run: %s",
+		BarRunManifest:      "run it",
+		BarPutAway:          "put it away",
+		BarQuitAll:          "quit kubewalk",
+		KubectlBoxHelp:      "-f - reads the manifest below: type or paste it, then ctrl+d runs the command · esc puts it away",
+		KubectlBoxFigure:    "manifest · ctrl+d runs",
+		KubectlBoxEmpty:     "the manifest was empty: nothing was run",
+		KubectlBoxCancelled: "put the manifest away: nothing was run",
 		KubectlElsewhere:    "Run it in another terminal:",
 		KubectlReqsIntro:    "The requests a command makes show here, each with its lane through the chain.",
 		KubectlReqsLater:    "The requests show here as their responses arrive.",
@@ -916,11 +965,13 @@ func english() Strings {
 		StateOneChange:  "1 change: ]/[",
 		StateChanges:    "%d changes: ]/[",
 
-		GlossaryEnglish: "English",
-		GlossaryChinese: "中文",
-		GlossaryNote:    "Note",
-		GlossaryIntro:   "The terms the lessons and screens use, one term per concept. API identifiers, flags, kinds and function names stay English.",
-		GlossaryError:   "The glossary could not be read: %v",
+		GlossaryEnglish:  "English",
+		GlossaryChinese:  "中文",
+		GlossaryNote:     "Note",
+		GlossaryIntro:    "The terms the lessons and screens use, one term per concept, each with a short definition and the Chinese variants kubewalk does not use. API identifiers, flags, kinds and function names stay English.",
+		GlossaryError:    "The glossary could not be read: %v",
+		GlossaryRejected: "not: %s",
+		GlossaryNoted:    "note: %s",
 
 		PaneExercises:      "Exercises",
 		PaneExercise:       "Exercise",
@@ -1018,7 +1069,7 @@ func english() Strings {
 		CLINoProgress:       "warning: %v; showing no progress",
 		CLILessonsHeader:    "PHASE\tSTEPS\tPROGRESS\tEXERCISES\tLESSON",
 		CLILessonDone:       "done",
-		CLIGlossaryHeader:   "ENGLISH\tCHINESE\tNOTE",
+		CLIGlossaryHeader:   "ENGLISH\tCHINESE",
 		CLICrashedNoLog:     "kubewalk crashed (%s) before it opened its log; its error output, if any, is above",
 		CLICrashed:          "kubewalk crashed (%s); the log is at %s",
 		CLICrashedTrace:     "\n  %s\n  (the stack trace is at the end of the log)",
@@ -1037,7 +1088,7 @@ func english() Strings {
 		PlainState:                   "state (%s):",
 		PlainPhasesDone:              "phases done: %s",
 		PlainServing:                 "The server is serving at %s",
-		PlainKubeconfig:              "kubeconfig: %s (contexts: admin, alice, bob)",
+		PlainKubeconfig:              "kubeconfig: %s (contexts: admin, alice, bob, anonymous, badtoken)",
 		PlainExport:                  "  export KUBECONFIG=%s; kubectl get ns",
 		PlainRequests:                "Requests through the chain you just built:",
 		PlainNoTerminal:              "stdin is not a terminal, so nothing can keep this server running: it stops now, with its\nkubeconfig. To use kubectl with a server, run `kubewalk serve` (or `kubewalk --plain` in a terminal).",
@@ -1161,8 +1212,9 @@ func english() Strings {
 		CLIJoinRefused:        "join %s: %v",
 		CLIJoinWrongCode:      "join %s: wrong join code — copy it again from the join line on the instructor's screen and run kubewalk join once more",
 		CLIClassNeedsTerminal: "class host needs a terminal to step through the tour: run it in one, or add --auto to run the walkthrough on its own (the students follow every checkpoint)",
-		CLIRootClassSSH:       "WARNING: running as root. Every student's tour runs as root; its kubectl refuses local files, but that is a list of refusals, not a sandbox: run the class as a dedicated unprivileged account (sudo -u kubewalk-class kubewalk class ssh …), see docs/classroom.md",
+		CLIRootClassSSH:       "WARNING: running as root. The class's SSH server runs as root; every student's tour runs as the --run-as user (nobody by default), sandboxed. Running the class as a dedicated unprivileged account keeps the SSH server off root too (sudo -u kubewalk-class kubewalk class ssh …), see docs/classroom.md",
 		CLIRootClassHost:      "WARNING: running as root. The class endpoint that students, and anyone on its network, connect to runs as root; run class host as your ordinary user",
+		CLISandboxMissing:     "--sandbox auto: this kernel has no %s; the students' tours run without it (--sandbox require refuses to start then), see docs/classroom.md",
 		PlainFollowNoKeys:     "kubewalk: a plain transcript that follows the class: there are no keys here (no D to detach, no ! for stuck); Ctrl-C leaves",
 		PlainFollowTo:         "⇢ the instructor is at %s: running there",
 		PlainFollowWaiting:    "⇢ following %s: waiting for the instructor to move on",
@@ -1171,6 +1223,38 @@ func english() Strings {
 		PlainClassOpenHost:    "The walkthrough is done. The class stays open for the students; Ctrl-C ends it.",
 		CLIJoinWaiting:        "kubewalk: waiting for the class at %s…",
 		CLIJoinNotYet:         "kubewalk: the class at %s does not answer yet (%v); starting your tour, it keeps trying",
-		HelpClass:             "In a class (kubewalk join, class host)",
+
+		ClassTargetServing:     "the end (serving), with the instructor",
+		ClassAtServing:         "serving",
+		ClassEnded:             "■ the class has ended; your tour goes on",
+		ClassNoteAssigned:      "the instructor assigned an exercise: %s — A opens it",
+		ClassAssigned:          "✎ exercise:",
+		ClassAssignedKey:       "A opens it",
+		ClassExDone:            "✓ done",
+		ClassExTrying:          "✎ trying",
+		ClassExOpen:            "○ not started",
+		ClassExLocked:          "· not reached",
+		ClassExHints:           " (hints: %d)",
+		KeyClassAssigned:       "open the assigned exercise",
+		BoardColAssigned:       "ASSIGNED",
+		BoardAssigned:          "assigned: %[1]s (%[2]s) — %[3]s",
+		BoardAssignedCounts:    "done %d · trying %d · not started %d · not there yet %d",
+		CmdAssign:              "assign an exercise to the class (ID; - takes it back)",
+		CmdAssignWhich:         "say which exercise: :assign ID (tab lists the IDs)",
+		CmdAssignUnknown:       "no exercise %q: tab after :assign lists the IDs",
+		CmdAssignNoExercises:   "the exercises are not loaded: nothing to assign",
+		NoteAssigned:           "assigned to the class: %[1]s (%[2]s); the board shows how each student stands",
+		NoteAssignedNow:        "assigned: %[1]s (%[2]s); :assign - takes it back",
+		NoteAssignTakenBack:    "assignment taken back",
+		NoteAssignFailed:       "not assigned: %v",
+		SuggestExercise:        "exercise",
+		KubectlNoKubeconfigYet: "The server listens, but the kubeconfig kubectl reads is written at serve/kubeconfig, a few checkpoints on.",
+		KubectlServerStopped:   "✗ the server has stopped — a client would get connection refused.",
+		ServedProbeContexts:    "anonymous (no certificate, no token); badtoken (401)",
+		PlainFollowStep:        "⇢ the instructor is at %s",
+		PlainFollowServing:     "⇢ the instructor's server serves: running to the end",
+		PlainFollowEnded:       "■ the class has ended; the transcript goes on to the end",
+		PlainAssigned:          "✎ the instructor assigned an exercise: %[1]s (%[2]s) — %[3]s",
+		HelpClass:              "In a class (kubewalk join, class host)",
 	}
 }

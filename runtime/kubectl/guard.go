@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // RefusedError says a command was not run, why, and — when it can run in a terminal of its
@@ -36,7 +37,7 @@ func (e *RefusedError) Error() string {
 var pinnedFlags = []string{
 	"kubeconfig", "server", "cluster", "user", "token", "username", "password",
 	"client-certificate", "client-key", "certificate-authority", "insecure-skip-tls-verify",
-	"tls-server-name",
+	"tls-server-name", "proxy-url",
 }
 
 // ownTerminal lists, by command path (and the subcommands under it), the kubectl v0.37.2 commands (k8s.io/kubectl/pkg/cmd,
@@ -89,28 +90,19 @@ func anyBool(names ...string) func(*pflag.FlagSet) bool {
 }
 
 // refuseParsed decides, once cobra has parsed the command line, whether the command may run.
-// It runs before any request is made.
-func (r *Runner) refuseParsed(cmd *cobra.Command, rawArgs []string) *RefusedError {
+// It runs before any request is made. In every mode it refuses what needs the terminal the TUI
+// owns (ownTerminal, standard input without a manifest from the text box, paths naming the
+// terminal). Unless Options.Unguarded, it also refuses the pinned flags, profiling, kuberc and
+// the kubeconfig writers; under Options.Confined, anything not on the allow-list (allow.go).
+// Under Options.NoExecPlugins a kubeconfig user with a credential plugin is refused.
+func (r *Runner) refuseParsed(cmd *cobra.Command, rawArgs []string, input bool) *RefusedError {
 	fs := cmd.Flags()
 	refuse := func(reason string, elsewhere bool) *RefusedError {
 		e := &RefusedError{Args: rawArgs, Reason: reason}
-		if elsewhere {
+		if elsewhere && !r.opts.Confined {
 			e.Command = r.ExternalCommand(rawArgs)
 		}
 		return e
-	}
-	for _, name := range pinnedFlags {
-		if fs.Changed(name) {
-			return refuse(fmt.Sprintf("--%s is pinned: kubectl here talks only to this run's server with the kubeconfig's identities (choose one with --context admin|alice|bob, or impersonate with --as)", name), false)
-		}
-	}
-	for _, name := range []string{"profile", "profile-output"} {
-		if fs.Changed(name) {
-			return refuse(fmt.Sprintf("--%s writes profile files and installs a signal handler that exits the process", name), true)
-		}
-	}
-	if fs.Changed("kuberc") {
-		return refuse("kuberc preferences are not applied by kubectl inside kubewalk", true)
 	}
 	path := cmd.CommandPath()
 	for _, o := range ownTerminal {
@@ -119,31 +111,87 @@ func (r *Runner) refuseParsed(cmd *cobra.Command, rawArgs []string) *RefusedErro
 			return refuse("needs a terminal of its own: "+o.reason, true)
 		}
 	}
-	if cmd.HasParent() && cmd.Parent().CommandPath() == "kubectl config" && kubeconfigWriters[cmd.Name()] {
-		return refuse("would change the kubeconfig kubewalk wrote for this run (contexts admin, alice, bob); pass --context to a command instead", false)
-	}
-	if f := fs.Lookup("filename"); f != nil {
+	if f := fs.Lookup("filename"); f != nil && !input {
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
 			for _, v := range sv.GetSlice() {
 				if v == "-" {
-					return refuse("-f - reads standard input, which the TUI owns: save the manifest to a file and pass -f FILE", true)
+					return refuse("-f - reads standard input, which the screen owns: type :k "+Quote(rawArgs)+" in the kubectl pane to write the manifest in its text box", true)
 				}
 			}
-		}
-	}
-	if r.opts.NoLocalFiles {
-		if e := refuseLocalFiles(cmd, fs); e != "" {
-			return refuse(e, false)
 		}
 	}
 	for _, a := range rawArgs {
 		for _, p := range stdinPaths {
 			if strings.Contains(a, p) {
-				return refuse(p+" is the terminal the TUI owns: save the data to a file and name that file", true)
+				return refuse(p+" is the terminal the screen owns: use -f - and write the manifest in the kubectl pane's text box", true)
 			}
 		}
 	}
+	if r.opts.NoExecPlugins {
+		if why := refuseCredentialPlugin(cmd, r.opts.Kubeconfig, r.opts.DefaultContext); why != "" {
+			return refuse(why, false)
+		}
+	}
+	if r.opts.Unguarded {
+		return nil
+	}
+	for _, name := range pinnedFlags {
+		// `config`'s own --kubeconfig is pinned too; other same-named flags of a command's own
+		// (create rolebinding --user) are not these.
+		if f := fs.Lookup(name); f != nil && f.Changed && (isGlobal(cmd, f) || name == "kubeconfig") {
+			return refuse(fmt.Sprintf("--%s is pinned: kubectl here talks only to this run's server with the kubeconfig's identities (choose one with --context, or impersonate with --as)", name), false)
+		}
+	}
+	for _, name := range []string{"profile", "profile-output"} {
+		// `kubectl debug --profile=general` is debug's own flag (a debugging profile), not
+		// kubectl's global profiling flag.
+		if f := fs.Lookup(name); f != nil && f.Changed && isGlobal(cmd, f) {
+			return refuse(fmt.Sprintf("--%s writes profile files and installs a signal handler that exits the process", name), true)
+		}
+	}
+	if fs.Changed("kuberc") {
+		return refuse("kuberc preferences are not applied by kubectl inside kubewalk", true)
+	}
+	if cmd.HasParent() && cmd.Parent().CommandPath() == "kubectl config" && kubeconfigWriters[cmd.Name()] {
+		return refuse("would change the kubeconfig kubewalk wrote for this run; pass --context to a command instead", false)
+	}
+	if r.opts.Confined {
+		if why := refuseConfined(cmd, r.opts.Kubeconfig); why != "" {
+			return refuse(why, false)
+		}
+	}
 	return nil
+}
+
+// isGlobal reports whether f is one of kubectl's global flags (the root's persistent flags)
+// rather than a flag of cmd's own with the same name.
+func isGlobal(cmd *cobra.Command, f *pflag.Flag) bool {
+	return cmd.Root().PersistentFlags().Lookup(f.Name) == f
+}
+
+// refuseCredentialPlugin says why the identity cmd would use may not be used: its kubeconfig
+// user runs a credential plugin (exec:) or an auth provider, programs of their own on this
+// machine. "" if it may.
+func refuseCredentialPlugin(cmd *cobra.Command, kubeconfig, defaultContext string) string {
+	cfg, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		return "the run's kubeconfig cannot be read: " + err.Error()
+	}
+	ctxName := defaultContext
+	if f := cmd.Flags().Lookup("context"); f != nil && f.Changed {
+		ctxName = f.Value.String()
+	}
+	user := ""
+	if c, ok := cfg.Contexts[ctxName]; ok {
+		user = c.AuthInfo
+	}
+	if f := cmd.Flags().Lookup("user"); f != nil && f.Changed && isGlobal(cmd, f) {
+		user = f.Value.String()
+	}
+	if a, ok := cfg.AuthInfos[user]; ok && (a.Exec != nil || a.AuthProvider != nil) {
+		return fmt.Sprintf("the kubeconfig user %q runs a credential plugin, a program on the machine kubewalk runs on: kubectl here uses only identities without one", user)
+	}
+	return ""
 }
 
 // refuseUnparsed refuses, before cobra parses anything, what cobra would only reject with a
@@ -182,47 +230,4 @@ func isVerbosityFlag(a string) bool {
 	}
 	// -v8, pflag's shorthand with an attached value.
 	return len(a) > 2 && strings.HasPrefix(a, "-v") && a[2] >= '0' && a[2] <= '9'
-}
-
-// localFileFlags are the kubectl v0.37.2 flags whose values name a file, directory or URL that
-// kubectl reads (or, for output-directory and cache-dir, writes) on the machine it runs on.
-var localFileFlags = []string{
-	"filename", "kustomize", "from-file", "from-env-file", "env-file", "cert", "key",
-	"patch-file", "template", "custom", "output-directory", "cache-dir",
-}
-
-// localFileCommands are commands that reach the local disk or run a program whatever their
-// flags: cp copies files, diff runs an external diff program, kustomize reads a directory
-// (and may run helm), plugin lists the programs on PATH.
-var localFileCommands = []string{"kubectl cp", "kubectl diff", "kubectl kustomize", "kubectl plugin"}
-
-// refuseLocalFiles says why a command may not run under Options.NoLocalFiles ("" if it may).
-func refuseLocalFiles(cmd *cobra.Command, fs *pflag.FlagSet) string {
-	const why = "reads or writes files on the machine kubewalk runs on, which is not yours in this session"
-	path := cmd.CommandPath()
-	for _, c := range localFileCommands {
-		if path == c || strings.HasPrefix(path, c+" ") {
-			return path + " " + why
-		}
-	}
-	for _, name := range localFileFlags {
-		if f := fs.Lookup(name); f != nil && f.Changed {
-			return "--" + name + " " + why
-		}
-	}
-	// And any other flag kubectl marks as naming a file or directory (MarkFlagFilename,
-	// MarkFlagDirname), so that a flag this list misses is still caught.
-	var marked string
-	fs.Visit(func(f *pflag.Flag) {
-		if marked == "" && (f.Annotations[cobra.BashCompFilenameExt] != nil || f.Annotations[cobra.BashCompSubdirsInDir] != nil) {
-			marked = "--" + f.Name + " " + why
-		}
-	})
-	if marked != "" {
-		return marked
-	}
-	if f := fs.Lookup("output"); f != nil && f.Changed && strings.Contains(f.Value.String(), "-file") {
-		return "-o " + f.Value.String() + " " + why
-	}
-	return ""
 }

@@ -154,3 +154,20 @@ func quoteWord(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// ReadsStdin reports whether args pass `-f -` (in any of its spellings: -f -, -f=-, -f-,
+// --filename -, --filename=-): the command reads its manifest from standard input, which in
+// the TUI is the kubectl pane's text box.
+func ReadsStdin(args []string) bool {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "-f-" || a == "-f=-" || a == "--filename=-":
+			return true
+		case (a == "-f" || a == "--filename") && i+1 < len(args) && args[i+1] == "-":
+			return true
+		}
+	}
+	return false
+}

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"runtime"
 	"strings"
@@ -51,12 +52,28 @@ type Options struct {
 	// StopGrace bounds how long Run waits for a command to return once ctx is done; 0 means
 	// 5s. Every request a command makes ends with ctx, so commands return well within it.
 	StopGrace time.Duration
-	// NoLocalFiles refuses every flag and command that would make kubectl read or write a
-	// file on this machine, or run a program: set when the screen belongs to someone who is
-	// not this machine's user (a student in `kubewalk class ssh`), whose kubectl must not read
-	// the class host's files (kubectl create configmap --from-file=/etc/passwd, then get -o
-	// yaml) or write to its disk.
-	NoLocalFiles bool
+	// Confined runs only the commands and flags on the allow-list (allow.go): set when the
+	// screen belongs to someone who is not this machine's user (a student in `kubewalk class
+	// ssh`), whose kubectl must not read or write the class host's files, start programs, or
+	// reach anything but this run's server. It is layer 1 of the class's confinement; the OS
+	// sandbox (runtime/sandbox) holds without it.
+	Confined bool
+	// NoExecPlugins refuses a kubeconfig user with a credential plugin (exec:) or an auth
+	// provider — programs of their own — before any request, and strips them from every client
+	// config as a second check. Part of layer 2 (no new programs) of a class's confinement.
+	NoExecPlugins bool
+	// Unguarded drops every refusal except those that protect the screen's own terminal and
+	// process (ownTerminal, standard input, -v, plugins): no allow-list, no pinned flags. It
+	// exists for the escape tests of `class ssh`, which prove that the OS sandbox holds alone;
+	// kubewalk never sets it otherwise.
+	Unguarded bool
+}
+
+// InputProvider may be implemented by the writer Run is given: KubectlInput is then the
+// command's standard input (the manifest of `-f -`, typed into the kubectl pane's text box);
+// without it standard input is empty and `-f -` is refused.
+type InputProvider interface {
+	KubectlInput() (data string, ok bool)
 }
 
 // Runner runs kubectl commands against one kubeconfig. Its methods may be called from any
@@ -244,6 +261,7 @@ func (r *Runner) execute(ctx context.Context, st *runState, args []string) {
 	defer cmdutil.DefaultBehaviorOnFatal()
 	defer rest.SetDefaultWarningHandler(r.warningHandler())
 	defer st.restoreStderr()
+	defer st.restoreStdin()
 	defer func() {
 		if v := recover(); v != nil {
 			st.mu.Lock()
@@ -253,7 +271,17 @@ func (r *Runner) execute(ctx context.Context, st *runState, args []string) {
 		}
 	}()
 
-	root, err := r.newCommand(st, args)
+	input, hasInput := "", false
+	if ip, ok := st.out.(InputProvider); ok {
+		input, hasInput = ip.KubectlInput()
+	}
+	if hasInput {
+		if err := st.feedStdin(input); err != nil {
+			st.set(func() { st.failed = err })
+			return
+		}
+	}
+	root, err := r.newCommand(st, args, input, hasInput)
 	if err != nil {
 		st.set(func() { st.failed = err })
 		return
@@ -282,14 +310,20 @@ func (r *Runner) warningHandler() rest.WarningHandler {
 
 // newCommand builds the kubectl root command for one run, as cmd/kubectl's main does (its
 // ConfigFlags are kubectl's defaultConfigFlags), with the run's streams and transport.
-func (r *Runner) newCommand(st *runState, args []string) (*cobra.Command, error) {
-	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: st.stream(false), ErrOut: st.stream(true)}
+func (r *Runner) newCommand(st *runState, args []string, input string, hasInput bool) (*cobra.Command, error) {
+	streams := genericiooptions.IOStreams{In: strings.NewReader(input), Out: st.stream(false), ErrOut: st.stream(true)}
 	cf := genericclioptions.NewConfigFlags(true).
 		WithDeprecatedPasswordFlag().
 		WithDiscoveryBurst(300).
 		WithDiscoveryQPS(50.0).
 		WithWarningPrinter(streams).
 		WithWrapConfigFn(func(c *rest.Config) *rest.Config {
+			if r.opts.NoExecPlugins && (c.ExecProvider != nil || c.AuthProvider != nil) {
+				// refuseParsed refused this identity already; should a path get here anyway,
+				// the plugin never runs and every request fails saying why.
+				c.ExecProvider, c.AuthProvider = nil, nil
+				c.Wrap(func(http.RoundTripper) http.RoundTripper { return refusedTransport{} })
+			}
 			c.Wrap(st.rec.wrap)
 			return c
 		})
@@ -307,7 +341,7 @@ func (r *Runner) newCommand(st *runState, args []string) (*cobra.Command, error)
 
 	pre := root.PersistentPreRunE
 	root.PersistentPreRunE = func(c *cobra.Command, a []string) error {
-		if ref := r.refuseParsed(c, args); ref != nil {
+		if ref := r.refuseParsed(c, args, hasInput); ref != nil {
 			return ref
 		}
 		if err := r.pin(c, cf); err != nil {
@@ -384,6 +418,14 @@ func replaceCanI(root *cobra.Command, cf *genericclioptions.ConfigFlags, streams
 	return nil
 }
 
+// refusedTransport fails every request of a client config whose credential plugin was
+// stripped (Options.NoExecPlugins).
+type refusedTransport struct{}
+
+func (refusedTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	return nil, errors.New("credential plugins do not run here: kubectl uses only the kubeconfig's identities without one")
+}
+
 // canIFlags are the local flags of `auth can-i` the replacement Run reads.
 var canIFlags = []string{"all-namespaces", "quiet", "subresource", "list", "no-headers"}
 
@@ -408,6 +450,8 @@ type runState struct {
 
 	origStderr *os.File
 	stderrPipe *os.File
+	origStdin  *os.File
+	stdinPipe  *os.File
 	copied     chan struct{}
 }
 
@@ -484,6 +528,35 @@ func (st *runState) captureStderr() error {
 		pr.Close()
 	}()
 	return nil
+}
+
+// feedStdin points os.Stdin at a pipe that holds input, for the rest of the run: `-f -` is read
+// by cli-runtime's resource builder from os.Stdin itself (resource.FileVisitorForSTDIN at
+// v0.37.2), not from the command's IOStreams. Commands run one at a time (runSlot), and the
+// TUI's own input reader holds the terminal's *os.File it was given at start, so the swap
+// reaches only this command.
+func (st *runState) feedStdin(input string) error {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("kubectl's standard input: %w", err)
+	}
+	st.origStdin, st.stdinPipe = os.Stdin, pr
+	os.Stdin = pr
+	go func() {
+		_, _ = io.WriteString(pw, input)
+		pw.Close()
+	}()
+	return nil
+}
+
+// restoreStdin undoes feedStdin.
+func (st *runState) restoreStdin() {
+	if st.stdinPipe == nil {
+		return
+	}
+	os.Stdin = st.origStdin
+	st.stdinPipe.Close() // a writer still blocked on a full pipe gets EPIPE and ends
+	st.stdinPipe = nil
 }
 
 // restoreStderr undoes captureStderr, once everything written has been copied.

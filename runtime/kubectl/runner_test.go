@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -235,6 +234,8 @@ func TestRunRefused(t *testing.T) {
 		{"-v=8 get cm", "klog", true},
 		{"get cm --v 8", "klog", true},
 		{"--profile cpu get cm", "profile", true},
+		{"--proxy-url http://127.0.0.1:9 get cm", "--proxy-url is pinned", false},
+		{"config view --kubeconfig /etc/passwd", "--kubeconfig is pinned", false},
 	}
 	for _, tc := range tests {
 		var out bytes.Buffer
@@ -261,7 +262,7 @@ func TestRunRefused(t *testing.T) {
 	}
 	// Read-only config commands run, against the run's kubeconfig.
 	res, out := run(t, r, "config get-contexts -o name")
-	if res.ExitCode != 0 || out != "admin\nalice\nbob\n" {
+	if res.ExitCode != 0 || out != "admin\nalice\nanonymous\nbadtoken\nbob\n" {
 		t.Errorf("config get-contexts: code %d, output %q", res.ExitCode, out)
 	}
 	if res, out := run(t, r, "config current-context"); res.ExitCode != 0 || out != "admin\n" {
@@ -598,52 +599,5 @@ func TestRunObservesRequestsLive(t *testing.T) {
 		if o, ok := byID[q.AuditID]; !ok || o.Path != q.Path || o.Code != q.Code {
 			t.Errorf("result's %+v: observed %+v", q, o)
 		}
-	}
-}
-
-// TestRunNoLocalFiles: with NoLocalFiles (a student's screen in `kubewalk class ssh`), nothing
-// that reads or writes the class host's files, or runs a program there, gets to run; commands
-// that only talk to the server still do.
-func TestRunNoLocalFiles(t *testing.T) {
-	r := newRunner(t, func(o *kubectl.Options) { o.NoLocalFiles = true })
-	secret := filepath.Join(t.TempDir(), "secret.txt")
-	if err := os.WriteFile(secret, []byte("host-only-secret\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	refused := []string{
-		"create configmap leak --from-file=" + secret,
-		"create configmap leak --from-env-file=" + secret,
-		"create secret generic leak --from-file=k=" + secret,
-		"create secret tls leak --cert=" + secret + " --key=" + secret,
-		"apply -f " + secret,
-		"create -f https://example.com/x.yaml",
-		"apply -k " + filepath.Dir(secret),
-		"kustomize " + filepath.Dir(secret),
-		"patch cm x --patch-file=" + secret,
-		"get cm -o go-template-file=" + secret,
-		"get cm -o jsonpath-file=" + secret,
-		"get cm -o custom-columns-file=" + secret,
-		"get cm -o go-template --template=" + secret,
-		"cluster-info dump --output-directory=" + filepath.Dir(secret),
-		"--cache-dir=" + filepath.Dir(secret) + " get cm",
-		"diff -f " + secret,
-		"plugin list",
-	}
-	for _, line := range refused {
-		var out bytes.Buffer
-		res, err := r.RunLine(context.Background(), line, &out)
-		var ref *kubectl.RefusedError
-		if !errors.As(err, &ref) || len(res.Requests) != 0 || strings.Contains(out.String(), "host-only-secret") {
-			t.Errorf("%s: error %v, %d requests, output %q; want refused before any request", line, err, len(res.Requests), out.String())
-		}
-	}
-	for _, line := range []string{"get cm", "get cm -o jsonpath={.items[*].metadata.name}", "create configmap ok-literal --from-literal=a=b"} {
-		var out bytes.Buffer
-		if _, err := r.RunLine(context.Background(), line, &out); err != nil {
-			t.Errorf("%s: %v (%s)", line, err, out.String())
-		}
-	}
-	if _, err := client(t, "admin").CoreV1().ConfigMaps("default").Get(context.Background(), "leak", metav1.GetOptions{}); err == nil {
-		t.Error("a configmap made from a host file exists")
 	}
 }

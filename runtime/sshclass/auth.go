@@ -158,9 +158,12 @@ type nameClaims struct {
 var errNameTaken = errors.New("the name belongs to another key")
 
 // claim binds name to key if nobody has it yet; it fails with errNameTaken if another key owns
-// it. name must already match userName (it names a file).
+// it. name is a name key (see nameKey): it names a file.
 func (n *nameClaims) claim(name string, key gossh.PublicKey) error {
 	want := gossh.FingerprintSHA256(key)
+	if err := adoptLegacy(n.dir, name); err != nil {
+		return err
+	}
 	path := filepath.Join(n.dir, name)
 	for range 3 {
 		b, err := os.ReadFile(path)

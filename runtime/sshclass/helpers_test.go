@@ -11,7 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -38,8 +40,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// fakeTour waits for its handover as a spare, then reports its arguments, environment and terminal size, then in raw mode reads keys:
+// fakeTour waits for its handover as a spare, then reports its arguments, environment, the
+// directories handed to it, its user and terminal size, then in raw mode reads keys:
 // q exits 0, c panics, any other key is echoed as "key=K". SIGWINCH reports the new size.
+// Mode "probe" first tries what probeEnv lists (see runProbes) and reports each outcome.
 // Mode "stubborn" ignores SIGTERM and SIGHUP and starts a grandchild (mode "sleeper") in its
 // process group that ignores them too and never exits.
 func fakeTour(mode string) int {
@@ -67,7 +71,29 @@ func fakeTour(mode string) int {
 		fmt.Fprintf(out, "env %s=%s\r\n", k, os.Getenv(k))
 	}
 	fmt.Fprintf(out, "cwd=%s size=%dx%d\r\n", cwd, w, h)
+	for _, k := range []string{"XDG_STATE_HOME", "GOMODCACHE"} {
+		if real, err := os.Readlink(os.Getenv(k)); err == nil {
+			fmt.Fprintf(out, "dir %s=%s\r\n", k, real)
+		}
+	}
+	fmt.Fprintf(out, "uid=%d gid=%d groups=%v\r\n", os.Getuid(), os.Getgid(), must(os.Getgroups()))
 	_ = os.WriteFile(filepath.Join(cwd, "kubewalk.log"), []byte("fake tour log\n"), 0o600)
+	if mode == "orphan" {
+		// A grandchild in a session of its own, as go's telemetry process puts itself: when
+		// this tour exits it is orphaned, and the class server, as subreaper, inherits it.
+		exe, _ := os.Executable()
+		gc := exec.Command(exe)
+		gc.Env = append(os.Environ(), fakeTourEnv+"=sleeper")
+		gc.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := gc.Start(); err != nil {
+			fmt.Fprintf(out, "grandchild: %v\r\n", err)
+			return 1
+		}
+		fmt.Fprintf(out, "grandchild=%d\r\n", gc.Process.Pid)
+	}
+	if mode == "probe" {
+		runProbes(out, args)
+	}
 	if mode == "stubborn" {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
 		exe, _ := os.Executable()
@@ -180,6 +206,9 @@ func startClass(t testing.TB, mode string, cfg Config) *testClass {
 			t.Fatal(err)
 		}
 	}
+	if cfg.RunAs != nil {
+		traversable(t, cfg.TempDir)
+	}
 	if cfg.Executable == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -197,6 +226,38 @@ func startClass(t testing.TB, mode string, cfg Config) *testClass {
 	go func() { c.served <- srv.Serve() }()
 	t.Cleanup(func() { c.close(t) })
 	return c
+}
+
+// traversable lets every user search dir and its parents up to the test's temporary root
+// (t.TempDir makes them 0700), as a class running tours as another user needs of the
+// sessions' directory.
+func traversable(t testing.TB, dir string) {
+	t.Helper()
+	for p := dir; p != os.TempDir() && p != filepath.Dir(p); p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, fi.Mode().Perm()|0o011); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// nobody is the user a class run as root runs its tours as in these tests (nil otherwise: the
+// tours run as the test's user).
+func nobody(t testing.TB) *RunAs {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		t.Fatalf("the tests run tours as nobody when run as root: %v", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return &RunAs{Name: "nobody", UID: uid, GID: gid}
 }
 
 // close stops the server and checks that Serve returned and no session directory is left.

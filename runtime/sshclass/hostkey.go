@@ -96,6 +96,9 @@ func readSecretFile(path, flag string) ([]byte, error) {
 		return nil, fmt.Errorf("%s %s: belongs to uid %d, not to this user (uid %d)", flag, path, st.Uid, os.Geteuid())
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
+		if systemFile(path) {
+			return nil, fmt.Errorf("%s %s: a system file others may read (mode %#o) is no place for a secret; put it in a file of your own that only you can read (install -m 600 /dev/null FILE, then write it there)", flag, path, fi.Mode().Perm())
+		}
 		return nil, fmt.Errorf("%s %s: mode %#o lets others read it; run chmod 600 %s", flag, path, fi.Mode().Perm(), path)
 	}
 	b, err := os.ReadFile(path)
@@ -103,4 +106,26 @@ func readSecretFile(path, flag string) ([]byte, error) {
 		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
 	}
 	return b, nil
+}
+
+// systemFile reports whether path lies in one of the system's own directories, where changing a
+// file's mode to hide a secret would break the system (chmod 600 /etc/passwd) and is never the
+// advice to give.
+func systemFile(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	if strings.HasPrefix(abs, "/var/tmp/") {
+		return false
+	}
+	for _, dir := range []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/opt", "/srv", "/var", "/proc", "/sys", "/dev"} {
+		if abs == dir || strings.HasPrefix(abs, dir+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"github.com/kubewalk/kubewalk/runtime/sandbox"
 )
 
 // Every session's tour is one process of the kubewalk binary, and the class server is its
@@ -43,29 +46,63 @@ import (
 // from the environment by AwaitHandover.
 const SpareEnv = "KUBEWALK_SPARE_FD"
 
+// spareExeEnv names the descriptor of the binary a spare was executed through (when it runs as
+// another user, who may not reach the binary by its path); AwaitHandover closes it.
+const spareExeEnv = "KUBEWALK_SPARE_EXE_FD"
+
 // Handover is what a session gives a spare: the command line (without the program name), the
-// whole environment and the working directory.
+// whole environment, the working directory, the directories sent along as descriptors and the
+// sandbox to apply before running the command.
 type Handover struct {
 	Args []string `json:"args"`
 	Env  []string `json:"env"`
 	Dir  string   `json:"dir"`
+	// Dirs describe, in order, the directory descriptors sent with the handover (SCM_RIGHTS):
+	// directories the tour may not reach by their path (it runs as another user than the class).
+	Dirs []HandedDir `json:"dirs,omitempty"`
+	// Sandbox is applied once the environment is in place, before the command runs; the
+	// handed directories are added to it.
+	Sandbox sandbox.Spec `json:"sandbox"`
 }
 
-// maxHandover bounds the handover line a spare reads.
-const maxHandover = 1 << 20
+// HandedDir is a directory handed to a spare as a descriptor: the spare names it
+// /proc/self/fd/N in the environment variable Env and allows it in its sandbox, read-only or
+// read-write.
+type HandedDir struct {
+	Env   string `json:"env"`
+	Write bool   `json:"write,omitempty"`
+}
+
+// maxHandover bounds the handover line a spare reads; maxHandedDirs the descriptors sent with it.
+const (
+	maxHandover   = 1 << 20
+	maxHandedDirs = 8
+)
 
 // AwaitHandover is the spare's side. If the process was started as a spare (SpareEnv is set),
 // it says "ready" on the socket and blocks until the class server hands a session over; it then
-// replaces the environment with the session's (os.Clearenv, os.Setenv), changes to its
-// directory and returns it, with the socket to speak the supervisor protocol on. isSpare is
-// false, and nothing is done, when SpareEnv is not set. A nil Handover with isSpare and no error
-// means the class server ended the spare (closed its end) before any session came.
+// replaces the environment with the session's (os.Clearenv, os.Setenv), points the variables
+// of the handed directories at their descriptors, changes to its directory, applies the
+// session's sandbox (and reports it: `sandbox "…"`) and returns the Handover, with the socket
+// to speak the supervisor protocol on. isSpare is false, and nothing is done, when SpareEnv is
+// not set. A nil Handover with isSpare and no error means the class server ended the spare
+// (closed its end) before any session came. An error after the sandbox failed leaves the
+// process confined as far as it got: the caller must exit.
 func AwaitHandover() (h *Handover, conn *os.File, isSpare bool, err error) {
 	v, isSpare := os.LookupEnv(SpareEnv)
 	if !isSpare {
 		return nil, nil, false, nil
 	}
 	os.Unsetenv(SpareEnv)
+	if exe, ok := os.LookupEnv(spareExeEnv); ok {
+		os.Unsetenv(spareExeEnv)
+		if n, err := strconv.Atoi(exe); err == nil && n > 2 {
+			unix.Close(n)
+		}
+		// Executed as /proc/self/fd/4, the process is named "4" (ps, top): give it its name.
+		name := filepath.Base(os.Args[0])
+		_ = os.WriteFile("/proc/self/comm", []byte(name[:min(len(name), 15)]), 0)
+	}
 	fd, err := strconv.Atoi(v)
 	if err != nil || fd < 3 {
 		return nil, nil, true, fmt.Errorf("%s=%q: not an inherited descriptor", SpareEnv, v)
@@ -74,10 +111,11 @@ func AwaitHandover() (h *Handover, conn *os.File, isSpare bool, err error) {
 	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
 		return nil, nil, true, fmt.Errorf("%s=%d: not a socket", SpareEnv, fd)
 	}
-	// The socket pair was made by the class server, which is this process's parent: its peer
-	// credentials say so. Anything else is not a class server's handover.
+	// The socket pair was made by the class server, which is this process's parent (running as
+	// this user, or as root when the tours run as another user): its peer credentials say so.
+	// Anything else is not a class server's handover.
 	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
-	if err != nil || int(cred.Pid) != os.Getppid() || int(cred.Uid) != os.Getuid() {
+	if err != nil || int(cred.Pid) != os.Getppid() || (int(cred.Uid) != os.Getuid() && cred.Uid != 0) {
 		return nil, nil, true, fmt.Errorf("%s=%d: the socket's peer is not this process's parent", SpareEnv, fd)
 	}
 	unix.CloseOnExec(fd)
@@ -86,7 +124,7 @@ func AwaitHandover() (h *Handover, conn *os.File, isSpare bool, err error) {
 		conn.Close()
 		return nil, nil, true, fmt.Errorf("spare: tell the class server it is ready: %w", err)
 	}
-	line, err := readLine(conn, maxHandover)
+	fds, first, err := recvFirst(conn)
 	if err != nil {
 		conn.Close()
 		if errors.Is(err, io.EOF) {
@@ -94,15 +132,28 @@ func AwaitHandover() (h *Handover, conn *os.File, isSpare bool, err error) {
 		}
 		return nil, nil, true, fmt.Errorf("spare: read the handover: %w", err)
 	}
+	fail := func(err error) (*Handover, *os.File, bool, error) {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		conn.Close()
+		return nil, nil, true, err
+	}
+	line, err := readLine(conn, maxHandover-1)
+	if err != nil {
+		return fail(fmt.Errorf("spare: read the handover: %w", err))
+	}
+	line = string(first) + line
 	kind, arg, ok := parseReport(line)
 	if !ok || kind != "start" {
-		conn.Close()
-		return nil, nil, true, fmt.Errorf("spare: unexpected message %.40q from the class server", line)
+		return fail(fmt.Errorf("spare: unexpected message %.40q from the class server", line))
 	}
 	h = &Handover{}
 	if err := json.Unmarshal([]byte(arg), h); err != nil {
-		conn.Close()
-		return nil, nil, true, fmt.Errorf("spare: handover: %w", err)
+		return fail(fmt.Errorf("spare: handover: %w", err))
+	}
+	if len(fds) != len(h.Dirs) {
+		return fail(fmt.Errorf("spare: handover: %d directories described, %d sent", len(h.Dirs), len(fds)))
 	}
 	os.Clearenv()
 	for _, kv := range h.Env {
@@ -110,13 +161,77 @@ func AwaitHandover() (h *Handover, conn *os.File, isSpare bool, err error) {
 			os.Setenv(k, val)
 		}
 	}
-	if h.Dir != "" {
-		if err := os.Chdir(h.Dir); err != nil {
-			conn.Close()
-			return nil, nil, true, fmt.Errorf("spare: handover: %w", err)
+	spec := h.Sandbox
+	for i, d := range h.Dirs {
+		path := fmt.Sprintf("/proc/self/fd/%d", fds[i])
+		if d.Env != "" {
+			os.Setenv(d.Env, path)
+		}
+		if d.Write {
+			spec.ReadWrite = append(spec.ReadWrite, path)
+		} else {
+			spec.ReadOnly = append(spec.ReadOnly, path)
 		}
 	}
+	if h.Dir != "" {
+		if err := os.Chdir(h.Dir); err != nil {
+			return fail(fmt.Errorf("spare: handover: %w", err))
+		}
+	}
+	began := time.Now()
+	applied, err := sandbox.Apply(spec)
+	if err != nil {
+		conn.Close()
+		return nil, nil, true, fmt.Errorf("spare: %w", err)
+	}
+	took := time.Since(began)
+	if _, err := fmt.Fprintf(conn, "sandbox %q\n", fmt.Sprintf("%s (applied in %.2f ms)", applied, took.Seconds()*1000)); err != nil {
+		conn.Close()
+		return nil, nil, true, fmt.Errorf("spare: report the sandbox: %w", err)
+	}
 	return h, conn, true, nil
+}
+
+// recvFirst reads the first byte of the handover with the descriptors sent along with it
+// (received close-on-exec); a plain read would drop them.
+func recvFirst(conn *os.File) (fds []int, first []byte, err error) {
+	rc, err := conn.SyscallConn()
+	if err != nil {
+		return nil, nil, err
+	}
+	buf := make([]byte, 1)
+	oob := make([]byte, unix.CmsgSpace(4*maxHandedDirs))
+	var n, oobn int
+	var rerr error
+	err = rc.Read(func(fd uintptr) bool {
+		n, oobn, _, _, rerr = unix.Recvmsg(int(fd), buf, oob, unix.MSG_CMSG_CLOEXEC)
+		return rerr != unix.EAGAIN
+	})
+	if err == nil {
+		err = rerr
+	}
+	if err == nil && oobn > 0 {
+		msgs, perr := unix.ParseSocketControlMessage(oob[:oobn])
+		if perr != nil {
+			return nil, nil, perr
+		}
+		for _, m := range msgs {
+			rights, perr := unix.ParseUnixRights(&m)
+			if perr == nil {
+				fds = append(fds, rights...)
+			}
+		}
+	}
+	if err != nil {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return nil, nil, err
+	}
+	if n == 0 {
+		return nil, nil, io.EOF
+	}
+	return fds, buf[:n], nil
 }
 
 // readLine reads one line, a byte at a time: whatever follows it on the socket (the supervisor
@@ -155,6 +270,7 @@ func parseReport(line string) (kind, arg string, ok bool) {
 
 // spare is a tour process started ahead of its session, seen from the class server.
 type spare struct {
+	s      *Server
 	pid    int
 	dir    string   // its temporary directory: cwd, HOME, TMPDIR
 	ptmx   *os.File // its terminal's master side
@@ -166,6 +282,8 @@ type spare struct {
 	taken  chan struct{} // closed when a session took it
 
 	mu      sync.Mutex
+	ports   [3]int // the ports given to its tour (confinement.sessionPorts), held until it exits
+	gone    bool   // it exited: ports are released
 	logPath string
 	tui     bool // the full-screen UI holds the terminal
 	notes   []string
@@ -183,11 +301,18 @@ func (s *Server) spareEnv(dir string) []string {
 	}
 	env := []string{"PATH=" + path, "HOME=" + dir, "TMPDIR=" + dir, "XDG_RUNTIME_DIR=" + dir,
 		"TERM=dumb", "LANG=C", SpareEnv + "=3"}
+	if s.confine.exe != nil {
+		env = append(env, spareExeEnv+"=4")
+	}
 	return append(env, s.cfg.Env...)
 }
 
 // startSpare starts a tour process in a new temporary directory on a new terminal, as the
 // leader of its own session and process group, with its end of a new socket pair as fd 3.
+// With Config.RunAs it runs as that user, with no supplementary group, in a directory that
+// user owns, executed through a descriptor of the binary (fd 4): the user may not be able to
+// reach the binary by its path (go run builds under a private directory, an install under
+// /root).
 func (s *Server) startSpare() (*spare, error) {
 	dir, err := os.MkdirTemp(s.cfg.TempDir, "kubewalk-ssh-")
 	if err != nil {
@@ -196,6 +321,12 @@ func (s *Server) startSpare() (*spare, error) {
 	fail := func(err error) (*spare, error) {
 		os.RemoveAll(dir)
 		return nil, err
+	}
+	runAs := s.confine.runAs
+	if runAs != nil {
+		if err := os.Chown(dir, runAs.UID, runAs.GID); err != nil {
+			return fail(fmt.Errorf("temp dir: give it to %s: %w", runAs.Name, err))
+		}
 	}
 	ptmx, tty, err := pty.Open()
 	if err != nil {
@@ -218,7 +349,17 @@ func (s *Server) startSpare() (*spare, error) {
 	// Its own session with the pty as controlling terminal: Ctrl-C, Ctrl-Z and SIGWINCH reach
 	// the tour's foreground process group only, and the group can be ended as a whole.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	err = cmd.Start()
+	if runAs != nil {
+		cmd.Path = "/proc/self/fd/4" // the child's own fd 4: the binary
+		cmd.ExtraFiles = append(cmd.ExtraFiles, s.confine.exe)
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(runAs.UID), Gid: uint32(runAs.GID), Groups: []uint32{}}
+	}
+	err = s.reaper.start(func() (int, error) {
+		if err := cmd.Start(); err != nil {
+			return 0, err
+		}
+		return cmd.Process.Pid, nil
+	})
 	tty.Close()
 	childEnd.Close()
 	if err != nil {
@@ -226,9 +367,19 @@ func (s *Server) startSpare() (*spare, error) {
 		conn.Close()
 		return fail(fmt.Errorf("start %s: %w", s.cfg.Executable, err))
 	}
-	sp := &spare{pid: cmd.Process.Pid, dir: dir, ptmx: ptmx, conn: conn, cmd: cmd,
+	sp := &spare{s: s, pid: cmd.Process.Pid, dir: dir, ptmx: ptmx, conn: conn, cmd: cmd,
 		exited: make(chan struct{}), ready: make(chan struct{}), read: make(chan struct{}), taken: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(sp.exited) }()
+	go func() {
+		_ = cmd.Wait()
+		s.reaper.untrack(sp.pid)
+		sp.mu.Lock()
+		sp.gone = true
+		if sp.ports != ([3]int{}) {
+			s.confine.releasePorts(sp.ports)
+		}
+		sp.mu.Unlock()
+		close(sp.exited)
+	}()
 	go sp.readReports()
 	return sp, nil
 }
@@ -260,6 +411,8 @@ func (sp *spare) readReports() {
 			}
 		case "exit":
 			sp.exitRep = true
+		case "sandbox":
+			sp.s.logf("tour %d: sandbox: %s", sp.pid, arg)
 		}
 		sp.mu.Unlock()
 	}
@@ -268,13 +421,49 @@ func (sp *spare) readReports() {
 	_, _ = io.Copy(io.Discard, sp.conn)
 }
 
-// handover gives the spare its session.
-func (sp *spare) handover(h Handover) error {
+// holdPorts records the ports given to the spare's tour, released when it exits (at once if
+// it has exited already).
+func (sp *spare) holdPorts(ports [3]int) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.gone {
+		sp.s.confine.releasePorts(ports)
+		return
+	}
+	sp.ports = ports
+}
+
+// handover gives the spare its session, with dirs (described by h.Dirs) sent along: the first
+// byte of the message carries them.
+func (sp *spare) handover(h Handover, dirs []*os.File) error {
+	if len(dirs) != len(h.Dirs) || len(dirs) > maxHandedDirs {
+		return fmt.Errorf("handover: %d directories described, %d to send", len(h.Dirs), len(dirs))
+	}
 	b, err := json.Marshal(h)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(sp.conn, "start %q\n", b)
+	msg := []byte(fmt.Sprintf("start %q\n", b))
+	fds := make([]int, len(dirs))
+	for i, d := range dirs {
+		fds[i] = int(d.Fd())
+	}
+	rc, err := sp.conn.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Write(func(fd uintptr) bool {
+		serr = unix.Sendmsg(int(fd), msg[:1], unix.UnixRights(fds...), nil, 0)
+		return serr != unix.EAGAIN
+	}); err != nil {
+		return err
+	}
+	runtime.KeepAlive(dirs)
+	if serr != nil {
+		return serr
+	}
+	_, err = sp.conn.Write(msg[1:])
 	return err
 }
 

@@ -35,6 +35,9 @@ import (
 	wishrecover "github.com/charmbracelet/wish/recover"
 	gossh "golang.org/x/crypto/ssh"
 	"golang.org/x/sys/unix"
+
+	"github.com/kubewalk/kubewalk/runtime/ratelimit"
+	"github.com/kubewalk/kubewalk/runtime/sandbox"
 )
 
 // DefaultListen is where a class listens unless told otherwise: loopback only. Open it to the
@@ -102,7 +105,38 @@ type Config struct {
 	StopBound time.Duration
 	// Log receives one line per event (sessions starting and ending, refusals); nil discards.
 	Log io.Writer
+
+	// PasswordLimit bounds wrong passwords per source address and in total (with
+	// PasswordFile); zero fields take DefaultPasswordLimit's.
+	PasswordLimit ratelimit.Config
+	// MaxPending and MaxPendingPerIP bound the connections that have not opened a session yet,
+	// in all and from one address; AuthDeadline is how long a connection has from accept to
+	// open one. Zero takes the defaults (see gate.go).
+	MaxPending, MaxPendingPerIP int
+	AuthDeadline                time.Duration
+	// RunAs, if set, is the unprivileged user every tour runs as (the class must run as root,
+	// or as that user). See confine.go for it and the following fields.
+	RunAs *RunAs
+	// Sandbox is how much of the OS sandbox (Landlock, seccomp) the class insists on; "" is
+	// sandbox.Auto.
+	Sandbox sandbox.Mode
+	// Layers turns a student's layers off one by one (tests); nil is AllLayers.
+	Layers *Layers
+	// ModCache is the Go module cache the tours read for u and s; "" is ResolveModCache's.
+	ModCache string
+	// TourHasFlag reports whether the tour command of Executable has a flag (by name): the
+	// class passes its optional flags (--kubectl-unguarded, --kubectl-no-exec-plugins) only
+	// then. Nil: it has none of them.
+	TourHasFlag func(name string) bool
 }
+
+// DefaultPasswordLimit: 10 wrong passwords from one address, then one every 6 s (a class behind
+// one NAT address mistyping now and then is not held up); 30 from everyone together, then one
+// every 2 s — the pace class host allows wrong join codes. A guess beyond either budget is
+// refused without being checked. Guessing a password of 8 random letters and digits at that
+// pace takes some 3 million years on average; a dictionary word falls far sooner, which is why
+// the password file wants 8 characters at least and keys are better.
+var DefaultPasswordLimit = ratelimit.Config{PerIP: 10, PerIPEvery: 6 * time.Second, Global: 30, GlobalEvery: 2 * time.Second}
 
 // Server is a running class server.
 type Server struct {
@@ -115,6 +149,12 @@ type Server struct {
 	pass   *password       // nil with keys
 	slots  chan struct{}   // one token per running session
 	pool   *pool           // warm spares; nil when Config.Warm is 0
+	gate   *gate           // connections on their way in
+	reaper *reaper         // orphans the subreaper inherits
+	pwTry  *ratelimit.Limiter
+	pwSeen atomic.Int64 // passwords checked (not refused unchecked): for the tests
+
+	confine *confinement // the layers around every tour (confine.go)
 
 	ctx    context.Context // ended by Close: every session stops
 	cancel context.CancelFunc
@@ -127,6 +167,9 @@ type Server struct {
 	sessions map[int64]*SessionInfo
 
 	logMu sync.Mutex
+	quiet map[string]*quietLog // guarded by logMu: see logLimited
+
+	goodbyeWait time.Duration // test hook: the goodbye screen's time, if not GoodbyeWait
 }
 
 // SessionInfo describes a running session.
@@ -157,6 +200,19 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
+	}
+	cfg.PasswordLimit = withDefaults(cfg.PasswordLimit, DefaultPasswordLimit)
+	if cfg.MaxPending <= 0 {
+		cfg.MaxPending = defaultMaxPending
+	}
+	if cfg.MaxPendingPerIP <= 0 {
+		cfg.MaxPendingPerIP = defaultMaxPendingPerIP
+	}
+	if cfg.AuthDeadline <= 0 {
+		cfg.AuthDeadline = keyAuthDeadline
+		if cfg.PasswordFile != "" {
+			cfg.AuthDeadline = passwordAuthDeadline
+		}
 	}
 	var errs []error
 	if cfg.MaxSessions < 0 {
@@ -194,6 +250,9 @@ func New(cfg Config) (*Server, error) {
 		cfg.TempDir = os.TempDir()
 	}
 	s := &Server{cfg: cfg, slots: make(chan struct{}, cfg.MaxSessions), sessions: map[int64]*SessionInfo{}}
+	s.reaper = newReaper()
+	s.gate = newGate(cfg.MaxPendingPerIP, cfg.MaxPending, cfg.AuthDeadline, s.logRefusedConn)
+	s.pwTry = ratelimit.New(cfg.PasswordLimit)
 	if cfg.Warm > 0 {
 		s.pool = newPool(s, cfg.Warm)
 	}
@@ -227,7 +286,8 @@ func New(cfg Config) (*Server, error) {
 		// The whole chain runs under wish's recover middleware: a panic in a session's handler
 		// is logged and ends that session only (the tour itself is a child process anyway).
 		wish.WithMiddleware(wishrecover.MiddlewareWithLogger(logSink{s}, s.middleware()...)),
-		sessionChannelsOnly,
+		s.sessionChannelsOnly,
+		s.gateOption,
 	}
 	// Authentication is ours, through wish's options: wish.WithAuthorizedKeys would read the
 	// file again at every attempt, accept a file that does not parse at start and report
@@ -236,25 +296,12 @@ func New(cfg Config) (*Server, error) {
 		opts = append(opts, wish.WithPublicKeyAuth(func(ctx ssh.Context, key ssh.PublicKey) bool {
 			ok := s.keys.allowed(key)
 			if !ok {
-				s.logf("refused %s@%s: unknown key %s", ctx.User(), ctx.RemoteAddr(), gossh.FingerprintSHA256(key))
+				s.logf("refused %s@%s: unknown key %s", shorten(ctx.User(), 40), ctx.RemoteAddr(), gossh.FingerprintSHA256(key))
 			}
 			return ok
 		}))
 	} else {
-		opts = append(opts, wish.WithPasswordAuth(func(ctx ssh.Context, pw string) bool {
-			ok := s.pass.matches(pw)
-			if !ok {
-				s.logf("refused %s@%s: wrong password", ctx.User(), ctx.RemoteAddr())
-				// Slow down guessing on this connection (ssh allows a few tries per connection).
-				t := time.NewTimer(time.Second)
-				defer t.Stop()
-				select {
-				case <-t.C:
-				case <-ctx.Done():
-				}
-			}
-			return ok
-		}))
+		opts = append(opts, wish.WithPasswordAuth(s.checkPassword))
 	}
 	if cfg.KeepAlive > 0 {
 		// A connection with no traffic either way for three keepalive periods is closed: one
@@ -279,6 +326,13 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--listen %s: %w", cfg.Listen, err)
 	}
+	if s.cfg.ModCache == "" {
+		s.cfg.ModCache = ResolveModCache()
+	}
+	if s.confine, err = newConfinement(s.cfg); err != nil {
+		ln.Close()
+		return nil, err
+	}
 	s.ln = ln
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s, nil
@@ -293,6 +347,7 @@ func (s *Server) HostKeyFingerprint() string { return gossh.FingerprintSHA256(s.
 // Serve starts the warm spares (one at a time, in the background) and accepts connections
 // until Close. It returns nil after Close.
 func (s *Server) Serve() error {
+	s.reaper.run()
 	if s.pool != nil {
 		s.pool.start()
 	}
@@ -336,8 +391,15 @@ func (s *Server) Close(ctx context.Context) error {
 		err = fmt.Errorf("class ssh: %d sessions still stopping: %w", len(s.Sessions()), ctx.Err())
 	}
 	s.ssh.Close()
+	s.reaper.close()
+	if err == nil {
+		s.confine.close()
+	}
 	return err
 }
+
+// Sandbox says how the students' tours are confined.
+func (s *Server) Sandbox() SandboxInfo { return s.confine.info }
 
 // WarmSpares is the number of spares ready for the next sessions.
 func (s *Server) WarmSpares() int {
@@ -359,14 +421,98 @@ func (s *Server) Sessions() []SessionInfo {
 	return out
 }
 
-// sessionChannelsOnly leaves a connection nothing but "session" channels, whatever the ssh
-// package's defaults: no direct-tcpip, so a student cannot reach the loopback servers of the
-// others; no global requests (tcpip-forward); no subsystems (sftp). wish has no option for it.
-func sessionChannelsOnly(srv *ssh.Server) error {
-	srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": ssh.DefaultSessionHandler}
-	srv.RequestHandlers = map[string]ssh.RequestHandler{}
-	srv.SubsystemHandlers = map[string]ssh.SubsystemHandler{}
-	return nil
+// checkPassword is the password callback: a guess from an address (or a class) over its budget
+// of wrong passwords is refused unchecked; a wrong one takes from both budgets; either way the
+// answer comes after a second, which slows guessing on one connection too (ssh allows a few
+// tries per connection).
+func (s *Server) checkPassword(ctx ssh.Context, pw string) bool {
+	ip := hostOf(ctx.RemoteAddr())
+	now := time.Now()
+	if wait, ok := s.pwTry.Check(ip, now); !ok {
+		s.logLimited("password", ip, fmt.Sprintf("refused %s@%s: too many wrong passwords; guesses refused unchecked for %s", shorten(ctx.User(), 40), ctx.RemoteAddr(), wait.Round(time.Second)))
+		pause(ctx, time.Second)
+		return false
+	}
+	s.pwSeen.Add(1)
+	if s.pass.matches(pw) {
+		return true
+	}
+	s.pwTry.Fail(ip, now)
+	s.logf("refused %s@%s: wrong password", shorten(ctx.User(), 40), ctx.RemoteAddr())
+	pause(ctx, time.Second)
+	return false
+}
+
+// pause waits d or until ctx ends.
+func pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// logRefusedConn logs a connection closed at accept by the gate.
+func (s *Server) logRefusedConn(ip string, total bool) {
+	why := fmt.Sprintf("%d connections from %s are on their way in already", s.cfg.MaxPendingPerIP, ip)
+	if total {
+		why = fmt.Sprintf("%d connections are on their way in already", s.cfg.MaxPending)
+	}
+	s.logLimited("conn", ip, "refused a connection from "+ip+": "+why)
+}
+
+// logLimited writes line unless a line of the same kind about the same address was written in
+// the last 10 s; it then says how many it left out. A flood costs one line every 10 s.
+func (s *Server) logLimited(kind, ip, line string) {
+	key := kind + " " + ip
+	s.logMu.Lock()
+	if s.quiet == nil {
+		s.quiet = map[string]*quietLog{}
+	}
+	q := s.quiet[key]
+	now := time.Now()
+	if q != nil && now.Sub(q.at) < 10*time.Second {
+		q.skipped++
+		s.logMu.Unlock()
+		return
+	}
+	skipped := 0
+	if q != nil {
+		skipped = q.skipped
+	}
+	if len(s.quiet) > 1024 {
+		clear(s.quiet)
+	}
+	s.quiet[key] = &quietLog{at: now}
+	s.logMu.Unlock()
+	if skipped > 0 {
+		line += fmt.Sprintf(" (and %d more like it in the last seconds)", skipped)
+	}
+	s.logf("%s", line)
+}
+
+// quietLog is when a kind of line was last written and how many were left out since.
+type quietLog struct {
+	at      time.Time
+	skipped int
+}
+
+// withDefaults fills c's zero fields from d.
+func withDefaults(c, d ratelimit.Config) ratelimit.Config {
+	if c.PerIP <= 0 {
+		c.PerIP = d.PerIP
+	}
+	if c.PerIPEvery <= 0 {
+		c.PerIPEvery = d.PerIPEvery
+	}
+	if c.Global <= 0 {
+		c.Global = d.Global
+	}
+	if c.GlobalEvery <= 0 {
+		c.GlobalEvery = d.GlobalEvery
+	}
+	return c
 }
 
 // logSink is the class's log as the Logger of wish's logging and recover middlewares (which

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/sandbox"
 )
 
 // middleware is the session handler chain, in wish.WithMiddleware's order: the last runs first.
@@ -51,31 +53,26 @@ func (s *Server) refuse(sess ssh.Session, text string) {
 func (s *Server) refuseCommands(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		if cmd := sess.RawCommand(); cmd != "" {
-			s.logf("refused %s@%s: asked to run a command", sess.User(), sess.RemoteAddr())
-			short := cmd
-			if len(short) > 40 {
-				short = short[:40] + "…"
-			}
-			s.refuse(sess, fmt.Sprintf(messagesFor(sess.Environ()).NoCommand, fmt.Sprintf("%q", short)))
+			s.logf("refused %s@%s: asked to run a command", shorten(sess.User(), 40), sess.RemoteAddr())
+			s.refuse(sess, fmt.Sprintf(messagesFor(sess.Environ()).NoCommand, fmt.Sprintf("%q", shorten(cmd, 40))))
 			return
 		}
 		next(sess)
 	}
 }
 
-// userName is what an SSH user name must look like: it names a directory under the class's
-// state dir.
-var userName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,31}$`)
-
 // checkUser refuses a user name that cannot name the student's progress directory, and, with
-// authorized keys, a name another key owns (see nameClaims).
+// authorized keys, a name another key owns (see nameClaims). Names are compared by their key
+// (see nameKey): `ANA` is `ana`.
 func (s *Server) checkUser(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
-		if !userName.MatchString(sess.User()) {
-			s.logf("refused %q@%s: not a usable user name", sess.User(), sess.RemoteAddr())
-			s.refuse(sess, fmt.Sprintf(messagesFor(sess.Environ()).BadUser, sess.User()))
+		nk, ok := nameKey(sess.User())
+		if !ok {
+			s.logf("refused %q@%s: not a usable user name", shorten(sess.User(), 40), sess.RemoteAddr())
+			s.refuse(sess, fmt.Sprintf(messagesFor(sess.Environ()).BadUser, shorten(sess.User(), 40)))
 			return
 		}
+		sess.Context().SetValue(userKey{}, nk)
 		if s.claims != nil {
 			// The key the connection authenticated with: with x/crypto ≥ v0.31 the last key
 			// that passed the public key callback is the one the client signed with.
@@ -85,7 +82,7 @@ func (s *Server) checkUser(next ssh.Handler) ssh.Handler {
 				s.refuse(sess, messagesFor(sess.Environ()).Failed)
 				return
 			}
-			if err := s.claims.claim(sess.User(), key); err != nil {
+			if err := s.claims.claim(sessionKey(sess), key); err != nil {
 				tr := messagesFor(sess.Environ())
 				if errors.Is(err, errNameTaken) {
 					s.logf("refused %s@%s: the name belongs to another key (this one is %s)", sess.User(), sess.RemoteAddr(), gossh.FingerprintSHA256(key))
@@ -164,7 +161,11 @@ func (s *Server) runTour(sess ssh.Session) int {
 	id := s.nextID.Add(1)
 	began := time.Now()
 
-	state := filepath.Join(s.cfg.StateDir, "users", user)
+	users := filepath.Join(s.cfg.StateDir, "users")
+	state := filepath.Join(users, sessionKey(sess))
+	if err := adoptLegacy(users, sessionKey(sess)); err != nil {
+		s.logf("session %d %s: %v", id, user, err)
+	}
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		s.logf("session %d %s: state dir: %v", id, user, err)
 		wish.Errorln(sess, tr.Failed)
@@ -214,13 +215,17 @@ func (s *Server) runTour(sess ssh.Session) int {
 	s.logf("session %d %s from %s: started (pid %d, %s, dir %s)", id, user, sess.RemoteAddr(), pid, how, sp.dir)
 	exited := sp.exited
 
+	note := newClampNote(tr.Clamped, ptyReq.Window)
+	if _, _, clamped := clampWindow(ptyReq.Window); clamped {
+		s.logf("session %d %s: terminal %d×%d clamped to at most %d×%d", id, user, ptyReq.Window.Width, ptyReq.Window.Height, maxCols, maxRows)
+	}
 	var lastInput atomic.Int64
 	lastInput.Store(time.Now().UnixNano())
 	outFailed := make(chan struct{})
 	outDone := make(chan struct{})
 	go func() {
 		defer close(outDone)
-		relayOutput(ptmx, sess, outFailed)
+		relayOutput(ptmx, sess, outFailed, note)
 	}()
 	inEnded := make(chan struct{})
 	go func() {
@@ -242,6 +247,7 @@ func (s *Server) runTour(sess ssh.Session) int {
 	go func() {
 		for w := range winch { // closed when the session's requests end
 			lastInput.Store(time.Now().UnixNano())
+			note.resized(w)
 			resize(w)
 		}
 	}()
@@ -306,6 +312,9 @@ func (s *Server) runTour(sess ssh.Session) int {
 	if crashed || tell != "" || (killed && tui) {
 		io.WriteString(sess, leaveScreen)
 	}
+	if why == "class stopped" {
+		tell = "" // the goodbye screen says it, after the rest
+	}
 	for _, n := range notes {
 		fmt.Fprintln(sess.Stderr(), "\r\n"+n)
 	}
@@ -315,12 +324,30 @@ func (s *Server) runTour(sess ssh.Session) int {
 	if tell != "" {
 		fmt.Fprintln(sess.Stderr(), "\r\n"+tell)
 	}
+	if why == "class stopped" {
+		_ = removeAll(sp.dir) // now, not after the goodbye: the deferred removal says if it fails
+		s.goodbye(sess, tr, id, user, inEnded, crashed || len(notes) > 0)
+	}
 	return code
 }
 
 // handOver gives the session a tour process: a warm spare if one is ready (and still alive),
-// else one started now. The terminal gets the client's size before the tour starts.
+// else one started now. The terminal gets the client's size before the tour starts. The tour
+// gets three ports of its own, its progress directory and the module cache as descriptors, and
+// its sandbox.
 func (s *Server) handOver(sess ssh.Session, ptyReq ssh.Pty, user, state string) (*spare, bool, error) {
+	c := s.confine
+	userDir, err := c.userDir(state)
+	if err != nil {
+		return nil, false, err
+	}
+	defer userDir.Close() // the spare has its own descriptor once it is sent
+	dirs := []*os.File{userDir}
+	handed := []HandedDir{{Env: "XDG_STATE_HOME", Write: true}}
+	if c.modCache != nil {
+		dirs = append(dirs, c.modCache)
+		handed = append(handed, HandedDir{Env: "GOMODCACHE"})
+	}
 	for try := 0; ; try++ {
 		var sp *spare
 		warm := false
@@ -329,14 +356,20 @@ func (s *Server) handOver(sess ssh.Session, ptyReq ssh.Pty, user, state string) 
 			warm = sp != nil
 		}
 		if sp == nil {
-			var err error
 			if sp, err = s.startSpare(); err != nil {
 				return nil, false, err
 			}
 		}
+		ports, err := c.sessionPorts()
+		if err != nil {
+			s.discard(sp)
+			return nil, false, err
+		}
+		sp.holdPorts(ports)
 		_ = pty.Setsize(sp.ptmx, winsize(ptyReq.Window))
-		h := Handover{Args: s.childArgs(user, sp.dir), Env: s.childEnv(sess.Environ(), ptyReq.Term, sp.dir, state), Dir: sp.dir}
-		err := sp.handover(h)
+		h := Handover{Args: s.childArgs(user, sp.dir, ports), Env: s.childEnv(sess.Environ(), ptyReq.Term, sp.dir, state),
+			Dir: sp.dir, Dirs: handed, Sandbox: c.spec(sp.dir, ports)}
+		err = sp.handover(h, dirs)
 		if err == nil {
 			return sp, warm, nil
 		}
@@ -348,9 +381,10 @@ func (s *Server) handOver(sess ssh.Session, ptyReq ssh.Pty, user, state string) 
 	}
 }
 
-// childArgs are the tour's arguments: a server on an unused loopback port, its kubeconfig and
-// log in the session's directory.
-func (s *Server) childArgs(user, dir string) []string {
+// childArgs are the tour's arguments: a server on the loopback ports chosen for it (the only
+// ones its sandbox lets it bind), its kubeconfig and log in the session's directory, and the
+// kubectl layers (see Layers).
+func (s *Server) childArgs(user, dir string, ports [3]int) []string {
 	var args []string
 	if f := s.cfg.Follow; f != nil {
 		args = []string{"join", f.Addr, "--code", f.Code, "--name", user}
@@ -358,7 +392,17 @@ func (s *Server) childArgs(user, dir string) []string {
 		args = []string{"tour"}
 	}
 	// The student is not this machine's user: the tour's kubectl must not read its files.
-	args = append(args, "--kubectl-no-local-files", "--secure-port", "0", "--bind-address", "127.0.0.1",
+	layers := s.confine.info.Layers
+	if layers.AllowList {
+		args = append(args, "--kubectl-no-local-files")
+	} else if s.confine.hasFlag(flagUnguarded) {
+		args = append(args, "--"+flagUnguarded)
+	}
+	if layers.NoExec && s.confine.hasFlag(flagNoExecPlugins) {
+		args = append(args, "--"+flagNoExecPlugins)
+	}
+	args = append(args, "--secure-port", strconv.Itoa(ports[0]), "--etcd-client-port", strconv.Itoa(ports[1]),
+		"--etcd-peer-port", strconv.Itoa(ports[2]), "--bind-address", "127.0.0.1",
 		"--kubeconfig", filepath.Join(dir, "kubeconfig"), "--log-file", filepath.Join(dir, "kubewalk.log"))
 	return append(args, s.cfg.Args...)
 }
@@ -372,8 +416,11 @@ var clientVars = map[string]bool{"LANG": true, "LANGUAGE": true, "LC_ALL": true,
 	"LC_CTYPE": true, "COLORTERM": true, "NO_COLOR": true}
 
 // childEnv is the tour's whole environment: nothing of the class server's own but PATH, the
-// session's directory as HOME, TMPDIR and XDG_RUNTIME_DIR, the student's XDG_STATE_HOME, the
-// terminal type and locale from the client, then Config.Env.
+// session's directory as HOME, TMPDIR and XDG_RUNTIME_DIR, the terminal type and locale from
+// the client, with the no-exec layer editor and pager variables that name no program, then
+// Config.Env. XDG_STATE_HOME (the student's progress) and GOMODCACHE are set by the spare to
+// the directories handed over as descriptors; state is their path on the class host, for the
+// record.
 func (s *Server) childEnv(client []string, term, dir, state string) []string {
 	path := os.Getenv("PATH")
 	if path == "" {
@@ -384,6 +431,9 @@ func (s *Server) childEnv(client []string, term, dir, state string) []string {
 	}
 	env := []string{"PATH=" + path, "HOME=" + dir, "TMPDIR=" + dir, "XDG_RUNTIME_DIR=" + dir,
 		"XDG_STATE_HOME=" + state, "TERM=" + term}
+	if s.confine.info.ModCache != "" {
+		env = append(env, "GOMODCACHE="+s.confine.info.ModCache)
+	}
 	locale := false
 	for _, kv := range client {
 		k, v, _ := strings.Cut(kv, "=")
@@ -395,19 +445,27 @@ func (s *Server) childEnv(client []string, term, dir, state string) []string {
 	if !locale {
 		env = append(env, "LANG=C.UTF-8") // the screens draw box characters
 	}
+	if s.confine.info.Layers.NoExec {
+		env = append(env, sandbox.RefusingEnv()...)
+	}
 	return append(env, s.cfg.Env...)
 }
 
 // relayOutput copies the terminal's output to the session until the terminal fails (no process
-// holds it any more). A failed write closes failed and the rest is read and dropped, so that the
-// tour never blocks on a full terminal while it shuts down.
-func relayOutput(ptmx io.Reader, sess io.Writer, failed chan struct{}) {
+// holds it any more), with the clamp note where it is due (see clampNote). A failed write closes
+// failed and the rest is read and dropped, so that the tour never blocks on a full terminal
+// while it shuts down.
+func relayOutput(ptmx io.Reader, sess io.Writer, failed chan struct{}, note *clampNote) {
 	buf := make([]byte, 32*1024)
 	ok := true
 	for {
 		n, err := ptmx.Read(buf)
 		if n > 0 && ok {
-			if _, werr := sess.Write(buf[:n]); werr != nil {
+			out := buf[:n]
+			if extra := note.after(out); extra != nil {
+				out = append(out, extra...) // buf has room or append copies: buf is reused only after this write
+			}
+			if _, werr := sess.Write(out); werr != nil {
 				ok = false
 				close(failed)
 			}
@@ -528,7 +586,13 @@ func groupAlive(pgid int) bool {
 // keepLog copies the log of a tour that failed to the class's logs/ directory before its
 // directory is removed, and returns where it is kept ("" if it could not be).
 func (s *Server) keepLog(id int64, user, log string) string {
-	b, err := os.ReadFile(log)
+	// The tour may run as another user, who owns its directory: never follow a link there.
+	f, err := os.OpenFile(log, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return ""
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 64<<20))
+	f.Close()
 	if err != nil {
 		return ""
 	}
@@ -610,8 +674,4 @@ func langOf(environ []string) string {
 		}
 	}
 	return lessons.DetectLang("", func(k string) string { return env[k] })
-}
-
-func winsize(w ssh.Window) *pty.Winsize {
-	return &pty.Winsize{Rows: uint16(w.Height), Cols: uint16(w.Width)}
 }

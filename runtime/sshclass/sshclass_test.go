@@ -14,6 +14,8 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/kubewalk/kubewalk/runtime/sandbox"
 )
 
 const bound = 20 * time.Second // for waits that normally take milliseconds, on a loaded machine
@@ -46,11 +48,14 @@ func testSessionRunsTour(t *testing.T, warm int) {
 	ss := c.waitSessions(t, 1, bound)
 	dir := ss[0].Dir
 	state := filepath.Join(c.srv.cfg.StateDir, "users", "alice")
+	args := regexp.MustCompile(`args=\["tour" "--kubectl-no-local-files" "--secure-port" "(\d+)" "--etcd-client-port" "(\d+)" "--etcd-peer-port" "(\d+)" "--bind-address" "127.0.0.1" "--kubeconfig" (\S+) "--log-file" (\S+)\]`).FindStringSubmatch(out)
+	if args == nil || args[4] != fmt.Sprintf("%q", filepath.Join(dir, "kubeconfig")) || args[5] != fmt.Sprintf("%q", filepath.Join(dir, "kubewalk.log")) ||
+		args[1] == args[2] || args[2] == args[3] || args[1] == args[3] {
+		t.Errorf("tour arguments (three distinct ports, the session's files):\n%s", out)
+	}
 	for _, want := range []string{
-		fmt.Sprintf(`args=["tour" "--kubectl-no-local-files" "--secure-port" "0" "--bind-address" "127.0.0.1" "--kubeconfig" %q "--log-file" %q]`,
-			filepath.Join(dir, "kubeconfig"), filepath.Join(dir, "kubewalk.log")),
 		"env TERM=xterm-256color", "env LANG=zh_CN.UTF-8", "env HOME=" + dir, "env TMPDIR=" + dir,
-		"env XDG_RUNTIME_DIR=" + dir, "env XDG_STATE_HOME=" + state,
+		"env XDG_RUNTIME_DIR=" + dir, "env XDG_STATE_HOME=/proc/self/fd/", "dir XDG_STATE_HOME=" + state,
 		"cwd=" + dir + " size=100x30",
 	} {
 		if !strings.Contains(out, want) {
@@ -547,7 +552,8 @@ func TestCrashEndsOnlyThatSession(t *testing.T) {
 // TestStubbornTourKilled: a tour that ignores SIGTERM, with a child of its own that does too,
 // is killed after StopBound; both processes and the directory are gone.
 func TestStubbornTourKilled(t *testing.T) {
-	c := startClass(t, "stubborn", Config{StopBound: 300 * time.Millisecond})
+	// The stubborn tour starts a program: without the sandbox, which would refuse it.
+	c := startClass(t, "stubborn", Config{StopBound: 300 * time.Millisecond, Sandbox: sandbox.Off})
 	client, err := c.dial("alice")
 	if err != nil {
 		t.Fatal(err)
@@ -743,9 +749,10 @@ func TestHostKeyGeneratedInOpenDir(t *testing.T) {
 
 // TestFollowArgs: with Follow, a session joins the class host as its SSH user.
 func TestFollowArgs(t *testing.T) {
-	s := &Server{cfg: Config{Follow: &Follow{Addr: "192.168.1.20:7443", Code: "4F7K-Q2"}, Args: []string{"--lang", "zh-CN"}}}
-	got := strings.Join(s.childArgs("alice", "/tmp/d"), " ")
-	want := "join 192.168.1.20:7443 --code 4F7K-Q2 --name alice --kubectl-no-local-files --secure-port 0 --bind-address 127.0.0.1 --kubeconfig /tmp/d/kubeconfig --log-file /tmp/d/kubewalk.log --lang zh-CN"
+	s := &Server{cfg: Config{Follow: &Follow{Addr: "192.168.1.20:7443", Code: "4F7K-Q2"}, Args: []string{"--lang", "zh-CN"}},
+		confine: &confinement{info: SandboxInfo{Layers: AllLayers()}, hasFlag: func(string) bool { return false }}}
+	got := strings.Join(s.childArgs("alice", "/tmp/d", [3]int{1001, 1002, 1003}), " ")
+	want := "join 192.168.1.20:7443 --code 4F7K-Q2 --name alice --kubectl-no-local-files --secure-port 1001 --etcd-client-port 1002 --etcd-peer-port 1003 --bind-address 127.0.0.1 --kubeconfig /tmp/d/kubeconfig --log-file /tmp/d/kubewalk.log --lang zh-CN"
 	if got != want {
 		t.Errorf("args\n got %s\nwant %s", got, want)
 	}
@@ -761,4 +768,36 @@ func byUser(t testing.TB, ss []SessionInfo, user string) SessionInfo {
 	}
 	t.Fatalf("no session of %s in %+v", user, ss)
 	return SessionInfo{}
+}
+
+// TestLayerArgs: the kubectl layers reach the tour's command line — the allow-list as
+// --kubectl-no-local-files, off as --kubectl-unguarded, no-exec as --kubectl-no-exec-plugins —
+// the optional flags only when the tour has them; and the no-exec layer's editor variables
+// reach its environment.
+func TestLayerArgs(t *testing.T) {
+	ports := [3]int{1001, 1002, 1003}
+	for _, tt := range []struct {
+		name    string
+		layers  Layers
+		hasFlag bool
+		want    string
+		editor  bool
+	}{
+		{"all, older tour", AllLayers(), false, "tour --kubectl-no-local-files --secure-port", true},
+		{"all, newer tour", AllLayers(), true, "tour --kubectl-no-local-files --kubectl-no-exec-plugins --secure-port", true},
+		{"no allow-list, newer tour", Layers{NoExec: true}, true, "tour --kubectl-unguarded --kubectl-no-exec-plugins --secure-port", true},
+		{"no allow-list, older tour", Layers{Landlock: true}, false, "tour --secure-port", false},
+		{"none, newer tour", Layers{}, true, "tour --kubectl-unguarded --secure-port", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Server{confine: &confinement{info: SandboxInfo{Layers: tt.layers}, hasFlag: func(string) bool { return tt.hasFlag }}}
+			if got := strings.Join(s.childArgs("ana", "/tmp/d", ports), " "); !strings.HasPrefix(got, tt.want+" 1001 ") {
+				t.Errorf("args %q, want them to start %q", got, tt.want)
+			}
+			env := strings.Join(s.childEnv(nil, "xterm", "/tmp/d", "/state/users/ana"), "\n")
+			if got := strings.Contains(env, "EDITOR="+sandbox.RefusedProgram); got != tt.editor {
+				t.Errorf("refusing EDITOR in the environment: %v, want %v:\n%s", got, tt.editor, env)
+			}
+		})
+	}
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -12,7 +13,8 @@ import (
 
 // glossaryView is the :glossary view: the terms kubewalk uses (content/glossary.md, embedded
 // and parsed when the screen is built), English, Chinese and the note side by side in columns
-// sized in terminal cells, each cell wrapped within its column; one scrollable pane.
+// sized in terminal cells, each cell wrapped within its column, and under each term, indented,
+// its English definition and the Chinese variants kubewalk does not use; one scrollable pane.
 type glossaryView struct {
 	st    *Styles
 	tr    *i18n.Strings
@@ -96,6 +98,18 @@ func (v *glossaryView) relayout() {
 			}
 		}
 	}
+	// under each term, indented: its definition, and the Chinese variants kubewalk does not use
+	more := func(t i18n.Term) {
+		lines := []string{t.Definition}
+		if len(t.Rejected) > 0 {
+			lines = append(lines, fmt.Sprintf(v.tr.GlossaryRejected, strings.Join(t.Rejected, "、")))
+		}
+		for _, m := range lines {
+			for _, l := range wrapLines(m, w-4) {
+				add("    " + st.Lane.Dim.Render(l))
+			}
+		}
+	}
 	noteHead := v.tr.GlossaryNote
 	if stacked {
 		noteHead = ""
@@ -103,6 +117,7 @@ func (v *glossaryView) relayout() {
 	row(v.tr.GlossaryEnglish, v.tr.GlossaryChinese, noteHead, st.Lane.Heading.Render)
 	for _, t := range v.terms {
 		row(t.English, t.Chinese, t.Note, st.Lane.Text.Render)
+		more(t)
 	}
 	v.pane.SetTitle(v.tr.PaneGlossary, "", fmt.Sprintf("%d", len(v.terms)))
 	v.pane.SetLines(lines)

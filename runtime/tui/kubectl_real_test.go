@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -112,5 +114,68 @@ func TestKubectlPaneRealServer(t *testing.T) {
 	hs.must("■ stopped with esc", "stopped (esc)")
 	if !hs.model.m.kc.res.Canceled {
 		t.Error("the result does not say the command was cancelled")
+	}
+}
+
+// TestKubectlManifestBox: `:k apply -f -` opens the text box instead of reading a terminal the
+// screen owns; a pasted manifest with ctrl+d is applied through the real runner in confined
+// mode (as a class ssh student's), esc puts the box away without running anything, and the
+// editor path a student once escaped through is refused on screen.
+func TestKubectlManifestBox(t *testing.T) {
+	srv := startRealServer(t)
+	cacheDir := t.TempDir()
+	hs := newHarnessOpts(t, 120, 40, fakeContent{}, srv, Options{GlamourStyle: "notty",
+		NewKubectl: func(kc string) (Kubectl, error) {
+			return kubectl.New(kubectl.Options{Kubeconfig: kc, CacheDir: cacheDir, Confined: true})
+		}})
+	hs.keys("E")
+	t.Cleanup(func() {
+		if err := hs.model.m.shutdown(); err != nil {
+			t.Error(err)
+		}
+	})
+	finished := func() bool { return hs.model.m.kc.done }
+
+	hs.startLine("k apply -f -")
+	hs.until("the text box", func() bool { return hs.model.m.kc.Editing() })
+	hs.settle()
+	hs.must("-f - reads the manifest below", "ctrl+d runs the", "manifest · ctrl+d runs", "ctrl+d run it", "esc put it away")
+	// A paste arrives as one message with its newlines; q and E in it are text, not keys.
+	hs.send(tea.KeyMsg{Type: tea.KeyRunes, Paste: true, Runes: []rune("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-the-box\n  namespace: default\ndata:\n  q: E\n")})
+	hs.settle()
+	hs.must("name: from-the-box")
+	hs.send(tea.KeyMsg{Type: tea.KeyCtrlD})
+	hs.until("apply to end", finished)
+	hs.settle()
+	hs.must("configmap/from-the-box created", "✓ exit 0")
+	cfg, err := srv.RESTConfig("admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := cs.CoreV1().ConfigMaps("default").Get(context.Background(), "from-the-box", metav1.GetOptions{})
+	if err != nil || cm.Data["q"] != "E" {
+		t.Fatalf("the configmap from the box: %+v, %v", cm, err)
+	}
+
+	hs.startLine("k create -f -")
+	hs.until("the text box again", func() bool { return hs.model.m.kc.Editing() })
+	hs.keys("x")
+	hs.send(keyMsg("esc"))
+	hs.settle()
+	if hs.model.m.kc.Editing() {
+		t.Fatal("esc did not put the box away")
+	}
+	hs.must("put the manifest away: nothing was run")
+
+	hs.startLine("k apply edit-last-applied cm/from-the-box")
+	hs.until("the refusal", finished)
+	hs.settle()
+	hs.must("✗ not run:", "editor")
+	if strings.Contains(hs.view(), "Run it in another terminal") {
+		t.Errorf("a confined screen is told to run the command elsewhere:\n%s", hs.view())
 	}
 }

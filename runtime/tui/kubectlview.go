@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -67,12 +68,18 @@ type kcRun struct {
 	done   chan struct{} // closed when Run has returned
 	notify chan struct{} // output arrived (coalesced)
 
+	input    string // the manifest of `-f -`, from the text box
+	hasInput bool
+
 	mu      sync.Mutex
 	lines   []string
 	partial []byte
 	dropped int
 	reqs    []kubectl.Request // as their responses arrived (ObserveRequest)
 }
+
+// KubectlInput implements kubectl.InputProvider: the manifest typed into the text box.
+func (r *kcRun) KubectlInput() (string, bool) { return r.input, r.hasInput }
 
 // ObserveRequest implements kubectl.RequestObserver: the pane lists a command's requests, and
 // their lanes, while it runs (a `get -w` ends only when stopped).
@@ -235,6 +242,9 @@ type kubectlView struct {
 	cursor  int
 	wired   bool // a trace store is there to read lanes from
 
+	// box, while open, is the text box for the manifest that `-f -` reads.
+	box *manifestBox
+
 	// The output wrapped to the pane so far, kept so that a line arriving costs only its own
 	// wrapping: wrapped holds the rows of the complete lines from line number wrapFirst on,
 	// rowsOf how many rows each took; wrapW is the width they were wrapped at.
@@ -367,6 +377,12 @@ func (v *kubectlView) relayout() {
 func (v *kubectlView) relayoutOutput() {
 	w := v.out.Inner()
 	st, tr := v.st, v.tr
+	if v.box != nil {
+		v.out.SetTitle(tr.PaneKubectl, kubectl.Quote(v.box.args), tr.KubectlBoxFigure)
+		v.out.SetLines(v.boxLines(w))
+		v.out.offset = 0
+		return
+	}
 	if v.run == nil {
 		v.out.SetTitle(tr.PaneKubectl, "", "")
 		var lines []string
@@ -535,4 +551,70 @@ func laneSummary(tr *i18n.Strings, t tracing.Trace) string {
 		end += " " + fmtDuration(t.Duration)
 	}
 	return strings.Join(parts, " ") + " → " + end
+}
+
+// manifestBox is the text box a command with `-f -` reads its manifest from: kubectl in a pane
+// has no terminal of its own to read (and a student over SSH has no file to name), so
+// `:k apply -f -` opens it; ctrl+d runs the command with what was typed or pasted, as the end of
+// input does in a shell, and esc puts it away.
+type manifestBox struct {
+	line string
+	args []string
+	ta   textarea.Model
+}
+
+// maxManifest bounds the manifest a box takes.
+const maxManifest = 256 << 10
+
+// OpenBox opens the text box for the command line and args.
+func (v *kubectlView) OpenBox(line string, args []string) tea.Cmd {
+	ta := textarea.New()
+	ta.ShowLineNumbers = true
+	ta.CharLimit = maxManifest
+	ta.MaxHeight = 2000
+	ta.Prompt = ""
+	// textarea's ctrl+v reads the clipboard by running xclip or wl-paste: a program on this
+	// machine, and this machine's clipboard, which is not a student's over SSH. The terminal's
+	// own paste arrives as typed text and still works.
+	ta.KeyMap.Paste.SetEnabled(false)
+	v.box = &manifestBox{line: line, args: args, ta: ta}
+	v.focus = kcOutput
+	v.relayout()
+	return v.box.ta.Focus()
+}
+
+// Editing reports whether the text box takes the keys.
+func (v *kubectlView) Editing() bool { return v.box != nil }
+
+// CloseBox puts the text box away and returns the command and what was typed.
+func (v *kubectlView) CloseBox() (line string, args []string, manifest string) {
+	b := v.box
+	v.box = nil
+	v.relayout()
+	if b == nil {
+		return "", nil, ""
+	}
+	return b.line, b.args, b.ta.Value()
+}
+
+// BoxKey passes a key to the text box.
+func (v *kubectlView) BoxKey(msg tea.Msg) tea.Cmd {
+	if v.box == nil {
+		return nil
+	}
+	var cmd tea.Cmd
+	v.box.ta, cmd = v.box.ta.Update(msg)
+	v.relayoutOutput()
+	return cmd
+}
+
+// boxLines draws the text box into the output pane.
+func (v *kubectlView) boxLines(w int) []string {
+	st, tr := v.st, v.tr
+	b := v.box
+	lines := wrapLines(st.Served.Command.Render("$ kubectl "+kubectl.Quote(b.args)), w)
+	lines = append(lines, wrapLines(st.Served.Dim.Render(tr.KubectlBoxHelp), w)...)
+	b.ta.SetWidth(max(w, 10))
+	b.ta.SetHeight(max(v.out.visible()-len(lines)-1, 3))
+	return append(append(lines, ""), strings.Split(b.ta.View(), "\n")...)
 }

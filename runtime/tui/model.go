@@ -383,7 +383,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case boardMsg, followMsg, classNoteMsg:
 		return m.classMsg(msg)
 	case tea.KeyMsg:
-		return m.key(msg)
+		cmd := m.key(msg)
+		m.classSeen()
+		return cmd
 	case tea.MouseMsg:
 		return m.mouse(msg)
 	default:
@@ -396,9 +398,12 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case exLoadedMsg:
-		return m.exercisesLoaded(msg)
+		cmd := m.exercisesLoaded(msg)
+		m.classSeen()
+		return cmd
 	case exResultMsg:
 		m.exResult(msg)
+		m.classSeen()
 	case subscribedMsg:
 		m.subCh, m.unsubscribe, m.subArmed = msg.ch, msg.cancel, true
 		return tea.Batch(m.waitRequests(), m.loadNow())
@@ -458,6 +463,9 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 			var ref *kubectl.RefusedError
 			if errors.As(msg.err, &ref) {
 				m.note = m.tr.NoteKubectlRefused
+				if ref.Command == "" {
+					m.note = m.tr.NoteKubectlRefusedHere
+				}
 			}
 			return m.loadNow()
 		}
@@ -743,6 +751,9 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	if m.ex.typing {
 		return m.answerKey(msg)
+	}
+	if m.at == viewKubectl && m.kc.Editing() {
+		return m.boxKey(msg)
 	}
 	if m.info != nil {
 		if key.Matches(msg, k.Quit) {
@@ -1067,7 +1078,7 @@ func (m *model) scrollFocused(n int) {
 // typingLine reports whether keys go into a line of text: the command line, an answer, a
 // search or the requests filter.
 func (m *model) typingLine() bool {
-	return m.prompt.open || m.ex.typing || (m.at == viewTour && m.source.search.typing) ||
+	return m.prompt.open || m.ex.typing || (m.at == viewKubectl && m.kc.Editing()) || (m.at == viewTour && m.source.search.typing) ||
 		(m.at == viewRequests && (m.rq.typing || m.rq.focus == rqSource && m.rq.source.search.typing))
 }
 

@@ -618,7 +618,7 @@ func TestReviewAfterServe(t *testing.T) {
 	// Before serve, K says what it is for.
 	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
 	hs.keys("K")
-	if n := hs.model.m.note; !strings.Contains(n, "the kubectl panel opens once the server serves") {
+	if n := hs.model.m.note; !strings.Contains(n, "the kubectl panel opens once the startup has run to its end") {
 		t.Errorf("K before serve: note %q", n)
 	}
 }
@@ -749,7 +749,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 			hs := newHarness(t, size.w, size.h, fakeContent{}, fakeServer{})
 			hs.keys("?")
 			seen := hs.view()
-			for range 60 {
+			for range 80 {
 				hs.keys("down")
 				seen += hs.view()
 			}

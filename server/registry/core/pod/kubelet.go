@@ -30,7 +30,8 @@ import (
 // could not find the requested resource", which says nothing.
 //
 // kube-apiserver itself refuses exec, attach and portforward of a pod no node runs with 400
-// "pod <name> does not have a host assigned", and answers pods/log of one with an empty body.
+// "pod <name> does not have a host assigned", and answers pods/log of one with 204 No Content
+// (LogLocation finds no location; StreamObject writes 204 for a stream with nothing in it).
 
 // KubeletSubresource is one pod subresource served by the kubelet.
 type KubeletSubresource struct {
