@@ -347,3 +347,39 @@ func TestSupervisorKilled(t *testing.T) {
 	}
 	assertPortClosed(t, port)
 }
+
+// TestRestartAfterKill: kill -9 of the visible process of `serve --kubeconfig X`, then a
+// restart with the same X at once, while the killed run's child is still shutting down (a
+// test hook holds its shutdown until the test lets it go): the restart says it waits for that
+// run, and starts once it has let go, instead of refusing.
+func TestRestartAfterKill(t *testing.T) {
+	sb := newSandbox(t)
+	kubeconfig := filepath.Join(sb.home, "kc", "config")
+	release := filepath.Join(sb.root, "release")
+	first := startRun(t, sb, []string{"KUBEWALK_E2E_HOLD_SHUTDOWN=" + release},
+		"serve", "--kubeconfig", kubeconfig, "--log-file", sb.log)
+	first.waitOutput(t, "Press Ctrl-C to stop", 2*time.Minute)
+	if err := first.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	second := startRun(t, sb, nil, "serve", "--kubeconfig", kubeconfig, "--log-file", filepath.Join(sb.root, "second.log"))
+	second.waitOutput(t, "kubewalk: waiting for the kubewalk run (pid ", time.Minute)
+	if strings.Contains(second.out.String(), "is using it") {
+		t.Fatalf("the restart refused:\n%s", second.out)
+	}
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	second.waitOutput(t, "Press Ctrl-C to stop", 2*time.Minute)
+	if got := kubeconfigPath(t, second.out.String()); got != kubeconfig {
+		t.Errorf("the restart's kubeconfig is %s, want %s", got, kubeconfig)
+	}
+	if err := second.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// A served `serve` stopped on purpose has done its job: exit 0.
+	if code, _ := second.wait(t, time.Minute); code != 0 {
+		t.Errorf("restart: exit code %d after SIGTERM, want 0:\n%s", code, second.out)
+	}
+	sb.assertNothingLeft(t)
+}

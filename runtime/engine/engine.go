@@ -132,6 +132,11 @@ type Engine struct {
 
 // New creates the server with opts (its Hook is replaced by the engine) without running it.
 func New(opts server.Options) (*Engine, error) {
+	return NewContext(context.Background(), opts)
+}
+
+// NewContext is New; ctx bounds server.NewContext's wait for a --kubeconfig a stopping run holds.
+func NewContext(ctx context.Context, opts server.Options) (*Engine, error) {
 	e := &Engine{
 		secrets: &secretSet{},
 		events:  make(chan Event, 1),
@@ -139,7 +144,7 @@ func New(opts server.Options) (*Engine, error) {
 		runDone: make(chan struct{}),
 	}
 	opts.Hook = server.HookFunc(e.checkpoint)
-	srv, err := server.New(opts)
+	srv, err := server.NewContext(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
