@@ -255,7 +255,7 @@ current-context: admin
 			{"get", "ns", "--profile-output", "p.out"},
 		} {
 			t.Run(fmt.Sprintf("%v/no-local-files=%v", args, noLocal), func(t *testing.T) {
-				r, err := New(Options{Kubeconfig: kc, CacheDir: t.TempDir(), NoLocalFiles: noLocal})
+				r, err := New(Options{Kubeconfig: kc, CacheDir: t.TempDir(), Confined: noLocal})
 				if err != nil {
 					t.Fatal(err)
 				}
