@@ -166,8 +166,12 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	}
 	sopts := o.serverOptions(sink.File)
 	sopts.Track = sess.owns
-	eng, err := engine.New(traces.apply(sopts))
+	sopts.KubeconfigWait = kubeconfigWaitNotice(sink.Stderr, i18n.For(lang))
+	eng, err := engine.NewContext(ctx, traces.apply(sopts))
 	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
 		return err
 	}
 	defer eng.Close()
@@ -178,6 +182,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	shutdown := func(interrupted bool) error {
 		if interrupted {
 			fmt.Fprintln(sink.Stderr, "kubewalk: "+i18n.For(lang).CLIShuttingDown)
+			eng.Server().Stopping()
 			e2eHooks.shutdown()
 		}
 		traces.Breakpoints.Close() // before the server stops: no request stays held

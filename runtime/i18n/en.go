@@ -334,6 +334,8 @@ type Strings struct {
 	CLIInterrupted      string
 	CLIInterruptedShort string
 	CLIShuttingDown     string
+	// CLIKubeconfigWait: %[1]s the --kubeconfig path, %[2]d the pid of the run shutting down.
+	CLIKubeconfigWait   string
 	CLIProgressNotSaved string // %v: the error
 	CLIResume           string // %s: where
 	CLIRecorded         string // %s the file, twice
@@ -1080,6 +1082,7 @@ func english() Strings {
 		CLIInterrupted:      "interrupted; everything was shut down",
 		CLIInterruptedShort: "interrupted",
 		CLIShuttingDown:     "shutting down (server, etcd, temp files)… Ctrl-C again exits at once",
+		CLIKubeconfigWait:   "waiting for the kubewalk run (pid %[2]d) that is shutting down to let go of --kubeconfig %[1]s…",
 		CLIProgressNotSaved: "%v; progress will not be saved",
 		CLIResume:           "Last time you reached %s. Run there without pausing? [Y/n] ",
 		CLIRecorded:         "recording saved to %s (replay it: asciinema play %s)",

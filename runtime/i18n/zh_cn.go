@@ -536,6 +536,7 @@ func zhCN() map[string]string {
 		"CLIInterrupted":      "已中断；所有组件均已关闭",
 		"CLIInterruptedShort": "已中断",
 		"CLIShuttingDown":     "正在关闭（服务器、etcd、临时文件）… 再按一次 Ctrl-C 立即退出",
+		"CLIKubeconfigWait":   "正在等待关闭中的 kubewalk 运行（pid %[2]d）释放 --kubeconfig %[1]s…",
 		"CLIRecorded":         "录像已保存到 %s（回放：asciinema play %s）",
 		"CLIProgressNotSaved": "%v；学习进度将不会保存",
 		"CLIResume":           "上次你学到了 %s。要不停顿地直接运行到那里吗？[Y/n] ",
