@@ -622,23 +622,44 @@ func (t *Tracker) watchAuthorization() bool {
 // watchKey starts an etcd watch on the key state check it reads (the object's key, or the
 // etcd-key check's key or prefix): each change marks it due. It reports false when the key
 // cannot be told. passMu is held.
+//
+// No change may fall between the check's last evaluation and the watch: the watch starts at
+// the revision after the one etcd is at now (read here, before the goroutine), and the check
+// is marked due once, so a change made before that revision is seen by an evaluation that
+// comes after it. A watch that breaks resumes after the last revision it saw; one whose
+// revision was compacted meanwhile looks once and watches from then on.
 func (t *Tracker) watchKey(ctx context.Context, acc *server.EtcdAccess, it *item) bool {
 	key, prefix, ok := etcdKeyOf(acc, it.ex.Check)
 	if !ok {
 		return false
 	}
-	id := it.ex.ID
-	wctx, cancel := context.WithCancel(ctx)
-	t.triggers[id] = cancel
 	var opts []clientv3.OpOption
 	if prefix {
 		opts = append(opts, clientv3.WithPrefix())
 	}
+	now, err := acc.Get(ctx, key, append(slices.Clone(opts), clientv3.WithCountOnly())...)
+	if err != nil {
+		return false
+	}
+	rev := now.Header.Revision
+	id := it.ex.ID
+	wctx, cancel := context.WithCancel(ctx)
+	t.triggers[id] = cancel
+	t.markDue(id)
 	go func() {
 		for wctx.Err() == nil {
-			for resp := range acc.Watch(clientv3.WithRequireLeader(wctx), key, opts...) {
+			for resp := range acc.Watch(clientv3.WithRequireLeader(wctx), key, append(slices.Clone(opts), clientv3.WithRev(rev+1))...) {
+				if resp.CompactRevision > 0 {
+					// What happened before it is gone: look once, and watch from now on.
+					rev = resp.CompactRevision - 1
+					t.markDue(id)
+					break
+				}
 				if resp.Err() != nil {
 					break
+				}
+				if resp.Header.Revision > rev {
+					rev = resp.Header.Revision
 				}
 				if len(resp.Events) > 0 {
 					t.markDue(id)
@@ -647,8 +668,6 @@ func (t *Tracker) watchKey(ctx context.Context, acc *server.EtcdAccess, it *item
 			if wctx.Err() != nil {
 				return
 			}
-			// The watch broke (etcd restarted, leader lost): look once, then watch again.
-			t.markDue(id)
 			select {
 			case <-wctx.Done():
 				return
