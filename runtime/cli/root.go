@@ -26,6 +26,7 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer, sess *session) int {
+	stampLibraryVersions()
 	root := newRootCommand(stdout, stderr, sess)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
