@@ -201,26 +201,42 @@ func (m *model) viewTitle() string {
 
 // requestChain draws the request path in the chain bar: the stage a held request is in (or,
 // in the Requests view, where the selected request got) marked by a symbol, not colour alone.
+// Each stage before it reads as its lane does: ✓ passed, – skipped (impersonation without an
+// Impersonate-User header); a held request's lane, when the list has it, says which.
 func (m *model) requestChain() string {
 	st := m.st.Chain
 	at, sym, lead := -1, "", m.tr.PathLead
-	var passed map[int]bool
-	if h, ok := m.focusHeld(); ok {
-		at, sym = pathIndex(h.Stage), "⏸"
-		lead = fmt.Sprintf(m.tr.PathHeldAt, h.Stage)
-	} else if t, ok := m.rq.selected(); ok && m.at == viewRequests {
-		passed = map[int]bool{}
+	var passed, skipped map[int]bool
+	mark := func(t tracing.Trace, before int) {
+		passed, skipped = map[int]bool{}, map[int]bool{}
 		for _, s := range t.Stages {
 			i := pathIndex(s.Name)
-			if i < 0 {
+			if i < 0 || (before >= 0 && i >= before) {
 				continue
 			}
-			if s.Stopped {
+			switch {
+			case s.Stopped:
 				at, sym = i, "✗"
-			} else if s.Outcome != tracing.OutcomeSkipped {
+			case s.Outcome == tracing.OutcomeSkipped:
+				skipped[i] = true
+			default:
 				passed[i] = true
 			}
 		}
+		for i := range skipped {
+			if passed[i] {
+				delete(skipped, i) // one admission plugin skipped, another ran: the step ran
+			}
+		}
+	}
+	if h, ok := m.focusHeld(); ok {
+		at, sym = pathIndex(h.Stage), "⏸"
+		lead = fmt.Sprintf(m.tr.PathHeldAt, h.Stage)
+		if t, ok := m.rq.trace(h.ID); ok && at >= 0 {
+			mark(t, at)
+		}
+	} else if t, ok := m.rq.selected(); ok && m.at == viewRequests {
+		mark(t, -1)
 	}
 	render := func(short bool, arrow string) string {
 		var parts []string
@@ -232,6 +248,8 @@ func (m *model) requestChain() string {
 			switch {
 			case i == at:
 				parts = append(parts, st.Current.Render(sym+" "+name))
+			case skipped[i]:
+				parts = append(parts, st.Pending.Render("– "+name))
 			case passed != nil && passed[i]:
 				parts = append(parts, st.Done.Render("✓ "+name))
 			case passed == nil && at >= 0 && i < at:

@@ -331,6 +331,10 @@ func TestBreakpointsFlow(t *testing.T) {
 			hs.until("the jump", func() bool { return hs.model.m.at == viewRequests && hs.model.m.rq.sel == "bob-1" })
 			hs.settle()
 			hs.must("⏸ 1 HELD", "⏸ authz", "HELD")
+			// The chain bar reads as the lane: impersonation was skipped, not passed.
+			if bar := strings.SplitN(hs.view(), "\n", 2)[0]; !strings.Contains(bar, "– imp") || strings.Contains(bar, "✓ imp") || !strings.Contains(bar, "✓ authn") {
+				t.Errorf("chain bar %q: want ✓ authn and – imp (skipped, as the lane says)", bar)
+			}
 			if d := f.details(); !strings.Contains(d, "⏸ HELD at authorization since 10:30:09") || !strings.Contains(d, "user       bob") {
 				t.Errorf("the held request's details:\n%s", d)
 			}
