@@ -118,7 +118,7 @@ real kubectl at it.`,
 	root.SetErr(stderr)
 	rootTour.addFlags(root)
 	root.AddCommand(newTourCommand(stdout, stderr, sess), newServeCommand(stdout, stderr, sess),
-		newLessonsCommand(stdout, stderr), newGlossaryCommand(stdout), newVersionCommand(stdout),
+		newLessonsCommand(stdout, stderr), newGlossaryCommand(stdout), newVersionCommand(stdout), newEnvCommand(stdout),
 		newClassCommand(stdout, stderr, sess), newJoinCommand(stdout, stderr, sess))
 	for _, c := range root.Commands() {
 		if c.Name() == "class" {

@@ -315,6 +315,15 @@ type Strings struct {
 	ErrRecordCut    string // %s the file, %v
 	ErrTheme        string // %q the flag value, %s the themes
 
+	// kubewalk env: the export line for the running kubewalk, or why there is none.
+	CLIEnvComment string // %d pid, %s server address
+	ErrEnvNoPath  string
+	ErrEnvNone    string // %s kubeconfig path
+	ErrEnvNotYet  string // %d pid, %s kubeconfig path
+	ErrEnvEnded   string // %s kubeconfig path, %d pid
+	ErrEnvForeign string // %s kubeconfig path
+	ErrEnvRead    string // %s kubeconfig path, %w
+
 	// The command line (kubewalk tour, serve, lessons, glossary).
 	CLIInterrupted      string
 	CLIInterruptedShort string
@@ -1013,6 +1022,14 @@ func english() Strings {
 		ErrRecord:       "--record %s: %w",
 		ErrRecordCut:    "the recording %s is incomplete: %v",
 		ErrTheme:        "--theme %q: no such theme; choose %s",
+
+		CLIEnvComment: "# kubewalk (pid %d) serves %s; eval \"$(kubewalk env)\" points this shell's kubectl at it",
+		ErrEnvNoPath:  "no default kubeconfig path (no $XDG_RUNTIME_DIR and no home directory): pass --kubeconfig, the path kubewalk printed",
+		ErrEnvNone:    "no kubewalk is running: there is no kubeconfig at %s. Start one (kubewalk, or go run ./cmd/kubewalk) in another terminal, or pass --kubeconfig if you gave it one",
+		ErrEnvNotYet:  "kubewalk (pid %d) is running but has not written %s yet: it does when the server serves, at the last step of the serve phase (E runs there)",
+		ErrEnvEnded:   "no kubewalk is running: the run that wrote %s (pid %d) has ended. Start kubewalk again",
+		ErrEnvForeign: "%s was not written by kubewalk: pass --kubeconfig, the path kubewalk printed",
+		ErrEnvRead:    "--kubeconfig %s: %w",
 
 		CLIInterrupted:      "interrupted; everything was shut down",
 		CLIInterruptedShort: "interrupted",

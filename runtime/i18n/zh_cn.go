@@ -518,6 +518,14 @@ func zhCN() map[string]string {
 		"ErrRecord":       "--record %s：%w",
 		"ErrRecordCut":    "录像 %s 不完整：%v",
 		"ErrTheme":        "--theme %q：没有这个主题；可选 %s",
+
+		"CLIEnvComment":   "# kubewalk（pid %d）在 %s 提供服务；eval \"$(kubewalk env)\" 让当前 shell 的 kubectl 指向它",
+		"ErrEnvNoPath":    "没有默认的 kubeconfig 路径（没有 $XDG_RUNTIME_DIR，也没有主目录）：请用 --kubeconfig 传入 kubewalk 打印的路径",
+		"ErrEnvNone":      "没有正在运行的 kubewalk：%s 处没有 kubeconfig。请在另一个终端启动 kubewalk（kubewalk 或 go run ./cmd/kubewalk）；如果启动时指定了 --kubeconfig，请传入同一路径",
+		"ErrEnvNotYet":    "kubewalk（pid %d）正在运行，但还没有写出 %s：服务器开始服务时才会写出，即 serve 阶段的最后一步（按 E 直接运行到那里）",
+		"ErrEnvEnded":     "没有正在运行的 kubewalk：写出 %s 的那次运行（pid %d）已经结束。请重新启动 kubewalk",
+		"ErrEnvForeign":   "%s 不是 kubewalk 写的：请用 --kubeconfig 传入 kubewalk 打印的路径",
+		"ErrEnvRead":      "--kubeconfig %s：%w",
 		"ErrCloseKubectl": "关闭 kubectl 时出错：%w",
 
 		"CLIInterrupted":      "已中断；所有组件均已关闭",
