@@ -227,6 +227,7 @@ type Strings struct {
 	ServedContexts, ServedTry               string
 	ServedAsAdmin, ServedAliceWrites        string
 	ServedBobMayNot, ServedAliceRBAC        string
+	ServedCreatedBy, ServedEnvHint          string
 	ServedHere, ServedHereNote, ServedTitle string
 
 	// The lesson pane.
@@ -908,6 +909,8 @@ func english() Strings {
 		ServedAsAdmin:     "# as admin (system:masters)",
 		ServedAliceWrites: "# alice may write configmaps",
 		ServedBobMayNot:   "# bob may not: expect Forbidden",
+		ServedCreatedBy:   "# admission added kubewalk.io/created-by: alice",
+		ServedEnvHint:     "# the same, in any shell: eval \"$(kubewalk env)\"",
 		ServedAliceRBAC:   "# what RBAC allows alice",
 		ServedHere:        "Or right here, on the : command line:",
 		ServedHereNote:    "# :k runs kubectl inside kubewalk; :req lists every request with its lane through the chain",

@@ -405,6 +405,8 @@ func zhCN() map[string]string {
 		"ServedAsAdmin":     "# 以 admin 身份（system:masters）",
 		"ServedAliceWrites": "# alice 可以写 ConfigMap",
 		"ServedBobMayNot":   "# bob 不可以：预期返回 Forbidden",
+		"ServedCreatedBy":   "# 变更准入加上了 kubewalk.io/created-by: alice",
+		"ServedEnvHint":     "# 在任意 shell 中效果相同：eval \"$(kubewalk env)\"",
 		"ServedAliceRBAC":   "# RBAC 允许 alice 做什么",
 		"ServedHere":        "或者直接在这里用 : 命令行：",
 		"ServedHereNote":    "# :k 在 kubewalk 内运行 kubectl；:req 列出每个请求及其经过处理链的泳道",
