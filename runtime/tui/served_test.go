@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/glamour"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 )
@@ -83,6 +85,42 @@ func TestServedPanelShowsExportWhole(t *testing.T) {
 				t.Errorf("%s: line %q of the try-it block would run as a command of its own", lang, l)
 			}
 			continued = strings.HasSuffix(l, "\\")
+		}
+	}
+}
+
+// TestInlineCodeWithoutColour: without colour (NO_COLOR picks the notty style; any style on a
+// terminal without colour), inline code keeps its backticks, so it still reads apart from the
+// prose; with colour, the style's colours mark it and no backticks are added.
+func TestInlineCodeWithoutColour(t *testing.T) {
+	tests := []struct {
+		style    string
+		noColor  bool
+		profile  termenv.Profile
+		backtick bool
+	}{
+		{"notty", true, termenv.Ascii, true},
+		{"ascii", true, termenv.Ascii, true},
+		{"dark", true, termenv.Ascii, true},
+		{"notty", false, termenv.TrueColor, true},
+		{"dark", false, termenv.TrueColor, false},
+		{"light", false, termenv.ANSI256, false},
+	}
+	for _, tt := range tests {
+		r, err := glamour.NewTermRenderer(glamour.WithStyles(lessonStyle(tt.style, tt.noColor)), glamour.WithColorProfile(tt.profile), glamour.WithWordWrap(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := r.Render(protectCodeSpans("Run `kubectl get ns` now."))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := unkeep.Replace(ansi.Strip(out))
+		if got := strings.Contains(text, "`kubectl get ns`"); got != tt.backtick {
+			t.Errorf("%s (no colour %v): backticks %v, want %v: %q", tt.style, tt.noColor, got, tt.backtick, text)
+		}
+		if !tt.backtick && !strings.Contains(out, "\x1b[") {
+			t.Errorf("%s with colour: the code is not styled: %q", tt.style, out)
 		}
 	}
 }
