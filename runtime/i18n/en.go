@@ -22,6 +22,7 @@ type Strings struct {
 	KeyCollapseAll, KeyRaw, KeyUpstream, KeyWrap, KeySearch, KeyMatchNext, KeyMatchPrev string
 	KeyOpenMatch, KeyCommand, KeyFilter, KeyLoopback, KeyStageSource, KeyStageEtcd      string
 	KeyHeldStep, KeyHeldRun, KeyHeldAbort, KeyHelp, KeyQuit                             string
+	KeyZoom, BarZoom, BarUnzoom                                                         string
 	// Keys the help bar names only in one situation.
 	KeyAnyKey, KeyAnyOtherKey                                                     string
 	BarSearch, BarCancel, BarScroll, BarCloseHelp, BarBegin, BarClose, BarFilter  string
@@ -539,6 +540,9 @@ func english() Strings {
 		KeyLive:        "back to live",
 		KeyFocusNext:   "next pane",
 		KeyFocusPrev:   "previous pane",
+		KeyZoom:        "zoom the pane to the whole screen, and back",
+		BarZoom:        "zoom",
+		BarUnzoom:      "unzoom",
 		KeyServed:      "kubectl panel",
 		KeyUp:          "up",
 		KeyDown:        "down",

@@ -100,3 +100,67 @@ func TestWelcomeFitsShortScreens(t *testing.T) {
 		})
 	}
 }
+
+// TestZoom: z gives the focused pane the whole body and z again puts the layout back; tab
+// while zoomed zooms the next pane; the key bar says z zoom / z unzoom and the ? help lists
+// z, in both languages; the after-serve views zoom their focused pane too. Goldens of the
+// zoomed lesson at 80×24 and 120×40.
+func TestZoom(t *testing.T) {
+	for _, tt := range []struct {
+		w, h int
+		lang string
+	}{{80, 24, i18n.English}, {120, 40, i18n.English}, {80, 24, i18n.SimplifiedChinese}, {120, 40, i18n.SimplifiedChinese}} {
+		t.Run(fmt.Sprintf("%s_%dx%d", tt.lang, tt.w, tt.h), func(t *testing.T) {
+			f := newFixtureIn(t, tt.lang, tt.w, tt.h, okCreate("ok-create", 7))
+			hs := f.hs
+			tr := i18n.For(tt.lang)
+			m := hs.model.m
+			hs.keys("2")
+			m.setFocus(paneLesson)
+			normal := m.lesson.w
+			hs.must("z " + tr.BarZoom)
+			hs.keys("z")
+			if !m.zoom || m.lesson.w != tt.w || m.lesson.h != m.lay.body.h {
+				t.Fatalf("zoomed lesson is %dx%d, want the body %dx%d", m.lesson.w, m.lesson.h, tt.w, m.lay.body.h)
+			}
+			hs.must("z " + tr.BarUnzoom)
+			if err := frameFits(hs.model.View(), tt.w, tt.h); err != "" {
+				t.Error(err)
+			}
+			golden.RequireEqual(t, []byte(hs.view()))
+			// tab takes the zoom to the next pane.
+			hs.keys("tab")
+			if m.focus == paneLesson {
+				t.Fatal("tab did not move the focus")
+			}
+			if f := m.frameOf(m.focus); f.w != tt.w || f.h != m.lay.body.h {
+				t.Errorf("after tab the focused pane is %dx%d, want the body", f.w, f.h)
+			}
+			hs.keys("z")
+			m.setFocus(paneLesson)
+			if m.zoom || m.lesson.w != normal {
+				t.Errorf("z again: zoom %v, lesson %d wide, want %d", m.zoom, m.lesson.w, normal)
+			}
+			// The help lists it.
+			hs.keys("?")
+			hs.must(tr.KeyZoom)
+			hs.keys("x")
+			// An after-serve view: the Requests view's lane.
+			hs.typeLine("req")
+			hs.model.m.rq.Select("ok-create", "")
+			hs.model.m.rq.focus = rqLane
+			hs.model.m.applyViewFocus()
+			hs.keys("z")
+			if m.rq.lane.w != tt.w || m.rq.lane.h != m.lay.body.h {
+				t.Errorf("zoomed lane is %dx%d, want %dx%d", m.rq.lane.w, m.rq.lane.h, tt.w, m.lay.body.h)
+			}
+			if err := frameFits(hs.model.View(), tt.w, tt.h); err != "" {
+				t.Error(err)
+			}
+			hs.keys("z")
+			if m.zoom {
+				t.Error("z did not unzoom the Requests view")
+			}
+		})
+	}
+}

@@ -755,7 +755,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 			hs := newHarness(t, size.w, size.h, fakeContent{}, fakeServer{})
 			hs.keys("?")
 			seen := hs.view()
-			for range 60 {
+			for range 80 {
 				hs.keys("down")
 				seen += hs.view()
 			}

@@ -93,6 +93,9 @@ func (m *model) resize(w, h int) {
 	}
 	m.lesson.SetSize(m.lay.shared.w, m.lay.shared.h)
 	m.kubect.SetSize(m.lay.shared.w, m.lay.shared.h)
+	if m.zoom {
+		m.zoomTour()
+	}
 	m.tab = m.visibleTab()
 	m.applyFocus()
 	m.layoutViews()
@@ -156,6 +159,8 @@ func (m *model) body() []string {
 		return placeCenter(m.infoOverlay(b.w, b.h), b.w, b.h)
 	case m.at != viewTour:
 		return m.viewBody()
+	case m.zoom:
+		return m.zoomedTourBody()
 	case m.side:
 		return joinColumns(m.source.View(), m.kubeSrc.View())
 	}
@@ -185,7 +190,7 @@ func (m *model) helpOverlay(w, h int) []string {
 	}{
 		{tr.HelpLiveServer, []key.Binding{k.Next, k.NextPhase, k.ToEnd, k.Phase}},
 		{tr.HelpReviewing, []key.Binding{k.Back, k.Forward, k.Live}},
-		{tr.HelpPanes, []key.Binding{k.FocusNext, k.FocusPrev, k.Served,
+		{tr.HelpPanes, []key.Binding{k.FocusNext, k.FocusPrev, k.Zoom, k.Served,
 			joinHelp(k.Up, k.Down, tr.HelpUpDown), joinHelp(k.PageUp, k.PageDown, tr.HelpPageUpDown), joinHelp(k.Top, k.Bottom, tr.HelpTopBottom)}},
 		{tr.HelpSource, []key.Binding{k.Upstream, k.Wrap, k.Search, k.MatchNext, k.OpenMatch}},
 		{tr.HelpState, []key.Binding{k.NextChange, k.Toggle, k.ExpandAll, k.CollapseAll, k.Raw}},
@@ -719,7 +724,7 @@ func (m *model) shortHelp() []key.Binding {
 		out = append(out, key.NewBinding(key.WithKeys(" "), key.WithHelp("space", tr.BarNext)),
 			key.NewBinding(key.WithKeys("left"), key.WithHelp("←", tr.BarBack)))
 	}
-	out = append(out, k.Help, k.Quit, k.FocusNext)
+	out = append(out, k.Help, k.Quit, k.FocusNext, m.zoomBinding())
 	if m.served {
 		out = append(out, k.Served, key.NewBinding(key.WithKeys(":"), key.WithHelp(":", tr.BarCommand)))
 	}

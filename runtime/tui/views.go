@@ -79,6 +79,9 @@ func (m *model) layoutViews() {
 		r.exList = rect{0, b.y, b.w, exH}
 		r.exDetail = rect{0, b.y + exH, b.w, b.h - exH}
 	}
+	if m.zoom {
+		m.zoomViews(&r)
+	}
 	m.vr = r
 	m.rq.SetSize(m.lay.wide, r.rqList, r.rqLane, r.rqDetails, r.rqSource)
 	m.kc.SetSize(r.kcOut, r.kcReqs)
@@ -121,6 +124,11 @@ func (m *model) applyViewFocus() {
 
 // viewBody renders the body of an after-serve view.
 func (m *model) viewBody() []string {
+	if m.zoom {
+		if body := m.zoomedViewBody(); body != nil {
+			return body
+		}
+	}
 	switch m.at {
 	case viewRequests:
 		rq := m.rq
@@ -317,17 +325,17 @@ func (m *model) viewHelp() []key.Binding {
 		case rqSource:
 			out = append(out, k.Upstream, k.Wrap)
 		}
-		out = append(out, k.FocusNext)
+		out = append(out, k.FocusNext, m.zoomBinding())
 	case viewKubectl:
 		if m.kc.running {
 			out = append(out, b("esc", tr.BarStop))
 		}
-		out = append(out, k.FocusNext, b("↑/↓", tr.BarScroll))
+		out = append(out, k.FocusNext, m.zoomBinding(), b("↑/↓", tr.BarScroll))
 		if m.kc.focus == kcRequests {
 			out = append(out, b("enter", tr.BarOpenLane))
 		}
 	case viewEtcd:
-		out = append(out, b("↑/↓", tr.BarMove), b("enter", tr.BarOpenClose), k.FocusNext)
+		out = append(out, b("↑/↓", tr.BarMove), b("enter", tr.BarOpenClose), k.FocusNext, m.zoomBinding())
 	case viewGlossary:
 		out = append(out, b("↑/↓", tr.BarScroll), k.PageDown)
 	case viewExercises:
@@ -340,7 +348,7 @@ func (m *model) viewHelp() []key.Binding {
 				out = append(out, k.Choose)
 			}
 		}
-		out = append(out, b("↑/↓", tr.BarSelect), k.FocusNext)
+		out = append(out, b("↑/↓", tr.BarSelect), k.FocusNext, m.zoomBinding())
 	case viewBoard:
 		out = append(out, b("B", tr.BarBoardBack), b(":msg", tr.BarMsg), b("↑/↓", tr.BarScroll))
 	}
