@@ -79,6 +79,7 @@ func (s *Server) Authn(ctx context.Context) error {
 			tokens[id.Token] = &user.DefaultInfo{Name: id.User, UID: "kubewalk-" + id.User, Groups: id.Groups}
 			a.identities = append(a.identities, id)
 		}
+		a.badToken = randomToken() // the badtoken context's: never added to tokens
 		a.tokens = tokenfile.New(tokens)
 		a.bearer = bearertoken.New(a.tokens)
 		if err := run.reach(ctx, "token"); err != nil {

@@ -20,6 +20,9 @@ type authnState struct {
 	anonymous  authenticator.Request
 	final      authenticator.Request
 	identities []Identity
+	// badToken is the kubeconfig's badtoken context's bearer token: random per run and in no
+	// authenticator's map, so that a request carrying it is a 401 (see ContextBadToken).
+	badToken string
 }
 
 // liveObjects lists the authn phase's objects the raw view may read now: all of them, always.
@@ -48,6 +51,9 @@ func (a *authnState) liveObjects() []LiveObject {
 // secrets lists the authn phase's credentials: the users' tokens and client keys.
 func (a *authnState) secrets() []string {
 	var out []string
+	if a.badToken != "" {
+		out = append(out, a.badToken)
+	}
 	for _, id := range a.identities {
 		if id.Token != "" {
 			out = append(out, id.Token)
@@ -102,5 +108,11 @@ func (a *authnState) describe(n *Node) {
 			groups = append(groups, "system:authenticated")
 		}
 		ids.Addf(id.Context, "user %s, groups [%s], %s", id.User, strings.Join(groups, " "), how)
+	}
+	if a.badToken != "" {
+		ids.Add(ContextBadToken, "bearer token "+maskToken(a.badToken)+", in no authenticator's map: 401")
+	}
+	if a.final != nil {
+		ids.Add(ContextAnonymous, "no certificate, no token: system:anonymous on "+strings.Join(anonymousPaths, ", ")+"; 401 elsewhere")
 	}
 }

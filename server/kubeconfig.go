@@ -295,6 +295,40 @@ func (s *Server) KubeconfigNote() string { return s.kubeconfigNote }
 // clusterName is the kubeconfig cluster entry's name.
 const clusterName = "kubewalk"
 
+// Two contexts of the kubeconfig name no user: they reach the server the way a client that
+// has no credentials, or a wrong one, does — from kubectl in another terminal and from the
+// tour's own kubectl alike (a student of class ssh may not pass --token or skip the
+// kubeconfig).
+const (
+	// ContextAnonymous carries no certificate and no token: the anonymous authenticator
+	// answers, as system:anonymous, on /healthz, /livez, /readyz and /version (401 on any
+	// other path). Its user entry holds only a user name, anonymousUsername, with no password:
+	// an entry with nothing at all would make kubectl (which still offers the deprecated
+	// basic-auth prompt) ask for a user name and password on its stdin — the terminal, or the
+	// tour's own screen. kubectl sends the name as HTTP basic auth, which kube-apiserver has
+	// not read since 1.19 and no authenticator of this server reads either.
+	ContextAnonymous = "anonymous"
+	// ContextBadToken carries a bearer token that no authenticator knows (random per run,
+	// never in the token map): authentication fails and the answer is 401, on every path.
+	ContextBadToken = "badtoken"
+)
+
+// anonymousUsername is the anonymous context's user name, which no authenticator reads.
+const anonymousUsername = "anonymous"
+
+// Contexts returns the kubeconfig's context names in order: one per identity, then anonymous
+// and badtoken; nil before the authn phase has run.
+func (s *Server) Contexts() []string {
+	if s.an == nil {
+		return nil
+	}
+	var out []string
+	for _, id := range s.an.identities {
+		out = append(out, id.Context)
+	}
+	return append(out, ContextAnonymous, ContextBadToken)
+}
+
 // kubeconfig builds the client configuration for every identity, one context each.
 func (s *Server) kubeconfig() *clientcmdapi.Config {
 	cfg := clientcmdapi.NewConfig()
@@ -313,6 +347,19 @@ func (s *Server) kubeconfig() *clientcmdapi.Config {
 		kctx.AuthInfo = id.Context
 		kctx.Namespace = "default"
 		cfg.Contexts[id.Context] = kctx
+	}
+	// anonymous: a user name only (see ContextAnonymous); badtoken: only the unknown token.
+	anon := clientcmdapi.NewAuthInfo()
+	anon.Username = anonymousUsername
+	bad := clientcmdapi.NewAuthInfo()
+	bad.Token = s.an.badToken
+	for name, auth := range map[string]*clientcmdapi.AuthInfo{ContextAnonymous: anon, ContextBadToken: bad} {
+		cfg.AuthInfos[name] = auth
+		kctx := clientcmdapi.NewContext()
+		kctx.Cluster = clusterName
+		kctx.AuthInfo = name
+		kctx.Namespace = "default"
+		cfg.Contexts[name] = kctx
 	}
 	cfg.CurrentContext = "admin"
 	marker, _ := json.Marshal(runMarker{PID: os.Getpid(), Run: s.runID})

@@ -17,7 +17,7 @@ var serveCheckpoints = []Checkpoint{
 	{PhaseServe, "prepare-run", "PrepareRun(): OpenAPI, /healthz, /livez and /readyz installed"},
 	{PhaseServe, "serving", "Listening: RunWithContext serves TLS and runs the post-start hooks"},
 	{PhaseServe, "ready", "/readyz answers ok: every check and post-start hook has passed"},
-	{PhaseServe, "kubeconfig", "Kubeconfig written (mode 0600) with contexts admin, alice and bob"},
+	{PhaseServe, "kubeconfig", "Kubeconfig written (mode 0600): contexts admin, alice, bob, anonymous and badtoken"},
 }
 
 // readyTimeout bounds how long the serve phase waits for /readyz.
@@ -40,10 +40,16 @@ func (s *Server) Serve(ctx context.Context) error {
 			return fmt.Errorf("--secure-port %d: listen on %s: %w", s.c.port, s.c.address(), err)
 		}
 		sv.listener = &trackingListener{Listener: l, conns: map[net.Conn]struct{}{}}
+		s.mu.Lock()
+		s.listening = true
+		s.mu.Unlock()
 		s.c.generic.SecureServing.Listener = sv.listener
 		runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		sv.cancel = cancel
 		sv.exited = make(chan struct{})
+		s.mu.Lock()
+		s.runExited = sv.exited
+		s.mu.Unlock()
 		go func() {
 			sv.runErr = sv.prepared.RunWithContext(runCtx)
 			close(sv.exited)
@@ -65,6 +71,9 @@ func (s *Server) Serve(ctx context.Context) error {
 		if err := s.writeKubeconfig(sv.kubeconfig); err != nil {
 			return fmt.Errorf("--kubeconfig %s: %w", sv.kubeconfig, err)
 		}
+		s.mu.Lock()
+		s.kubeconfigWritten = true
+		s.mu.Unlock()
 		return run.reach(ctx, "kubeconfig")
 	})
 }
@@ -115,6 +124,46 @@ func (s *Server) waitReady(ctx context.Context) error {
 		return fmt.Errorf("/readyz not ok after %s (last: %s)", readyTimeout, last)
 	}
 	return err
+}
+
+// ServeStatus is what a client of the server finds now.
+type ServeStatus int
+
+const (
+	// NotListening: nobody listens on the server's port yet (a client gets connection refused).
+	NotListening ServeStatus = iota
+	// Listening: the server accepts connections and answers, but the serve phase has not
+	// written the kubeconfig yet (it does at serve/kubeconfig).
+	Listening
+	// Serving: the server answers and its kubeconfig is written (from serve/kubeconfig on,
+	// whether or not a walkthrough has let the serve phase return).
+	Serving
+	// Stopped: the server has stopped (Close, or RunWithContext returned).
+	Stopped
+)
+
+// ServeStatus reports what a client of the server finds now, from the server's own state. It
+// is safe to call from any goroutine at any time, while a phase runs too.
+func (s *Server) ServeStatus() ServeStatus {
+	s.mu.Lock()
+	listening, written, exited, closed := s.listening, s.kubeconfigWritten, s.runExited, s.closed
+	s.mu.Unlock()
+	if exited != nil {
+		select {
+		case <-exited:
+			return Stopped
+		default:
+		}
+	}
+	switch {
+	case closed && listening:
+		return Stopped
+	case written:
+		return Serving
+	case listening:
+		return Listening
+	}
+	return NotListening
 }
 
 // Kubeconfig returns the path of the kubeconfig written by the serve phase, "" before that.
@@ -215,7 +264,8 @@ func (c *trackedConn) Close() error {
 }
 
 // RESTConfig returns a client configuration for one kubeconfig context ("admin", "alice",
-// "bob") once the authn phase has run; "" returns an anonymous configuration.
+// "bob", "anonymous", "badtoken") once the authn phase has run; "" sends no credentials at
+// all.
 func (s *Server) RESTConfig(contextName string) (*rest.Config, error) {
 	if s.c == nil || s.an == nil {
 		return nil, errors.New("RESTConfig: the config and authn phases have not run")
@@ -226,7 +276,14 @@ func (s *Server) RESTConfig(contextName string) (*rest.Config, error) {
 		QPS:             1000,
 		Burst:           1000,
 	}
-	if contextName == "" {
+	switch contextName {
+	case "":
+		return cfg, nil
+	case ContextAnonymous:
+		cfg.Username = anonymousUsername // as the kubeconfig has it
+		return cfg, nil
+	case ContextBadToken:
+		cfg.BearerToken = s.an.badToken
 		return cfg, nil
 	}
 	id, err := s.an.identity(contextName)

@@ -49,6 +49,10 @@ func (s *Server) describeServe(n *Node) {
 		for _, id := range s.an.identities {
 			k.Add("context "+id.Context, "kubectl --kubeconfig "+sv.kubeconfig+" --context "+id.Context+" get ns")
 		}
+		// No user: the anonymous authenticator's paths answer one, any credential-less
+		// request elsewhere and every bad token get 401.
+		k.Add("context "+ContextAnonymous, "kubectl --kubeconfig "+sv.kubeconfig+" --context "+ContextAnonymous+" get --raw /version")
+		k.Add("context "+ContextBadToken, "kubectl --kubeconfig "+sv.kubeconfig+" --context "+ContextBadToken+" get --raw /version")
 	}
 }
 

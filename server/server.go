@@ -287,6 +287,11 @@ type Server struct {
 	closed    bool
 	running   Phase // the phase whose body runs (or is paused in the hook); "" between phases
 
+	// What a client finds (ServeStatus): the serve phase sets them, any goroutine reads them.
+	listening         bool            // the port is open
+	kubeconfigWritten bool            // the kubeconfig is written
+	runExited         <-chan struct{} // closed when RunWithContext has returned
+
 	workDir    string // per-run directory: the kubeconfig and etcd data unless flags say otherwise
 	ownWorkDir bool
 

@@ -16,7 +16,7 @@ import (
 // kubewalk process with its own server in its own tmux. The instructor steps to authz/rbac
 // and every student's server runs there; a student detaches (stays), re-syncs (catches up);
 // a wrong code is refused; the board lists the students and a raised stuck flag; when the
-// host quits, the students' tours go on and say the connection is lost.
+// host quits, the students' tours go on and say the class has ended.
 func TestClassFollowInTmux(t *testing.T) {
 	hostSB := newSandbox(t)
 	host, hostRC, _ := startTmux(t, hostSB, 120, 40, nil, "class", "host", "--listen", "127.0.0.1:0", "--name", "e2e walk",
@@ -108,7 +108,7 @@ func TestClassFollowInTmux(t *testing.T) {
 		t.Errorf("host exit %s; log:\n%s", rc, readFile(hostSB.log))
 	}
 	ana := students["ana"]
-	ana.waitFor(`connection lost, reconnecting; your tour goes on`, 30*time.Second)
+	ana.waitFor(`■ the class has ended; your tour goes on`, 30*time.Second)
 	ana.run("send-keys", "-t", "kw", "Space")
 	ana.waitFor(`PAUSED at `+regexp.QuoteMeta(checkpointAfter(t, next)), 30*time.Second)
 	for _, st := range students {

@@ -22,7 +22,9 @@ import (
 // names, their servers follow the instructor to authz/rbac, a stuck flag reaches the board and
 // a message reaches them. One student closes their terminal: their session's processes, port
 // and directory are gone and the board shows them offline. The instructor quits: the other
-// student's session stays, says it is reconnecting, and their tour goes on.
+// student's session stays, says the class has ended, and their tour goes on. Then the class ssh
+// stops: the student sees a goodbye screen (the class has ended, the name their progress is
+// saved under, a countdown); a key closes it and the connection.
 func TestClassSSHFollowInTmux(t *testing.T) {
 	for _, tool := range []string{"ssh", "ssh-keygen"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -175,27 +177,43 @@ func TestClassSSHFollowInTmux(t *testing.T) {
 		t.Errorf("grace's session ended with ada's:\n%s", class.out)
 	}
 
-	// The instructor quits: grace's session stays, says it is reconnecting, and her tour goes on.
+	// The instructor quits: grace's session stays, says the class has ended, and her tour goes on.
 	host.run("send-keys", "-t", "kw", "q")
 	if rc := host.waitFile(hostRC, time.Minute); rc != "0" {
 		t.Errorf("host exit %s; log:\n%s", rc, readFile(hostSB.log))
 	}
 	hostSB.assertNothingLeft(t)
-	grace.m.waitFor(`connection lost, reconnecting; your tour goes on`, 30*time.Second)
+	grace.m.waitFor(`■ the class has ended; your tour goes on`, 30*time.Second)
 	grace.m.run("send-keys", "-t", "kw", "Space")
 	grace.m.waitFor(`PAUSED at `+regexp.QuoteMeta(checkpointAfter(t, "authz/rbac")), 30*time.Second)
 	if strings.Contains(class.out.String(), "grace: ended") || !alive(grace.pid) {
 		t.Errorf("grace's session ended when the instructor quit:\n%s", class.out)
 	}
 
-	// grace quits; ssh reports her tour's exit status; the class stops cleanly.
-	grace.m.run("send-keys", "-t", "kw", "q")
-	if rc := grace.m.waitFile(grace.rc, time.Minute); rc != "0" {
-		t.Errorf("grace's ssh exited %s:\n%s", rc, grace.m.screen())
+	// The class ssh stops while grace is connected: her tour ends (its server and directory go
+	// first), then a goodbye screen says so, where her progress is kept and that the connection
+	// closes; a key closes it.
+	class.cmd.Process.Signal(syscall.SIGINT)
+	bye := grace.m.waitFor(`Press any key, or the connection closes in \d s`, time.Minute)
+	for _, want := range []string{"The class has ended: the instructor stopped the class server.",
+		"Your progress is saved under the name grace: connect again as grace"} {
+		if !strings.Contains(strings.Join(strings.Fields(bye), " "), want) {
+			t.Errorf("the goodbye screen lacks %q:\n%s", want, bye)
+		}
 	}
-	waitOutputMatch(t, class, `session \d+ grace: ended \(quit\), exit status 0`, time.Minute)
+	if alive(grace.pid) {
+		t.Errorf("grace's tour (pid %d) still runs behind the goodbye screen", grace.pid)
+	}
 	waitGone(t, grace.dir, 30*time.Second)
-	stopClass()
+	grace.m.run("send-keys", "-t", "kw", "x")
+	if rc := grace.m.waitFile(grace.rc, time.Minute); rc == "" {
+		t.Errorf("grace's ssh did not report an exit status:\n%s", grace.m.screen())
+	}
+	if code, _ := class.wait(t, time.Minute); code != 0 {
+		t.Errorf("class ssh exited %d after SIGINT:\n%s", code, class.out)
+	}
+	waitOutputMatch(t, class, `session \d+ grace: ended \(class stopped\)`, time.Minute)
+	waitOutputMatch(t, class, `session \d+ grace: goodbye screen closed with a key`, time.Minute)
 	if !strings.Contains(class.out.String(), "stopped; every session's server and files are gone") {
 		t.Errorf("class output:\n%s", class.out)
 	}

@@ -100,7 +100,10 @@ type Board struct {
 	// Checkpoint is the instructor's published checkpoint.
 	Checkpoint Checkpoint
 	// Message is the latest broadcast (Seq 0: none).
-	Message  Message
+	Message Message
+	// Assigned is the exercise assigned to the class (Seq 0: none yet; an empty ID: taken
+	// back). A student's Progress.Exercise reports its state on it.
+	Assigned Assignment
 	Students []StudentStatus
 	At       time.Time
 }
@@ -129,6 +132,7 @@ type Host struct {
 	pendIP   map[string]int
 	cp       Checkpoint
 	msg      Message
+	assigned Assignment
 	changed  chan struct{}
 	stopping bool
 }
@@ -313,7 +317,7 @@ func (h *Host) Board() Board {
 	line := h.JoinLine()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	b := Board{Title: h.cfg.Title, JoinLine: line, Checkpoint: h.cp, Message: h.msg, At: now}
+	b := Board{Title: h.cfg.Title, JoinLine: line, Checkpoint: h.cp, Message: h.msg, Assigned: h.assigned, At: now}
 	for _, r := range h.sessions {
 		st := StudentStatus{
 			Name: r.name, Addr: r.addr, App: r.app, Progress: r.progress,
@@ -370,6 +374,27 @@ func (h *Host) Broadcast(text string) error {
 		p.addMessage(m)
 	}
 	return nil
+}
+
+// Assign makes exercise id the class's assignment and sends it to every student (and to those
+// who join later); an empty id takes the assignment back. Control characters are dropped; an
+// ID longer than 64 characters is refused. The host does not know the exercises: the caller
+// checks that id names one.
+func (h *Host) Assign(id string) (Assignment, error) {
+	clean := cleanText(id, maxFieldRunes+1)
+	if n := len([]rune(clean)); n > maxFieldRunes {
+		return Assignment{}, fmt.Errorf("class assign: exercise ID of %d characters, at most %d", n, maxFieldRunes)
+	}
+	h.mu.Lock()
+	h.assigned = Assignment{ID: clean, Seq: h.assigned.Seq + 1, At: h.cfg.now(), Instance: h.instance}
+	a := h.assigned
+	peers := h.peersLocked()
+	h.notifyLocked()
+	h.mu.Unlock()
+	for _, p := range peers {
+		p.setAssignment(a)
+	}
+	return a, nil
 }
 
 func (h *Host) peersLocked() []*peer {
@@ -602,6 +627,10 @@ func (h *Host) admit(hello envelope, p *peer, addr string) (envelope, *record, s
 	if h.msg.Seq > 0 {
 		m := h.msg
 		w.Message = &m
+	}
+	if !h.assigned.IsZero() {
+		a := h.assigned
+		w.Assign = &a
 	}
 	return w, r, "", ""
 }

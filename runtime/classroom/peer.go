@@ -16,6 +16,7 @@ type peer struct {
 
 	mu      sync.Mutex
 	cp      *Checkpoint
+	assign  *Assignment
 	msgs    []Message
 	queue   int
 	dropped int
@@ -40,6 +41,14 @@ func (p *peer) signal() {
 func (p *peer) setCheckpoint(cp Checkpoint) {
 	p.mu.Lock()
 	p.cp = &cp
+	p.mu.Unlock()
+	p.signal()
+}
+
+// setAssignment keeps the latest assignment to send (coalesced, like the checkpoint).
+func (p *peer) setAssignment(a Assignment) {
+	p.mu.Lock()
+	p.assign = &a
 	p.mu.Unlock()
 	p.signal()
 }
@@ -95,14 +104,19 @@ func (p *peer) writeLoop(proto int, heartbeat, timeout time.Duration) {
 			ping = true
 		}
 		p.mu.Lock()
-		cp, msgs, final := p.cp, p.msgs, p.final
-		p.cp, p.msgs = nil, nil
+		cp, assign, msgs, final := p.cp, p.assign, p.msgs, p.final
+		p.cp, p.assign, p.msgs = nil, nil, nil
 		p.mu.Unlock()
 
 		buf = buf[:0]
 		var err error
 		for _, m := range msgs {
 			if buf, err = appendEnvelope(buf, envelope{V: proto, T: tMessage, Message: &m}); err != nil {
+				return
+			}
+		}
+		if assign != nil {
+			if buf, err = appendEnvelope(buf, envelope{V: proto, T: tAssign, Assign: assign}); err != nil {
 				return
 			}
 		}

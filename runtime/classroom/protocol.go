@@ -54,6 +54,7 @@ const (
 	tPing       = "ping"       // both ways: heartbeat
 	tError      = "error"      // host → student: refused or told to go; the connection ends
 	tBye        = "bye"        // either way: closing on purpose
+	tAssign     = "assign"     // host → student: the exercise the instructor assigned to the class
 )
 
 // Error codes carried in an error line's err.code.
@@ -92,13 +93,20 @@ var (
 	ErrHostStopped = errors.New("classroom: the class host stopped")
 )
 
-// Checkpoint is the instructor's position in the tour: the phase, the checkpoint's ID
-// ("phase/name") and an ordinal that only grows, so that a follower never goes back. The zero
-// Checkpoint (empty ID) means "none yet".
+// Checkpoint is a position in the course: the phase, the startup checkpoint's ID
+// ("phase/name") and an ordinal that only grows, so that a follower never goes back. Once the
+// server serves, ID stays the last startup checkpoint and Served is set; a step of the
+// after-serve track is named in Step ("lesson/step"). A follower of an earlier build, which
+// reads only the ID, then runs to the last checkpoint. The zero Checkpoint (empty ID) means
+// "none yet".
 type Checkpoint struct {
 	Phase   string `json:"phase"`
 	ID      string `json:"id"`
 	Ordinal int    `json:"ord"`
+	// Served is set once the startup has run to its end and the server serves.
+	Served bool `json:"served,omitempty"`
+	// Step is the after-serve track step ("lesson/step"), "" outside the track.
+	Step string `json:"step,omitempty"`
 }
 
 // IsZero reports whether c is "no checkpoint".
@@ -116,6 +124,7 @@ func (c Checkpoint) advances(cur Checkpoint) bool {
 func (c Checkpoint) clean() Checkpoint {
 	c.Phase = cleanText(c.Phase, maxFieldRunes)
 	c.ID = cleanText(c.ID, maxFieldRunes)
+	c.Step = cleanText(c.Step, maxFieldRunes)
 	if c.Ordinal < 0 {
 		c.Ordinal = 0
 	}
@@ -132,6 +141,43 @@ type Progress struct {
 	Stuck bool `json:"stuck"`
 	// Following is false while the student has detached to go at its own pace.
 	Following bool `json:"following"`
+	// Exercise is the student's state on the exercise the instructor assigned (Exercise.ID
+	// empty: none assigned, or not reported).
+	Exercise ExerciseProgress `json:"ex"`
+}
+
+// Exercise states a student reports for the assigned exercise (ExerciseProgress.State).
+const (
+	// ExerciseLocked: the student's tour has not reached the exercise's lesson yet.
+	ExerciseLocked = "locked"
+	// ExerciseOpen: the exercise can be done; the student has not tried it.
+	ExerciseOpen = "open"
+	// ExerciseTrying: the student has opened it, asked for a hint or given a wrong answer.
+	ExerciseTrying = "trying"
+	// ExerciseDone: done.
+	ExerciseDone = "done"
+)
+
+// ExerciseProgress is a student's state on one exercise: its ID, one of the Exercise* states
+// and how many hints the student has revealed.
+type ExerciseProgress struct {
+	ID    string `json:"id,omitempty"`
+	State string `json:"state,omitempty"`
+	Hints int    `json:"hints,omitempty"`
+}
+
+func (e ExerciseProgress) clean() ExerciseProgress {
+	e.ID = cleanText(e.ID, maxFieldRunes)
+	switch e.State {
+	case ExerciseLocked, ExerciseOpen, ExerciseTrying, ExerciseDone:
+	default:
+		e.State = ""
+	}
+	e.Hints = min(max(e.Hints, 0), 99)
+	if e.ID == "" {
+		e = ExerciseProgress{}
+	}
+	return e
 }
 
 func (p Progress) clean() Progress {
@@ -139,8 +185,22 @@ func (p Progress) clean() Progress {
 	if p.Done < 0 {
 		p.Done = 0
 	}
+	p.Exercise = p.Exercise.clean()
 	return p
 }
+
+// Assignment is the exercise the instructor assigned to the class (an empty ID takes the
+// assignment back). Seq numbers the host's assignments from 1; with Instance it identifies
+// one, so that a student shows a new assignment once.
+type Assignment struct {
+	ID       string    `json:"id"`
+	Seq      int       `json:"seq"`
+	At       time.Time `json:"at"`
+	Instance string    `json:"inst,omitempty"`
+}
+
+// IsZero reports whether a is "no assignment yet" (not even one taken back).
+func (a Assignment) IsZero() bool { return a.Seq == 0 }
 
 // Message is one line the instructor sent to the class.
 type Message struct {
@@ -186,6 +246,8 @@ type envelope struct {
 	Checkpoint *Checkpoint `json:"cp,omitempty"`
 	// welcome (latest) and message
 	Message *Message `json:"msg,omitempty"`
+	// welcome (current) and assign
+	Assign *Assignment `json:"assign,omitempty"`
 
 	// error and bye
 	Err *wireError `json:"err,omitempty"`

@@ -55,6 +55,13 @@ type StudentState struct {
 	Progress
 	// Messages are the instructor's recent messages, oldest first.
 	Messages []Message
+	// Assigned is the exercise the instructor assigned to the class (Seq 0: none yet; an
+	// empty ID: taken back).
+	Assigned Assignment
+	// Ended is set when the host said the class ended (the instructor stopped it) and stays
+	// set until a host admits the student again: the student keeps trying, slowly, so that a
+	// class the instructor starts again picks it up.
+	Ended bool
 	// Reconnects counts connections re-established after a drop.
 	Reconnects int
 	// LastError is why the last connection ended or the last attempt failed; nil while
@@ -209,6 +216,12 @@ func (s *Student) Report(cp Checkpoint, done int) {
 	s.update(func(p *Progress) { p.Checkpoint, p.Done = cp, done })
 }
 
+// ReportExercise sets the student's state on the assigned exercise (see ExerciseProgress;
+// an empty id: nothing to report).
+func (s *Student) ReportExercise(ex ExerciseProgress) {
+	s.update(func(p *Progress) { p.Exercise = ex })
+}
+
 // SetStuck raises or lowers the student's stuck flag on the instructor's board.
 func (s *Student) SetStuck(stuck bool) { s.update(func(p *Progress) { p.Stuck = stuck }) }
 
@@ -292,6 +305,12 @@ func (s *Student) run() {
 		if established {
 			failures = 0
 		}
+		if errors.Is(err, ErrHostStopped) {
+			// The instructor ended the class: try again only now and then, in case it
+			// starts again.
+			failures = max(failures, 30)
+			s.ended()
+		}
 		wait := backoff(failures, s.cfg.BackoffMin, s.cfg.BackoffMax)
 		failures++
 		var he *hostError
@@ -320,6 +339,16 @@ func backoff(n int, lo, hi time.Duration) time.Duration {
 		}
 	}
 	return d/2 + rand.N(d/2+1)
+}
+
+// ended notes that the host said the class ended.
+func (s *Student) ended() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.st.Ended {
+		s.st.Ended = true
+		s.notifyLocked()
+	}
 }
 
 func (s *Student) disconnected(err error, isFatal bool) {
@@ -434,6 +463,7 @@ func (s *Student) welcomed(w envelope) {
 	s.token = w.Session
 	s.pinned = true
 	s.st.Connected = true
+	s.st.Ended = false
 	s.st.LastError = nil
 	s.st.Name = cleanText(w.Name, MaxNameRunes)
 	s.st.Title = cleanText(w.Title, MaxMessageRunes)
@@ -448,6 +478,9 @@ func (s *Student) welcomed(w envelope) {
 	if w.Message != nil {
 		s.messageLocked(*w.Message)
 	}
+	if w.Assign != nil {
+		s.assignLocked(*w.Assign)
+	}
 	s.notifyLocked()
 	s.mu.Unlock()
 	s.readyOnce.Do(func() { close(s.ready) })
@@ -459,6 +492,18 @@ func (s *Student) instructorLocked(cp Checkpoint) bool {
 		return false
 	}
 	s.st.Instructor = cp
+	return true
+}
+
+// assignLocked takes an assignment unless it is the one the student has, or an older one of
+// the same host run.
+func (s *Student) assignLocked(a Assignment) bool {
+	a.ID = cleanText(a.ID, maxFieldRunes)
+	cur := s.st.Assigned
+	if a.Seq <= 0 || (a.Instance == cur.Instance && a.Seq <= cur.Seq) {
+		return false
+	}
+	s.st.Assigned = a
 	return true
 }
 
@@ -499,6 +544,10 @@ func (s *Student) readLoop(br *bufio.Reader, c net.Conn, silence time.Duration) 
 		case tMessage:
 			if env.Message != nil {
 				changed = s.messageLocked(*env.Message)
+			}
+		case tAssign:
+			if env.Assign != nil {
+				changed = s.assignLocked(*env.Assign)
 			}
 		}
 		if changed {

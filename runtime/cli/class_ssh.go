@@ -213,12 +213,12 @@ func runClassSSH(ctx context.Context, o *classSSHOptions, stateDir string, stdou
 	case <-ctx.Done():
 		fmt.Fprintln(stdout, "kubewalk class ssh: stopping; ending every session")
 	case err := <-served:
-		closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		closeCtx, cancel := context.WithTimeout(context.Background(), classSSHCloseBound)
 		defer cancel()
 		_ = srv.Close(closeCtx)
 		return err
 	}
-	closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	closeCtx, cancel := context.WithTimeout(context.Background(), classSSHCloseBound)
 	defer cancel()
 	if err := srv.Close(closeCtx); err != nil {
 		return err
@@ -227,6 +227,10 @@ func runClassSSH(ctx context.Context, o *classSSHOptions, stateDir string, stdou
 	fmt.Fprintln(stdout, "kubewalk class ssh: stopped; every session's server and files are gone")
 	return nil
 }
+
+// classSSHCloseBound bounds the class's stop: every tour's shutdown (sshclass.DefaultStopBound
+// before SIGKILL) and its student's goodbye screen (sshclass.GoodbyeWait), with room to spare.
+const classSSHCloseBound = sshclass.DefaultStopBound + sshclass.GoodbyeWait + 7*time.Second
 
 // printClassSSH tells the instructor how students connect.
 func printClassSSH(w io.Writer, o *classSSHOptions, srv *sshclass.Server, stateDir string) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/classroom"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/plain"
@@ -35,8 +36,11 @@ func newJoinCommand(stdout, stderr io.Writer, sess *session) *cobra.Command {
 		Short: "Follow an instructor's class (kubewalk class host) with a tour and server of your own",
 		Long: `join runs your own tour, with its own live server, and follows the instructor: whenever
 the instructor reaches a checkpoint, your server runs forward to it (never back; earlier steps
-stay there to review). D detaches (go at your own pace) and re-syncs; ! raises and lowers your
-"stuck" flag on the instructor's board; the instructor's messages show under the header.
+stay there to review); when the instructor's server serves, yours serves too, and then your
+screen follows the instructor along the after-serve lessons. D detaches (go at your own pace)
+and re-syncs; ! raises and lowers your "stuck" flag on the instructor's board; the
+instructor's messages, and the exercise the instructor assigns (A opens it), show under the
+header.
 
 If the connection drops, your tour goes on and join reconnects by itself.`,
 		Example: `  kubewalk join 192.168.1.20:7443 --code 4F7K-Q2-8K3M-T9QX-2HVD-R4NA --name ana`,
@@ -62,7 +66,7 @@ func runJoin(ctx context.Context, addr string, o *joinOptions, stdout, stderr io
 	if name == "" {
 		name, _ = os.Hostname()
 	}
-	o.class = &classSetup{follows: true, start: func(ctx context.Context, log, out io.Writer, lang string) (classParts, error) {
+	o.class = &classSetup{follows: true, start: func(ctx context.Context, log, out io.Writer, lang string, ls []lessons.Lesson) (classParts, error) {
 		tr := i18n.For(lang)
 		s, err := classroom.Join(ctx, classroom.StudentConfig{
 			Addr: addr, Code: o.Code, Name: name, AppVersion: appVersion(),
@@ -89,7 +93,8 @@ func runJoin(ctx context.Context, addr string, o *joinOptions, stdout, stderr io
 			}
 			fmt.Fprintf(out, tr.CLIJoinNotYet+"\n", addr, why)
 		}
-		return classParts{follow: studentView{s}, plainFollow: plainStudent{s}, stop: s.Stop}, nil
+		course := newCoursePlaces(ls)
+		return classParts{follow: studentView{s, course}, plainFollow: plainStudent{s, course}, stop: s.Stop}, nil
 	}}
 	return runTour(ctx, &o.tourOptions, stdout, stderr, sess)
 }
@@ -113,25 +118,34 @@ func (r *refusal) Error() string { return r.text }
 func (r *refusal) Unwrap() error { return r.err }
 
 // studentView adapts *classroom.Student to the screen.
-type studentView struct{ s *classroom.Student }
+type studentView struct {
+	s      *classroom.Student
+	course coursePlaces
+}
 
 func (v studentView) Changed() <-chan struct{} { return v.s.Changed() }
 func (v studentView) Detach()                  { v.s.Detach() }
 func (v studentView) Resync()                  { v.s.Resync() }
 func (v studentView) SetStuck(stuck bool)      { v.s.SetStuck(stuck) }
 
-// Report sends the student's checkpoint (with its ordinal) and exercises done.
-func (v studentView) Report(id string, done int) {
-	cp, _ := classCheckpoint(id)
+// Report sends the student's place (with its ordinal) and exercises done.
+func (v studentView) Report(p tui.ClassPlace, done int) {
+	cp, _ := v.course.checkpoint(p)
 	v.s.Report(cp, done)
+}
+
+// ReportExercise sends the student's state on the assigned exercise.
+func (v studentView) ReportExercise(ex tui.ClassExercise) {
+	v.s.ReportExercise(classroom.ExerciseProgress{ID: ex.ID, State: ex.State, Hints: ex.Hints})
 }
 
 // State converts the student's state for the screen.
 func (v studentView) State() tui.FollowState {
 	st := v.s.State()
 	out := tui.FollowState{
-		Title: st.Title, Name: st.Name, Connected: st.Connected, Instructor: st.Instructor.ID,
-		Following: st.Following, Stuck: st.Stuck,
+		Title: st.Title, Name: st.Name, Connected: st.Connected, Instructor: placeOf(st.Instructor),
+		Following: st.Following, Stuck: st.Stuck, Assigned: st.Assigned.ID, AssignedSeq: st.Assigned.Seq,
+		Ended: st.Ended && !st.Connected,
 	}
 	if n := len(st.Messages); n > 0 {
 		out.Message, out.MessageSeq = st.Messages[n-1].Text, st.Messages[n-1].Seq
@@ -146,17 +160,26 @@ func (v studentView) State() tui.FollowState {
 }
 
 // plainStudent adapts *classroom.Student to the plain transcript.
-type plainStudent struct{ s *classroom.Student }
+type plainStudent struct {
+	s      *classroom.Student
+	course coursePlaces
+}
 
 func (v plainStudent) Changed() <-chan struct{} { return v.s.Changed() }
 
-// Report sends the student's checkpoint (with its ordinal) and exercises done.
-func (v plainStudent) Report(id string, done int) { studentView(v).Report(id, done) }
+// Report sends the student's place (with its ordinal) and exercises done.
+func (v plainStudent) Report(p plain.Place, done int) {
+	studentView(v).Report(tui.ClassPlace(p), done)
+}
 
 // State converts the student's state for the transcript.
 func (v plainStudent) State() plain.ClassState {
 	st := v.s.State()
-	out := plain.ClassState{Title: st.Title, Connected: st.Connected, Instructor: st.Instructor.ID}
+	out := plain.ClassState{Title: st.Title, Connected: st.Connected, Ended: st.Ended && !st.Connected,
+		Instructor: plain.Place(placeOf(st.Instructor)), Assigned: st.Assigned.ID}
+	if !st.Assigned.IsZero() {
+		out.AssignedKey = fmt.Sprintf("%s/%d", st.Assigned.Instance, st.Assigned.Seq)
+	}
 	for _, m := range st.Messages {
 		out.Messages = append(out.Messages, plain.ClassMessage{Key: fmt.Sprintf("%s/%d", m.Instance, m.Seq), Text: m.Text})
 	}

@@ -59,7 +59,7 @@ type tourOptions struct {
 // (the instructor's or the student's), whose stop the tour calls as it ends.
 type classSetup struct {
 	follows bool // a student: no resume question, the class decides where to go
-	start   func(ctx context.Context, log io.Writer, stdout io.Writer, lang string) (classParts, error)
+	start   func(ctx context.Context, log io.Writer, stdout io.Writer, lang string, ls []lessons.Lesson) (classParts, error)
 }
 
 // classParts are a class's sides: host on the instructor's screen; follow on a student's and
@@ -153,7 +153,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	interactive := !o.Auto.on && term.IsTerminal(int(os.Stdin.Fd()))
 	var class classParts
 	if o.class != nil {
-		class, err = o.class.start(ctx, sink.File, stdout, lang)
+		class, err = o.class.start(ctx, sink.File, stdout, lang, ls)
 		if err != nil {
 			return err
 		}
@@ -288,7 +288,7 @@ func plainClass(po *plain.Options, class classParts, o *tourOptions, tr *i18n.St
 	if h == nil {
 		return
 	}
-	po.Reached = h.Reached
+	po.Reached = func(p plain.Place) { h.Reached(tui.ClassPlace(p)) }
 	fmt.Fprintln(po.Out, fmt.Sprintf(tr.ClassJoinBanner, h.JoinLine()))
 	if h.LoopbackOnly() {
 		fmt.Fprintln(po.Out, fmt.Sprintf(tr.ClassLoopbackHint, tui.JoinPort(h.JoinLine())))

@@ -509,6 +509,40 @@ type Strings struct {
 	PlainClassOpenHost    string
 	CLIJoinWaiting        string // %s address
 	CLIJoinNotYet         string // %s address, %v why
+
+	// The whole course, followed (issue 15): past serve, along the track, an assigned
+	// exercise, the end of the class; the in-TUI kubectl's readiness; the probe contexts.
+	ClassTargetServing     string
+	ClassAtServing         string
+	ClassEnded             string
+	ClassNoteAssigned      string // %s: the exercise's title
+	ClassAssigned          string
+	ClassAssignedKey       string
+	ClassExDone            string
+	ClassExTrying          string
+	ClassExOpen            string
+	ClassExLocked          string
+	ClassExHints           string // %d: hints revealed; starts with the space it needs
+	KeyClassAssigned       string
+	BoardColAssigned       string
+	BoardAssigned          string // %[1]s title, %[2]s ID, %[3]s the counts
+	BoardAssignedCounts    string // %d done, %d trying, %d not started, %d not reached or not reported
+	CmdAssign              string
+	CmdAssignWhich         string
+	CmdAssignUnknown       string // %s: the ID
+	CmdAssignNoExercises   string
+	NoteAssigned           string // %[1]s title, %[2]s ID
+	NoteAssignedNow        string // %[1]s title, %[2]s ID
+	NoteAssignTakenBack    string
+	NoteAssignFailed       string // %v: the error
+	SuggestExercise        string
+	KubectlNoKubeconfigYet string
+	KubectlServerStopped   string
+	ServedProbeContexts    string
+	PlainFollowStep        string // %s: the track step
+	PlainFollowServing     string
+	PlainFollowEnded       string
+	PlainAssigned          string // %[1]s title, %[2]s ID, %[3]s goal
 }
 
 // english is the base catalogue: every string, in English.
@@ -663,7 +697,7 @@ func english() Strings {
 		NoteStillRunning:       "the server is still running",
 		NoteAutoOff:            "auto stopped: you have the keys (space: next checkpoint)",
 		NoteStillStarting:      "the server is still starting",
-		NoteKubectlPanelLater:  "the kubectl panel opens once the server serves",
+		NoteKubectlPanelLater:  "the kubectl panel opens once the startup has run to its end",
 		NoteRowWhole:           "this row is shown whole already",
 		NoteNoChange:           "nothing new or changed in the state tree at this step",
 		NoteNoStopInPhase:      "no recorded stop in phase %s",
@@ -737,7 +771,7 @@ func english() Strings {
 		VerbExplain:          "document a resource's fields",
 		VerbVersion:          "client and server versions",
 		VerbConfig:           "view the kubeconfig",
-		FlagContext:          "who runs it: admin, alice or bob",
+		FlagContext:          "who runs it: admin, alice, bob; anonymous (no certificate, no token), badtoken (401)",
 		FlagWatch:            "watch: stream until esc",
 		FlagOutput:           "output: yaml, json, wide, name",
 		FlagNamespace:        "namespace",
@@ -1078,7 +1112,7 @@ func english() Strings {
 		PlainState:                   "state (%s):",
 		PlainPhasesDone:              "phases done: %s",
 		PlainServing:                 "The server is serving at %s",
-		PlainKubeconfig:              "kubeconfig: %s (contexts: admin, alice, bob)",
+		PlainKubeconfig:              "kubeconfig: %s (contexts: admin, alice, bob, anonymous, badtoken)",
 		PlainExport:                  "  export KUBECONFIG=%s; kubectl get ns",
 		PlainRequests:                "Requests through the chain you just built:",
 		PlainNoTerminal:              "stdin is not a terminal, so nothing can keep this server running: it stops now, with its\nkubeconfig. To use kubectl with a server, run `kubewalk serve` (or `kubewalk --plain` in a terminal).",
@@ -1213,6 +1247,38 @@ func english() Strings {
 		PlainClassOpenHost:    "The walkthrough is done. The class stays open for the students; Ctrl-C ends it.",
 		CLIJoinWaiting:        "kubewalk: waiting for the class at %s…",
 		CLIJoinNotYet:         "kubewalk: the class at %s does not answer yet (%v); starting your tour, it keeps trying",
-		HelpClass:             "In a class (kubewalk join, class host)",
+
+		ClassTargetServing:     "the end (serving), with the instructor",
+		ClassAtServing:         "serving",
+		ClassEnded:             "■ the class has ended; your tour goes on",
+		ClassNoteAssigned:      "the instructor assigned an exercise: %s — A opens it",
+		ClassAssigned:          "✎ exercise:",
+		ClassAssignedKey:       "A opens it",
+		ClassExDone:            "✓ done",
+		ClassExTrying:          "✎ trying",
+		ClassExOpen:            "○ not started",
+		ClassExLocked:          "· not reached",
+		ClassExHints:           " (hints: %d)",
+		KeyClassAssigned:       "open the assigned exercise",
+		BoardColAssigned:       "ASSIGNED",
+		BoardAssigned:          "assigned: %[1]s (%[2]s) — %[3]s",
+		BoardAssignedCounts:    "done %d · trying %d · not started %d · not there yet %d",
+		CmdAssign:              "assign an exercise to the class (ID; - takes it back)",
+		CmdAssignWhich:         "say which exercise: :assign ID (tab lists the IDs)",
+		CmdAssignUnknown:       "no exercise %q: tab after :assign lists the IDs",
+		CmdAssignNoExercises:   "the exercises are not loaded: nothing to assign",
+		NoteAssigned:           "assigned to the class: %[1]s (%[2]s); the board shows how each student stands",
+		NoteAssignedNow:        "assigned: %[1]s (%[2]s); :assign - takes it back",
+		NoteAssignTakenBack:    "assignment taken back",
+		NoteAssignFailed:       "not assigned: %v",
+		SuggestExercise:        "exercise",
+		KubectlNoKubeconfigYet: "The server listens, but the kubeconfig kubectl reads is written at serve/kubeconfig, a few checkpoints on.",
+		KubectlServerStopped:   "✗ the server has stopped — a client would get connection refused.",
+		ServedProbeContexts:    "anonymous (no certificate, no token); badtoken (401)",
+		PlainFollowStep:        "⇢ the instructor is at %s",
+		PlainFollowServing:     "⇢ the instructor's server serves: running to the end",
+		PlainFollowEnded:       "■ the class has ended; the transcript goes on to the end",
+		PlainAssigned:          "✎ the instructor assigned an exercise: %[1]s (%[2]s) — %[3]s",
+		HelpClass:              "In a class (kubewalk join, class host)",
 	}
 }

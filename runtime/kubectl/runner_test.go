@@ -262,7 +262,7 @@ func TestRunRefused(t *testing.T) {
 	}
 	// Read-only config commands run, against the run's kubeconfig.
 	res, out := run(t, r, "config get-contexts -o name")
-	if res.ExitCode != 0 || out != "admin\nalice\nbob\n" {
+	if res.ExitCode != 0 || out != "admin\nalice\nanonymous\nbadtoken\nbob\n" {
 		t.Errorf("config get-contexts: code %d, output %q", res.ExitCode, out)
 	}
 	if res, out := run(t, r, "config current-context"); res.ExitCode != 0 || out != "admin\n" {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
@@ -19,7 +20,7 @@ type fakeClass struct {
 	mu       sync.Mutex
 	st       ClassState
 	ch       chan struct{}
-	reported []string
+	reported []Place
 }
 
 func newFakeClass() *fakeClass { return &fakeClass{ch: make(chan struct{})} }
@@ -36,10 +37,10 @@ func (c *fakeClass) State() ClassState {
 	return c.st
 }
 
-func (c *fakeClass) Report(id string, _ int) {
+func (c *fakeClass) Report(p Place, _ int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.reported = append(c.reported, id)
+	c.reported = append(c.reported, p)
 }
 
 func (c *fakeClass) set(f func(*ClassState)) {
@@ -90,12 +91,12 @@ func TestFollowerNext(t *testing.T) {
 			all := server.Checkpoints()
 			c := newFakeClass()
 			c.set(func(s *ClassState) {
-				s.Title, s.Connected, s.Instructor = "walk", true, all[0].ID()
+				s.Title, s.Connected, s.Instructor = "walk", true, Place{Checkpoint: all[0].ID()}
 				s.Messages = []ClassMessage{{Key: "a/1", Text: "hello"}}
 			})
 			out := &syncBuf{}
 			o := Options{Out: out}
-			f := newFollower(c, tr)
+			f := newFollower(c, tr, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 
@@ -109,7 +110,7 @@ func TestFollowerNext(t *testing.T) {
 			waitOut(t, out, fmt.Sprintf(tr.PlainFollowWaiting, "walk"))
 			// Behind the student: nothing happens. A second message and a lost connection print.
 			c.set(func(s *ClassState) {
-				s.Instructor = all[1].ID()
+				s.Instructor = Place{Checkpoint: all[1].ID()}
 				s.Messages = append(s.Messages, ClassMessage{Key: "a/2", Text: "next"})
 			})
 			waitOut(t, out, tr.ClassMessage+" next")
@@ -117,7 +118,7 @@ func TestFollowerNext(t *testing.T) {
 			waitOut(t, out, "the class host stopped")
 			c.set(func(s *ClassState) { s.Connected, s.Problem = true, "" }) // back
 			// Ahead: run there.
-			c.set(func(s *ClassState) { s.Instructor = all[5].ID() })
+			c.set(func(s *ClassState) { s.Instructor = Place{Checkpoint: all[5].ID()} })
 			select {
 			case r := <-got:
 				if r.err != nil || r.t != engine.ToCheckpoint(all[5].ID()) {
@@ -147,11 +148,82 @@ func TestFollowerNext(t *testing.T) {
 			}
 			waitOut(t, out, "the host changed")
 			// Ctrl-C while waiting.
-			f2 := newFollower(newFakeClass(), tr)
+			f2 := newFollower(newFakeClass(), tr, nil)
 			cctx, ccancel := context.WithCancel(context.Background())
 			ccancel()
 			if _, err := f2.next(cctx, o, all[1].ID()); err == nil {
 				t.Error("next ignored a cancelled context")
+			}
+		})
+	}
+}
+
+// TestFollowerPastServe: once the instructor's server serves, the follower runs to the last
+// checkpoint (printed like the others; from there the walk goes on to serve); in
+// the track it prints a step once the instructor has shown it (or a later one); when the class
+// ends, it says so once and runs on without waiting.
+func TestFollowerPastServe(t *testing.T) {
+	for _, lang := range []string{"en", "zh-CN"} {
+		t.Run(lang, func(t *testing.T) {
+			tr := i18n.For(lang)
+			all := server.Checkpoints()
+			last := all[len(all)-1].ID()
+			steps := []string{"apimachinery/typemeta", "apimachinery/scheme", "own-group/register"}
+			c := newFakeClass()
+			c.set(func(s *ClassState) {
+				s.Title, s.Connected, s.Instructor = "walk", true, Place{Checkpoint: last, Served: true}
+			})
+			out := &syncBuf{}
+			o := Options{Out: out}
+			exs := []lessons.Exercise{{ID: "authn-bad-token", Title: "Get turned away", Goal: "Get a 401."}}
+			f := newFollower(c, tr, exs)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			// An assignment prints once, named in the learner's language.
+			c.set(func(s *ClassState) { s.Assigned, s.AssignedKey = "authn-bad-token", "i/1" })
+			f.news(o, c.State())
+			f.news(o, c.State())
+			assigned := fmt.Sprintf(tr.PlainAssigned, "Get turned away", "authn-bad-token", "Get a 401.")
+			if n := strings.Count(out.String(), assigned); n != 1 {
+				t.Errorf("the assignment printed %d times:\n%s", n, out)
+			}
+			if tg, err := f.next(ctx, o, all[3].ID()); err != nil || tg != engine.ToCheckpoint(last) {
+				t.Fatalf("instructor serving: next = %+v, %v; want the last checkpoint", tg, err)
+			}
+			waitOut(t, out, tr.PlainFollowServing)
+
+			// The track: step 0 waits until the instructor shows it.
+			done := make(chan error, 1)
+			go func() { done <- f.toStep(ctx, o, 0, steps) }()
+			waitOut(t, out, fmt.Sprintf(tr.PlainFollowWaiting, "walk"))
+			select {
+			case err := <-done:
+				t.Fatalf("toStep(0) returned (%v) before the instructor entered the track", err)
+			default:
+			}
+			c.set(func(s *ClassState) { s.Instructor = Place{Checkpoint: last, Served: true, Step: steps[1]} })
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			// Step 1 is shown already: no wait.
+			if err := f.toStep(ctx, o, 1, steps); err != nil {
+				t.Fatal(err)
+			}
+			// Step 2 waits; the class ends: it goes on, and says why once.
+			go func() { done <- f.toStep(ctx, o, 2, steps) }()
+			c.set(func(s *ClassState) { s.Connected, s.Ended = false, true })
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			waitOut(t, out, tr.PlainFollowEnded)
+			if tg, err := f.next(ctx, o, all[3].ID()); err != nil || tg != engine.NextCheckpoint() {
+				t.Errorf("after the end: %+v, %v", tg, err)
+			}
+			if n := strings.Count(out.String(), tr.PlainFollowEnded); n != 1 {
+				t.Errorf("the end printed %d times:\n%s", n, out)
+			}
+			if strings.Contains(out.String(), strings.SplitN(tr.ClassReconnecting, "%", 2)[0]) {
+				t.Errorf("the end of the class reads as a lost connection:\n%s", out)
 			}
 		})
 	}

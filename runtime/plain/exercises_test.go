@@ -57,7 +57,7 @@ func TestPrintTrackExercises(t *testing.T) {
 		},
 	}
 	var out bytes.Buffer
-	if err := printTrack(t.Context(), nil, w, Options{Out: &out, Width: 100}, i18n.For("en"), false); err != nil {
+	if err := printTrack(t.Context(), nil, w, Options{Out: &out, Width: 100}, i18n.For("en"), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()

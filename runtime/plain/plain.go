@@ -55,9 +55,10 @@ type Options struct {
 	// and runs there, printing the instructor's messages as lines. The walk reports every
 	// checkpoint to the class.
 	Follow Class
-	// Reached, when set, is called with the checkpoint of every pause, and with the last
-	// checkpoint once the server serves (class host publishes them to its students).
-	Reached func(checkpoint string)
+	// Reached, when set, is called with the place of every pause, with the serving server once
+	// it serves and with every step of the after-serve track printed (class host publishes
+	// them to its students).
+	Reached func(p Place)
 	// Delay, when not Interactive, pauses this long at each checkpoint (class host --auto: the
 	// students' servers follow each one).
 	Delay time.Duration
@@ -140,7 +141,7 @@ func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) erro
 	if o.Follow != nil {
 		// The class decides where to go: no prompts, and no resuming elsewhere.
 		o.Interactive, o.Start = false, engine.NextCheckpoint()
-		class = newFollower(o.Follow, tr)
+		class = newFollower(o.Follow, tr, w.Exercises)
 		fmt.Fprintln(o.Out, tr.PlainFollowNoKeys)
 	}
 	pause := o.Interactive
@@ -161,10 +162,12 @@ func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) erro
 			return ev.Failed
 		case ev.Served:
 			if o.Reached != nil {
-				all := server.Checkpoints()
-				o.Reached(all[len(all)-1].ID())
+				o.Reached(servedPlace(""))
 			}
-			if err := finish(ctx, eng.Server(), w, o, tr, pause); err != nil || o.KeepOpen == "" {
+			if class != nil {
+				class.report(w, servedPlace(""))
+			}
+			if err := finish(ctx, eng.Server(), w, o, tr, pause, class); err != nil || o.KeepOpen == "" {
 				return err
 			}
 			fmt.Fprintf(o.Out, "\n%s\n", o.KeepOpen)
@@ -177,11 +180,11 @@ func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) erro
 		stop := ev.Paused
 		printStop(o, tr, w, stop, total)
 		if o.Reached != nil {
-			o.Reached(stop.Checkpoint.ID())
+			o.Reached(Place{Checkpoint: stop.Checkpoint.ID()})
 		}
 		switch {
 		case class != nil:
-			class.report(w, stop.Checkpoint.ID())
+			class.report(w, Place{Checkpoint: stop.Checkpoint.ID()})
 			t, err := class.next(ctx, o, stop.Checkpoint.ID())
 			if err != nil {
 				fmt.Fprintln(o.Out)
@@ -219,6 +222,12 @@ func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) erro
 			return err
 		}
 	}
+}
+
+// servedPlace is the place of the serving server, on track step step ("" none).
+func servedPlace(step string) Place {
+	all := server.Checkpoints()
+	return Place{Checkpoint: all[len(all)-1].ID(), Served: true, Step: step}
 }
 
 // IsQuit reports whether err is the learner quitting at a prompt.
@@ -321,7 +330,7 @@ func summarise(n *server.Node, depth int) string {
 // until Enter (nil) or ctx ends (ctx's error); other runs say that the server stops now and
 // print no instructions that could not be followed. pause is false once the learner answered
 // "a": the track then prints without stopping too.
-func finish(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr *i18n.Strings, pause bool) error {
+func finish(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr *i18n.Strings, pause bool, class *follower) error {
 	fmt.Fprintf(o.Out, "\n%s\n"+tr.PlainServing+"\n", strings.Repeat("═", min(o.Width, 100)), s.Address())
 	if o.Interactive || o.KeepOpen != "" {
 		fmt.Fprintf(o.Out, tr.PlainKubeconfig+"\n", s.Kubeconfig())
@@ -334,7 +343,7 @@ func finish(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr 
 		fmt.Fprintf(o.Out, "  %s %s → %s\n", i18n.PadRight(r.who, 7), i18n.PadRight(r.what, 52), res)
 		printLane(ctx, o, auditID)
 	}
-	if err := printTrack(ctx, s, w, o, tr, pause); err != nil {
+	if err := printTrack(ctx, s, w, o, tr, pause, class); err != nil {
 		return err
 	}
 	switch {
@@ -363,8 +372,11 @@ func finish(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr 
 }
 
 // printTrack prints the after-serve lessons step by step, each with the tree its live probe
-// reads from s now, and each lesson's exercises after its last step; with pause set it waits for Enter between steps ("q" leaves the track).
-func printTrack(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr *i18n.Strings, pause bool) error {
+// reads from s now, and each lesson's exercises after its last step; with pause set it waits
+// for Enter between steps ("q" leaves the track). Following a class, it prints each step once
+// the instructor has shown it; a class host publishes each step it prints, pausing o.Delay
+// after each when it runs on its own.
+func printTrack(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr *i18n.Strings, pause bool, class *follower) error {
 	var steps []struct {
 		l lessons.Lesson
 		s lessons.Step
@@ -382,9 +394,23 @@ func printTrack(ctx context.Context, s *server.Server, w Walkthrough, o Options,
 	if len(steps) == 0 {
 		return nil
 	}
+	ids := make([]string, len(steps))
+	for i, x := range steps {
+		ids[i] = x.l.ID + "/" + x.s.ID
+	}
 	rule := strings.Repeat("─", min(o.Width, 100))
 	fmt.Fprintf(o.Out, "\n%s\n%s\n", strings.Repeat("═", min(o.Width, 100)), wrap(tr.PlainTrack, o.Width))
 	for i, x := range steps {
+		if class != nil {
+			if err := class.toStep(ctx, o, i, ids); err != nil {
+				fmt.Fprintln(o.Out)
+				return err
+			}
+			class.report(w, servedPlace(ids[i]))
+		}
+		if o.Reached != nil {
+			o.Reached(servedPlace(ids[i]))
+		}
 		fmt.Fprintf(o.Out, "\n%s\n[%d/%d] %s — %s\n%s\n", rule, i+1, len(steps), x.l.Title, x.s.Title, rule)
 		fmt.Fprintln(o.Out, wrap(strings.TrimSpace(x.s.Text), o.Width))
 		if kube := firstNonEmpty(x.s.Kube, x.l.Kube); kube != "" {
@@ -417,6 +443,11 @@ func printTrack(ctx context.Context, s *server.Server, w Walkthrough, o Options,
 		}
 		if x.l.Steps[len(x.l.Steps)-1].ID == x.s.ID {
 			w.printExercises(o, tr, x.l)
+		}
+		if !pause && o.Delay > 0 && o.Reached != nil && i < len(steps)-1 {
+			if err := wait(ctx, o.Delay); err != nil { // the class's students follow each step
+				return err
+			}
 		}
 		if !pause || i == len(steps)-1 {
 			continue

@@ -19,6 +19,11 @@ type messages struct {
 	Idle         string // %s: the timeout
 	Failed       string
 	Clamped      string // %d×%d the client's window, %d×%d the most a tour is drawn in
+	// The goodbye screen when the class stops (goodbye.go).
+	GoodbyeTitle string
+	GoodbyeEnded string
+	GoodbyeSaved string // %s: the student's user name
+	GoodbyeClose string // %d: seconds left
 }
 
 var english = messages{
@@ -33,6 +38,11 @@ var english = messages{
 	Idle:       "kubewalk class: closed after %s without a key press; your progress is saved, connect again to go on",
 	Failed:     "kubewalk class: could not start your tour; tell the instructor (the class server's output says why)",
 	Clamped:    "kubewalk class: your terminal is %d×%d; the tour is drawn in at most %d×%d of it",
+
+	GoodbyeTitle: "kubewalk class",
+	GoodbyeEnded: "The class has ended: the instructor stopped the class server. Thank you for coming!",
+	GoodbyeSaved: "Your progress is saved under the name %[1]s: connect again as %[1]s to go on where you left off.",
+	GoodbyeClose: "Press any key, or the connection closes in %d s.",
 }
 
 var chinese = messages{
@@ -45,6 +55,11 @@ var chinese = messages{
 	Idle:         "kubewalk class：%s 内没有按键，会话已关闭；进度已保存，重新连接即可继续",
 	Failed:       "kubewalk class：无法启动你的导览；请告诉讲师（课堂服务器的输出里有原因）",
 	Clamped:      "kubewalk class：你的终端是 %d×%d；导览最多只占用其中的 %d×%d",
+
+	GoodbyeTitle: "kubewalk class",
+	GoodbyeEnded: "课堂已结束：讲师已停止课堂服务器。感谢参加！",
+	GoodbyeSaved: "你的进度保存在名字 %[1]s 下：以 %[1]s 重新连接，就能从上次停下的地方继续。",
+	GoodbyeClose: "按任意键，或者连接将在 %d 秒后关闭。",
 }
 
 // messagesFor picks the language from the variables the student's ssh client sent (LC_ALL,

@@ -168,6 +168,8 @@ type Server struct {
 
 	logMu sync.Mutex
 	quiet map[string]*quietLog // guarded by logMu: see logLimited
+
+	goodbyeWait time.Duration // test hook: the goodbye screen's time, if not GoodbyeWait
 }
 
 // SessionInfo describes a running session.

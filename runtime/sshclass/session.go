@@ -312,6 +312,9 @@ func (s *Server) runTour(sess ssh.Session) int {
 	if crashed || tell != "" || (killed && tui) {
 		io.WriteString(sess, leaveScreen)
 	}
+	if why == "class stopped" {
+		tell = "" // the goodbye screen says it, after the rest
+	}
 	for _, n := range notes {
 		fmt.Fprintln(sess.Stderr(), "\r\n"+n)
 	}
@@ -320,6 +323,10 @@ func (s *Server) runTour(sess ssh.Session) int {
 	}
 	if tell != "" {
 		fmt.Fprintln(sess.Stderr(), "\r\n"+tell)
+	}
+	if why == "class stopped" {
+		_ = removeAll(sp.dir) // now, not after the goodbye: the deferred removal says if it fails
+		s.goodbye(sess, tr, id, user, inEnded, crashed || len(notes) > 0)
 	}
 	return code
 }

@@ -2,17 +2,24 @@ package tui
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 )
 
 // The class board (:board, or B, on the instructor's screen): the join line large enough
-// for a projector, the latest message, and one row per student with their name, checkpoint,
-// exercises done, idle time and state. The state is in words and symbols (✋ STUCK, ⇢
-// following, ◇ free pace, ✗ offline), never in colour alone.
+// for a projector, the latest message, the assigned exercise with how the class stands on it,
+// and one row per student — those who raised the stuck flag first — with their name, where
+// they are (a checkpoint, serving, or a ▸ track step), exercises done, their state on the
+// assigned exercise (done / trying / not started / not reached, and hints used), idle time and
+// state. The state is in words and symbols (✋ STUCK, ⇢ following, ◇ free pace, ✗ offline),
+// never in colour alone.
 
 // boardBody renders the board in the body.
 func (m *model) boardBody() []string {
@@ -41,10 +48,15 @@ func (m *model) boardBody() []string {
 	if c.board.Message != "" {
 		msg = fmt.Sprintf(tr.BoardLastMessage, c.board.Message)
 	}
-	out = append(out, " "+msg, "")
-	rows := boardRows(c.board,
-		[5]string{tr.BoardColName, tr.BoardColCheckpoint, tr.BoardColDone, tr.BoardColIdle, tr.BoardColState},
-		[4]string{tr.BoardStuck, tr.BoardFollowing, tr.BoardFreePace, tr.BoardOffline})
+	out = append(out, " "+msg)
+	if c.board.Assigned != "" {
+		sum := wrapLines(m.assignedSummary(), b.w-2)
+		for _, l := range sum[:min(len(sum), 2)] {
+			out = append(out, " "+l)
+		}
+	}
+	out = append(out, "")
+	rows := boardRows(tr, c.board)
 	if !c.boardLoaded || len(c.board.Students) == 0 {
 		rows = []string{" " + tr.BoardNoStudents}
 	}
@@ -100,25 +112,41 @@ func bigJoin(join string) (lines []string, width int, ok bool) {
 	return lines, width, true
 }
 
-// boardRows lays the students out in columns: the header, then one row each.
-func boardRows(bd ClassBoard, header [5]string, states [4]string) []string {
-	cells := [][5]string{header}
-	for _, s := range bd.Students {
+// boardRows lays the students out in columns — name, place, state, the assigned exercise
+// (while one is assigned), exercises done, idle time —: the header, then one row each, those
+// stuck first (each group by name).
+func boardRows(tr *i18n.Strings, bd ClassBoard) []string {
+	assigned := bd.Assigned != ""
+	// Who is stuck where comes first: at 80 columns what does not fit is cut from the end.
+	row := func(name, at, done, ex, idle, state string) []string {
+		if assigned {
+			return []string{name, at, state, ex, done, idle}
+		}
+		return []string{name, at, state, done, idle}
+	}
+	cells := [][]string{row(tr.BoardColName, tr.BoardColCheckpoint, tr.BoardColDone, tr.BoardColAssigned, tr.BoardColIdle, tr.BoardColState)}
+	students := slices.Clone(bd.Students)
+	sort.SliceStable(students, func(i, j int) bool { return students[i].Stuck && !students[j].Stuck })
+	for _, s := range students {
 		var flags []string
 		if s.Stuck {
-			flags = append(flags, states[0])
+			flags = append(flags, tr.BoardStuck)
 		}
 		switch {
 		case !s.Connected:
-			flags = append(flags, states[3])
+			flags = append(flags, tr.BoardOffline)
 		case s.Following:
-			flags = append(flags, states[1])
+			flags = append(flags, tr.BoardFollowing)
 		default:
-			flags = append(flags, states[2])
+			flags = append(flags, tr.BoardFreePace)
 		}
-		cells = append(cells, [5]string{s.Name, orDash(s.Checkpoint), fmt.Sprint(s.Done), idleText(s.Idle.Seconds()), strings.Join(flags, " · ")})
+		ex := "—"
+		if s.Exercise.ID == bd.Assigned {
+			ex = exerciseStateText(tr, s.Exercise)
+		}
+		cells = append(cells, row(s.Name, placeText(tr, s.Place), fmt.Sprint(s.Done), ex, idleText(s.Idle.Seconds()), strings.Join(flags, " · ")))
 	}
-	var w [5]int
+	w := make([]int, len(cells[0]))
 	for _, row := range cells {
 		for i, c := range row {
 			w[i] = max(w[i], ansi.StringWidth(c))
@@ -137,6 +165,22 @@ func boardRows(bd ClassBoard, header [5]string, states [4]string) []string {
 		out = append(out, b.String())
 	}
 	return out
+}
+
+// assignedSummary is the board's line about the assigned exercise: its title and ID, and how
+// many students have done it, are trying it, have not started and have not reached it yet.
+func (m *model) assignedSummary() string {
+	bd := m.cls.board
+	counts := map[string]int{}
+	for _, s := range bd.Students {
+		st := ""
+		if s.Exercise.ID == bd.Assigned {
+			st = s.Exercise.State
+		}
+		counts[st]++
+	}
+	return fmt.Sprintf(m.tr.BoardAssigned, m.exerciseTitle(bd.Assigned), bd.Assigned,
+		fmt.Sprintf(m.tr.BoardAssignedCounts, counts[ClassExDone], counts[ClassExTrying], counts[ClassExOpen], counts[ClassExLocked]+counts[""]))
 }
 
 // idleText is an idle time in whole seconds, minutes or hours.
@@ -164,7 +208,7 @@ func (m *model) boardTitle() (left, right string) {
 		}
 	}
 	left = fmt.Sprintf(m.tr.BoardTitleClass, c.board.Title, len(c.board.Students), stuck)
-	return left, fmt.Sprintf(m.tr.BoardInstructorAt, orDash(c.board.Checkpoint))
+	return left, fmt.Sprintf(m.tr.BoardInstructorAt, placeText(m.tr, c.board.Place))
 }
 
 // boardKey scrolls the board.
@@ -200,6 +244,42 @@ func (m *model) msgLine(text string) (tea.Cmd, string) {
 	return func() tea.Msg {
 		if err := h.Broadcast(text); err != nil {
 			return classNoteMsg{note: fmt.Sprintf(m.tr.NoteMsgFailed, err)}
+		}
+		return nil
+	}, ""
+}
+
+// assignLine runs :assign ID: exercise ID goes to every student ("-" takes the assignment
+// back; no ID says which is assigned). An ID that names no exercise is refused, and the line
+// stays in the prompt with the reason.
+func (m *model) assignLine(id string) (tea.Cmd, string) {
+	tr := m.tr
+	if m.cls == nil || m.cls.host == nil {
+		return nil, tr.BoardNotHost
+	}
+	id = strings.TrimSpace(id)
+	switch {
+	case id == "" && m.cls.board.Assigned != "":
+		m.note = fmt.Sprintf(tr.NoteAssignedNow, m.exerciseTitle(m.cls.board.Assigned), m.cls.board.Assigned)
+		return nil, ""
+	case id == "":
+		return nil, tr.CmdAssignWhich
+	case id == "-":
+		id = ""
+	case m.exs == nil || !m.ex.loaded:
+		return nil, tr.CmdAssignNoExercises
+	case !slices.ContainsFunc(m.ex.all, func(e Exercise) bool { return e.ID == id }):
+		return nil, fmt.Sprintf(tr.CmdAssignUnknown, id)
+	}
+	h := m.cls.host
+	if id == "" {
+		m.note = tr.NoteAssignTakenBack
+	} else {
+		m.note = fmt.Sprintf(tr.NoteAssigned, m.exerciseTitle(id), id)
+	}
+	return func() tea.Msg {
+		if err := h.Assign(id); err != nil {
+			return classNoteMsg{note: fmt.Sprintf(tr.NoteAssignFailed, err)}
 		}
 		return nil
 	}, ""

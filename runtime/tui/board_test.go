@@ -58,10 +58,10 @@ func TestBigText(t *testing.T) {
 
 // boardHost is a class with three students, one stuck, one offline.
 func boardHost() *fakeClassHost {
-	return newFakeClassHost(ClassBoard{Title: "walk", Checkpoint: "authz/rbac", Message: "read the RBAC step", Students: []ClassStudent{
-		{Name: "ana", Checkpoint: "authz/rbac", Done: 2, Idle: 75 * time.Second, Stuck: true, Following: true, Connected: true},
-		{Name: "bob", Checkpoint: "authn/token", Following: false, Connected: true},
-		{Name: "chen", Checkpoint: "", Following: true, Connected: false},
+	return newFakeClassHost(ClassBoard{Title: "walk", Place: ClassPlace{Checkpoint: "authz/rbac"}, Message: "read the RBAC step", Students: []ClassStudent{
+		{Name: "ana", Place: ClassPlace{Checkpoint: "authz/rbac"}, Done: 2, Idle: 75 * time.Second, Stuck: true, Following: true, Connected: true},
+		{Name: "bob", Place: ClassPlace{Checkpoint: "authn/token"}, Following: false, Connected: true},
+		{Name: "chen", Following: true, Connected: false},
 	}})
 }
 

@@ -11,15 +11,21 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
 )
 
 // A follow-along class (issue 10): on the instructor's screen (Options.Class) the join line
-// stays in a line of its own under the header, every live pause is published, and :board
-// shows the class; on a student's screen (Options.Follow) a class line says whether the
-// student follows, whether the connection is up, and the instructor's latest message, and the
-// student's own server runs forward to the instructor's checkpoint (never back) while the
-// student follows. D detaches and re-syncs, ! raises and lowers the stuck flag.
+// stays in a line of its own under the header, the instructor's place is published — every
+// live pause, the serving server, then every step of the after-serve track shown — :board
+// shows the class and :assign ID assigns an exercise to it. On a student's screen
+// (Options.Follow) a class line says whether the student follows, whether the connection is
+// up (or the class has ended), and the instructor's latest message; a third line shows the
+// assigned exercise (A opens it). While the student follows, their own server runs forward to
+// the instructor's checkpoint (never back), on to serving when the instructor's serves, and
+// then their screen goes along the track with the instructor (never back: a step the student
+// went back to on their own stays on screen). D detaches and re-syncs, ! raises and lowers the
+// stuck flag.
 
 // classState is the screen's side of a class.
 type classState struct {
@@ -32,11 +38,21 @@ type classState struct {
 
 	fs       FollowState
 	fsLoaded bool
-	// reported is what was last reported (checkpoint and exercises done); published the last
-	// checkpoint published.
-	reported  string
-	done      int
-	published string
+	// fsNext is the channel the state waiter waits on: closed, the next state is on its way.
+	fsNext <-chan struct{}
+	// reported is what was last reported (place and exercises done, the assigned exercise's
+	// state); published the last place published.
+	reported   ClassPlace
+	done       int
+	reportedEx ClassExercise
+	published  ClassPlace
+	// trackFollowed is the furthest track step following has taken the student to (-1:
+	// none): a student on an earlier step went back on their own and is left there.
+	trackFollowed int
+	// opened records the exercises the student has had on screen (the assigned one is then
+	// "trying"); seenAssign is the assignment the student has been told about.
+	opened     map[string]bool
+	seenAssign int
 }
 
 // Messages of the class.
@@ -57,15 +73,18 @@ func newClassState(opts Options) *classState {
 	if opts.Class == nil && opts.Follow == nil {
 		return nil
 	}
-	return &classState{host: opts.Class, follow: opts.Follow, done: -1}
+	return &classState{host: opts.Class, follow: opts.Follow, done: -1, trackFollowed: -1, opened: map[string]bool{}}
 }
 
 // classLineCount is how many lines the class takes under the header: the join line on the
-// instructor's screen; the state and the latest message on a student's.
+// instructor's screen; the state and the latest message on a student's, and the assigned
+// exercise while there is one.
 func (m *model) classLineCount() int {
 	switch {
 	case m.cls == nil:
 		return 0
+	case m.cls.follow != nil && m.cls.fs.Assigned != "":
+		return 3
 	case m.cls.follow != nil:
 		return 2
 	}
@@ -136,7 +155,15 @@ func (m *model) classMsg(msg tea.Msg) tea.Cmd {
 		m.cls.board, m.cls.boardLoaded = msg.b, true
 		return m.waitBoard(false)
 	case followMsg:
-		m.cls.fs, m.cls.fsLoaded = msg.st, true
+		lines := m.classLineCount()
+		m.cls.fs, m.cls.fsLoaded, m.cls.fsNext = msg.st, true, msg.changed
+		if msg.st.Assigned != "" && msg.st.AssignedSeq != m.cls.seenAssign {
+			m.cls.seenAssign = msg.st.AssignedSeq
+			m.note = fmt.Sprintf(m.tr.ClassNoteAssigned, m.exerciseTitle(msg.st.Assigned))
+		}
+		if m.classLineCount() != lines && m.w > 0 {
+			m.resize(m.w, m.h) // the assignment's line comes or goes
+		}
 		return tea.Batch(m.waitFollow(msg.changed), m.followStep(), m.classReport())
 	case classNoteMsg:
 		m.note = msg.note
@@ -144,81 +171,215 @@ func (m *model) classMsg(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// classEvent is called after every engine event: the instructor's screen publishes the live
-// checkpoint (the last one once the server serves: an instructor who ran to the end takes the
-// class there); a student's reports it and runs on to the instructor's if it is ahead.
+// classEvent is called after every engine event: the instructor's screen publishes its place;
+// a student's runs on to the instructor's if it is further on, and reports where it is.
 func (m *model) classEvent() tea.Cmd {
 	if m.cls == nil {
 		return nil
 	}
-	if h := m.cls.host; h != nil {
-		id := ""
-		switch live := m.live(); {
-		case m.served:
-			all := server.Checkpoints()
-			id = all[len(all)-1].ID()
-		case live != nil && !m.running:
-			id = live.Checkpoint.ID()
-		}
-		if id != "" && id != m.cls.published {
-			m.cls.published = id
-			return func() tea.Msg { h.Reached(id); return nil }
-		}
-		return nil
+	if m.cls.host != nil {
+		return m.classPublish()
 	}
 	return tea.Batch(m.followStep(), m.classReport())
 }
 
-// classReport tells the host where the student is, when that changed. It returns nil (a
-// tea.Cmd for symmetry with the other class steps).
+// classMoved is called when the screen went to another track step: the instructor's screen
+// publishes it, a student's reports it.
+func (m *model) classMoved() tea.Cmd {
+	switch {
+	case m.cls == nil:
+		return nil
+	case m.cls.host != nil:
+		return m.classPublish()
+	}
+	return m.classReport()
+}
+
+// classPlace is where this screen is in the course: the live stop while the startup runs
+// (zero before the first), then the serving server and the track step on screen.
+func (m *model) classPlace() ClassPlace {
+	if m.served {
+		all := server.Checkpoints()
+		p := ClassPlace{Checkpoint: all[len(all)-1].ID(), Served: true}
+		if m.inTrack() {
+			p.Step = m.trackStep().ID
+		}
+		return p
+	}
+	if live := m.live(); live != nil {
+		return ClassPlace{Checkpoint: live.Checkpoint.ID()}
+	}
+	return ClassPlace{}
+}
+
+// classPublish publishes the instructor's place when it changed: a live pause (not while the
+// server runs to the next), the serving server (an instructor who ran to the end takes the
+// class there), a track step. The host ignores a place that is not further on.
+func (m *model) classPublish() tea.Cmd {
+	h := m.cls.host
+	p := m.classPlace()
+	if p.IsZero() || (m.running && !m.served) || p == m.cls.published {
+		return nil
+	}
+	m.cls.published = p
+	return func() tea.Msg { h.Reached(p); return nil }
+}
+
+// classReport tells the host where the student is and how they stand on the assigned
+// exercise, when that changed. It returns nil (a tea.Cmd for symmetry with the other class
+// steps).
 func (m *model) classReport() tea.Cmd {
 	if m.cls == nil || m.cls.follow == nil {
 		return nil
 	}
-	id := ""
-	if live := m.live(); live != nil {
-		id = live.Checkpoint.ID()
+	c := m.cls
+	// On the update loop, not in a tea.Cmd: reports must reach the follower in order, and
+	// they never block (they only note the progress for the connection's writer).
+	if ex := m.assignedProgress(); ex != c.reportedEx {
+		c.reportedEx = ex
+		c.follow.ReportExercise(ex)
 	}
+	p := m.classPlace()
 	done := 0
 	if m.exs != nil {
 		done, _ = m.ex.Done()
 	}
-	if id == m.cls.reported && done == m.cls.done {
+	if p == c.reported && done == c.done {
 		return nil
 	}
-	m.cls.reported, m.cls.done = id, done
-	// On the update loop, not in a tea.Cmd: reports must reach the follower in order, and
-	// Report never blocks (it only notes the progress for the connection's writer).
-	m.cls.follow.Report(id, done)
+	c.reported, c.done = p, done
+	c.follow.Report(p, done)
 	return nil
 }
 
-// followStep runs the student's server forward to the instructor's checkpoint when the
-// student follows and the instructor is ahead. A student reviewing an earlier step goes on
-// reviewing: only the live stop moves.
+// assignedProgress is the student's state on the assigned exercise, zero when none is
+// assigned or the exercises are not loaded yet.
+func (m *model) assignedProgress() ClassExercise {
+	id := m.cls.fs.Assigned
+	if id == "" || m.exs == nil || !m.ex.loaded {
+		return ClassExercise{}
+	}
+	for _, e := range m.ex.all {
+		if e.ID != id {
+			continue
+		}
+		ex := ClassExercise{ID: id, Hints: len(e.Hints)}
+		switch {
+		case e.State == ExerciseDone:
+			ex.State = ClassExDone
+		case e.State == ExerciseLocked:
+			ex.State = ClassExLocked
+		case len(e.Hints) > 0 || e.LastTry != "" || m.cls.opened[id]:
+			ex.State = ClassExTrying
+		default:
+			ex.State = ClassExOpen
+		}
+		return ex
+	}
+	return ClassExercise{}
+}
+
+// classSeen is called after a key and when the exercises change: on a student's screen the
+// exercise selected in the exercises view counts as opened, and the student's state is
+// reported when it changed.
+func (m *model) classSeen() {
+	if m.cls == nil || m.cls.follow == nil {
+		return
+	}
+	if m.at == viewExercises {
+		if e, ok := m.ex.selected(); ok {
+			m.cls.opened[e.ID] = true
+		}
+	}
+	m.classReport()
+}
+
+// openExercise opens the exercises view on exercise id.
+func (m *model) openExercise(id string) tea.Cmd {
+	m.at = viewExercises
+	m.syncCurrent()
+	m.ex.sel = id
+	m.ex.rebuild()
+	m.classSeen()
+	return nil
+}
+
+// exerciseTitle is an exercise's title in the learner's language, else its ID.
+func (m *model) exerciseTitle(id string) string {
+	for _, e := range m.ex.all {
+		if e.ID == id && e.Title != "" {
+			return e.Title
+		}
+	}
+	return id
+}
+
+// followStep runs the student's server forward to the instructor's place when the student
+// follows and the instructor is further on: to the instructor's checkpoint, to the end once the
+// instructor's server serves, then along the track to the instructor's step. A student
+// reviewing an earlier step goes on reviewing: only the live stop moves (in the track, a
+// student who went back to an earlier step on their own is not moved).
 func (m *model) followStep() tea.Cmd {
 	c := m.cls
 	if c == nil || c.follow == nil || !c.fsLoaded {
 		return nil
 	}
 	st := c.fs
-	if !st.Following || st.Instructor == "" || st.Fatal != "" {
+	if !st.Following || st.Instructor.IsZero() || st.Fatal != "" {
 		return nil
 	}
 	live := m.live()
-	if m.running || m.served || m.failed != nil || live == nil {
+	if m.running || m.failed != nil || live == nil {
 		return nil
 	}
-	to := checkpointIndex(st.Instructor)
-	if to < 0 || to <= checkpointIndex(live.Checkpoint.ID()) {
-		return nil // never back
+	if m.served {
+		return m.followTrack(st.Instructor.Step)
 	}
-	m.running, m.target = true, fmt.Sprintf(m.tr.ClassTargetInstructor, st.Instructor)
+	var t engine.Target
+	switch {
+	case st.Instructor.Served:
+		t = engine.ToEnd()
+		m.target = m.tr.ClassTargetServing
+	default:
+		to := checkpointIndex(st.Instructor.Checkpoint)
+		if to < 0 || to <= checkpointIndex(live.Checkpoint.ID()) {
+			return nil // never back
+		}
+		t = engine.ToCheckpoint(st.Instructor.Checkpoint)
+		m.target = fmt.Sprintf(m.tr.ClassTargetInstructor, st.Instructor.Checkpoint)
+	}
+	m.running = true
 	if m.review < 0 {
 		m.state.SetFrozen(true)
 	}
-	eng, id := m.eng, st.Instructor
-	return func() tea.Msg { return continuedMsg{err: eng.Continue(engine.ToCheckpoint(id))} }
+	eng := m.eng
+	return func() tea.Msg { return continuedMsg{err: eng.Continue(t)} }
+}
+
+// followTrack shows the instructor's track step on a served student's screen when it is
+// further on than the step shown and than any following took the student to, unless the
+// student is reviewing (a startup step, or an earlier track step they went back to).
+func (m *model) followTrack(step string) tea.Cmd {
+	c := m.cls
+	i := m.trackIndex(step)
+	if i < 0 || m.review >= 0 || i <= c.trackFollowed || i <= m.trackAt || (m.inTrack() && m.trackAt < c.trackFollowed) {
+		return nil
+	}
+	c.trackFollowed = i
+	return m.openTrack(i)
+}
+
+// trackIndex is a track step's position in the track, -1 for an unknown ID.
+func (m *model) trackIndex(id string) int {
+	if id == "" {
+		return -1
+	}
+	for i, s := range m.track {
+		if s.ID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // checkpointIndex is a checkpoint's position in server.Checkpoints(), -1 for an unknown ID.
@@ -229,6 +390,20 @@ func checkpointIndex(id string) int {
 		}
 	}
 	return -1
+}
+
+// placeText is a place as the class lines and the board show it: the track step, "serving",
+// or the checkpoint; "—" for none.
+func placeText(tr *i18n.Strings, p ClassPlace) string {
+	switch {
+	case p.Step != "":
+		return "▸ " + p.Step
+	case p.Served:
+		return tr.ClassAtServing
+	case p.Checkpoint != "":
+		return p.Checkpoint
+	}
+	return "—"
 }
 
 // classKey handles the class keys: on a student's screen D (detach, re-sync) and ! (stuck);
@@ -263,6 +438,8 @@ func (m *model) classKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		}
 		c.fs.Following = !c.fs.Following
 		return m.followStep(), true
+	case key.Matches(msg, k.ClassAssigned) && c.fs.Assigned != "":
+		return m.openExercise(c.fs.Assigned), true
 	case key.Matches(msg, k.ClassStuck):
 		c.fs.Stuck = !c.fs.Stuck
 		f.SetStuck(c.fs.Stuck)
@@ -306,14 +483,16 @@ func (m *model) classLines() []string {
 		state = tr.ClassConnecting
 	case st.Fatal != "":
 		state = fmt.Sprintf(tr.ClassLeft, st.Fatal)
+	case st.Ended:
+		state = tr.ClassEnded
 	case !st.Connected && st.Problem != "":
 		state = fmt.Sprintf(tr.ClassReconnecting, st.Problem)
 	case !st.Connected:
 		state = tr.ClassConnecting
 	case st.Following:
-		state = fmt.Sprintf(tr.ClassFollowing, orDash(st.Instructor))
+		state = fmt.Sprintf(tr.ClassFollowing, placeText(tr, st.Instructor))
 	default:
-		state = fmt.Sprintf(tr.ClassFreePace, orDash(st.Instructor))
+		state = fmt.Sprintf(tr.ClassFreePace, placeText(tr, st.Instructor))
 	}
 	title := st.Title
 	if title == "" {
@@ -338,7 +517,44 @@ func (m *model) classLines() []string {
 	default:
 		line += keys
 	}
-	return []string{fit(line, m.w), fit(msg, m.w)}
+	out := []string{fit(line, m.w), fit(msg, m.w)}
+	if st.Assigned != "" {
+		out = append(out, fit(m.assignedLine(), m.w))
+	}
+	return out
+}
+
+// assignedLine is the student's line about the assigned exercise: its title, the student's
+// state on it, and the key that opens it.
+func (m *model) assignedLine() string {
+	tr := m.tr
+	id := m.cls.fs.Assigned
+	line := m.st.Status.Paused.Render(tr.ClassAssigned) + " " + m.exerciseTitle(id)
+	if ex := m.assignedProgress(); ex.ID != "" {
+		line += " · " + exerciseStateText(tr, ex)
+	}
+	return line + m.st.Status.Note.Render(" · "+tr.ClassAssignedKey)
+}
+
+// exerciseStateText says how a student stands on an exercise, in words and a symbol.
+func exerciseStateText(tr *i18n.Strings, ex ClassExercise) string {
+	var s string
+	switch ex.State {
+	case ClassExDone:
+		s = tr.ClassExDone
+	case ClassExTrying:
+		s = tr.ClassExTrying
+	case ClassExOpen:
+		s = tr.ClassExOpen
+	case ClassExLocked:
+		s = tr.ClassExLocked
+	default:
+		return "—"
+	}
+	if ex.Hints > 0 {
+		s += fmt.Sprintf(tr.ClassExHints, ex.Hints)
+	}
+	return s
 }
 
 func orDash(s string) string {

@@ -14,7 +14,8 @@ type fakeFollower struct {
 	mu      sync.Mutex
 	st      FollowState
 	ch      chan struct{}
-	reports []string
+	reports []ClassPlace
+	exs     []ClassExercise
 	stuck   []bool
 }
 
@@ -51,25 +52,58 @@ func (f *fakeFollower) SetStuck(stuck bool) {
 	f.set(func(s *FollowState) { s.Stuck = stuck })
 }
 
-func (f *fakeFollower) Report(id string, done int) {
+func (f *fakeFollower) Report(p ClassPlace, done int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.reports = append(f.reports, id)
+	f.reports = append(f.reports, p)
 }
 
+func (f *fakeFollower) ReportExercise(ex ClassExercise) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.exs = append(f.exs, ex)
+}
+
+// reported is the checkpoints reported, in order.
 func (f *fakeFollower) reported() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return slices.Clone(f.reports)
+	var out []string
+	for _, p := range f.reports {
+		out = append(out, p.Checkpoint)
+	}
+	return out
+}
+
+// lastReport is the last place reported.
+func (f *fakeFollower) lastReport() ClassPlace {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.reports) == 0 {
+		return ClassPlace{}
+	}
+	return f.reports[len(f.reports)-1]
+}
+
+// lastExercise is the last state on the assigned exercise reported.
+func (f *fakeFollower) lastExercise() ClassExercise {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.exs) == 0 {
+		return ClassExercise{}
+	}
+	return f.exs[len(f.exs)-1]
 }
 
 // fakeClassHost is an instructor's side of a class.
 type fakeClassHost struct {
-	mu      sync.Mutex
-	board   ClassBoard
-	ch      chan struct{}
-	reached []string
-	sent    []string
+	mu       sync.Mutex
+	board    ClassBoard
+	ch       chan struct{}
+	reached  []string
+	places   []ClassPlace
+	sent     []string
+	assigned []string
 }
 
 func newFakeClassHost(b ClassBoard) *fakeClassHost {
@@ -80,10 +114,29 @@ func (h *fakeClassHost) JoinLine() string {
 	return "kubewalk join 127.0.0.1:7443 --code 4F7K-Q2-8K3M-T9QX-2HVD-R4NA"
 }
 func (h *fakeClassHost) LoopbackOnly() bool { return true }
-func (h *fakeClassHost) Reached(id string) {
+func (h *fakeClassHost) Reached(p ClassPlace) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.reached = append(h.reached, id)
+	h.reached = append(h.reached, p.Checkpoint)
+	h.places = append(h.places, p)
+}
+func (h *fakeClassHost) Assign(id string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.assigned = append(h.assigned, id)
+	h.board.Assigned = id
+	close(h.ch)
+	h.ch = make(chan struct{})
+	return nil
+}
+
+// update changes the board and wakes its readers.
+func (h *fakeClassHost) update(change func(*ClassBoard)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	change(&h.board)
+	close(h.ch)
+	h.ch = make(chan struct{})
 }
 func (h *fakeClassHost) Board() ClassBoard {
 	h.mu.Lock()
@@ -123,7 +176,7 @@ func liveID(hs *harness) string {
 // screen while the live stop moves; the student reports where it is.
 func TestFollowRunsForward(t *testing.T) {
 	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
-		f := newFakeFollower(FollowState{Title: "apiserver walk", Name: "ana", Connected: true, Following: true, Instructor: "authz/rbac"})
+		f := newFakeFollower(FollowState{Title: "apiserver walk", Name: "ana", Connected: true, Following: true, Instructor: ClassPlace{Checkpoint: "authz/rbac"}})
 		hs := newHarnessOpts(t, size.w, size.h, fakeContent{}, fakeServer{}, Options{GlamourStyle: "notty", Follow: f})
 		hs.until("the late joiner catches up", func() bool { return liveID(hs) == "authz/rbac" })
 		hs.settle()
@@ -134,7 +187,7 @@ func TestFollowRunsForward(t *testing.T) {
 
 		// Never back.
 		n := len(hs.eng.targets())
-		f.set(func(s *FollowState) { s.Instructor = "config/scheme" })
+		f.set(func(s *FollowState) { s.Instructor = ClassPlace{Checkpoint: "config/scheme"} })
 		hs.settle()
 		if liveID(hs) != "authz/rbac" || len(hs.eng.targets()) != n {
 			t.Errorf("went to %s (targets %v) after the instructor's checkpoint went back", liveID(hs), hs.eng.targets())
@@ -143,7 +196,7 @@ func TestFollowRunsForward(t *testing.T) {
 		// Detached: the instructor moves on, the student does not.
 		hs.keys("D")
 		hs.must("free pace")
-		f.set(func(s *FollowState) { s.Instructor = "admission/chain" })
+		f.set(func(s *FollowState) { s.Instructor = ClassPlace{Checkpoint: "admission/chain"} })
 		hs.settle()
 		if liveID(hs) != "authz/rbac" {
 			t.Errorf("a detached student moved to %s", liveID(hs))
@@ -194,10 +247,10 @@ func TestFollowStuckMessageAndConnection(t *testing.T) {
 // TestClassHostBoard: every live pause is published; the join line stays in view; :board
 // shows each student with the stuck flag in words; :msg broadcasts and refuses an empty line.
 func TestClassHostBoard(t *testing.T) {
-	h := newFakeClassHost(ClassBoard{Title: "walk", Checkpoint: "config/scheme", Students: []ClassStudent{
-		{Name: "ana", Checkpoint: "config/scheme", Done: 2, Idle: 75 * time.Second, Stuck: true, Following: true, Connected: true},
-		{Name: "bob", Checkpoint: "authn/x", Following: false, Connected: true},
-		{Name: "chen", Checkpoint: "", Following: true, Connected: false},
+	h := newFakeClassHost(ClassBoard{Title: "walk", Place: ClassPlace{Checkpoint: "config/scheme"}, Students: []ClassStudent{
+		{Name: "ana", Place: ClassPlace{Checkpoint: "config/scheme"}, Done: 2, Idle: 75 * time.Second, Stuck: true, Following: true, Connected: true},
+		{Name: "bob", Place: ClassPlace{Checkpoint: "authn/x"}, Following: false, Connected: true},
+		{Name: "chen", Following: true, Connected: false},
 	}})
 	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
 		hs := newHarnessOpts(t, size.w, size.h, fakeContent{}, fakeServer{}, Options{GlamourStyle: "notty", Class: h})

@@ -48,10 +48,11 @@ var commands = []command{
 	// The instructor's, listed only on a class host's screen (classCommand).
 	{"board", nil, "", func(t *i18n.Strings) string { return t.CmdBoard }},
 	{"msg", nil, "TEXT", func(t *i18n.Strings) string { return t.CmdMsg }},
+	{"assign", nil, "ID", func(t *i18n.Strings) string { return t.CmdAssign }},
 }
 
 // classCommand reports whether c is for the instructor of a class only.
-func classCommand(c command) bool { return c.name == "board" || c.name == "msg" }
+func classCommand(c command) bool { return c.name == "board" || c.name == "msg" || c.name == "assign" }
 
 // lookupCommand finds a command by name or alias.
 func lookupCommand(name string) (command, bool) {
@@ -96,6 +97,8 @@ type completer struct {
 	contexts    []string
 	users       []string
 	breakpoints []string
+	// exercises are the exercises' IDs with their titles (for :assign).
+	exercises []suggestion
 }
 
 // Words the kubectl suggestions offer.
@@ -186,6 +189,10 @@ func (c completer) complete(input []rune, cur int) (from int, out []suggestion) 
 	case "break":
 		if len(args) == 0 {
 			return from, c.breakWords(word)
+		}
+	case "assign":
+		if len(args) == 0 {
+			cands = c.exercises
 		}
 	case "unbreak":
 		if len(args) == 0 {

@@ -537,6 +537,27 @@ func (fakeContent) Upstream(symbol string) (Location, error) {
 // fakeServer is the ServerInfo of a served fake run.
 type fakeServer struct {
 	cfg *rest.Config // nil: RESTConfig fails
+	// eng, when set (the harness sets it), says how far the run is: ServeStatus follows it as
+	// the real server's does. Without it the run serves.
+	eng *fakeEngine
+}
+
+// ServeStatus is what a client finds, from how far the fake engine has run: nothing listens
+// before serve/serving, the kubeconfig is there from serve/kubeconfig on.
+func (s fakeServer) ServeStatus() server.ServeStatus {
+	if s.eng == nil {
+		return server.Serving
+	}
+	s.eng.mu.Lock()
+	reached, served := s.eng.reached, s.eng.served
+	s.eng.mu.Unlock()
+	switch {
+	case served || reached >= checkpointIndex("serve/kubeconfig")+1:
+		return server.Serving
+	case reached >= checkpointIndex("serve/serving")+1:
+		return server.Listening
+	}
+	return server.NotListening
 }
 
 func (fakeServer) Kubeconfig() string { return "/tmp/kubewalk-1234/kubeconfig" }

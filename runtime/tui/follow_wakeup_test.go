@@ -29,7 +29,7 @@ func (r *racyFollower) State() FollowState {
 func TestFollowChangeBetweenReads(t *testing.T) {
 	f := &racyFollower{
 		fakeFollower: newFakeFollower(FollowState{Title: "walk", Name: "ana", Connected: true, Following: true}),
-		then:         func(s *FollowState) { s.Instructor = "authz/rbac" },
+		then:         func(s *FollowState) { s.Instructor = ClassPlace{Checkpoint: "authz/rbac"} },
 	}
 	hs := newHarnessOpts(t, 120, 40, fakeContent{}, fakeServer{}, Options{GlamourStyle: "notty", Follow: f})
 	hs.must("no message from the instructor yet")

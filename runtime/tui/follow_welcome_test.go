@@ -21,7 +21,7 @@ func TestFollowSkipsWelcome(t *testing.T) {
 			own := newHarnessOpts(t, size.w, size.h, fakeContent{zh: zh}, fakeServer{}, Options{GlamourStyle: "notty", ShowWelcome: true})
 			own.must(tr.WelcomeTitle)
 
-			f := newFakeFollower(FollowState{Title: "apiserver walk", Name: "ana", Connected: true, Following: true, Instructor: "authn/token"})
+			f := newFakeFollower(FollowState{Title: "apiserver walk", Name: "ana", Connected: true, Following: true, Instructor: ClassPlace{Checkpoint: "authn/token"}})
 			hs := newHarnessOpts(t, size.w, size.h, fakeContent{zh: zh}, fakeServer{}, Options{GlamourStyle: "notty", ShowWelcome: true, Follow: f})
 			hs.until("the student catches up", func() bool { return liveID(hs) == "authn/token" })
 			hs.settle()

@@ -57,6 +57,10 @@ func newHarness(t *testing.T, w, h int, content Content, srv ServerInfo) *harnes
 func newHarnessOpts(t *testing.T, w, h int, content Content, srv ServerInfo, opts Options) *harness {
 	t.Helper()
 	eng := newFakeEngine().start()
+	if fs, ok := srv.(fakeServer); ok && fs.eng == nil {
+		fs.eng = eng // the server serves once the fake run does
+		srv = fs
+	}
 	m := NewModel(eng, srv, content, opts)
 	m.m.now = func() time.Time { return time.Date(2025, 5, 1, 10, 30, 0, 0, time.UTC) }
 	hs := &harness{t: t, model: m, msgs: make(chan tea.Msg, 64), done: make(chan struct{}), eng: eng}
@@ -169,6 +173,14 @@ func (hs *harness) idle() bool {
 	}
 	if c := m.cls; c != nil && c.follow != nil {
 		idle++ // the student's state waiter
+		if !c.fsLoaded {
+			return false // its first read is on its way
+		}
+		select {
+		case <-c.fsNext:
+			return false // the state changed: the waiter is delivering it
+		default:
+		}
 	}
 	if m.fetch.job != nil {
 		idle += 2 // the download and its progress waiter

@@ -85,6 +85,8 @@ type KeyMap struct {
 	ClassBoard  key.Binding
 	ClassFollow key.Binding
 	ClassStuck  key.Binding
+	// ClassAssigned opens the exercise the instructor assigned (a student's screen).
+	ClassAssigned key.Binding
 
 	Help key.Binding
 	Quit key.Binding
@@ -145,9 +147,10 @@ func NewKeyMap(tr *i18n.Strings) KeyMap {
 		Answer: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", tr.KeyAnswer)),
 		Choose: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", tr.KeyChoose)),
 
-		ClassBoard:  key.NewBinding(key.WithKeys("B"), key.WithHelp("B", tr.KeyClassBoard)),
-		ClassFollow: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", tr.KeyClassFollow)),
-		ClassStuck:  key.NewBinding(key.WithKeys("!"), key.WithHelp("!", tr.KeyClassStuck)),
+		ClassBoard:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", tr.KeyClassBoard)),
+		ClassFollow:   key.NewBinding(key.WithKeys("D"), key.WithHelp("D", tr.KeyClassFollow)),
+		ClassStuck:    key.NewBinding(key.WithKeys("!"), key.WithHelp("!", tr.KeyClassStuck)),
+		ClassAssigned: key.NewBinding(key.WithKeys("A"), key.WithHelp("A", tr.KeyClassAssigned)),
 
 		Help: key.NewBinding(key.WithKeys("?"), key.WithHelp("?", tr.KeyHelp)),
 		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", tr.KeyQuit)),

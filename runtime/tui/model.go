@@ -389,7 +389,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case boardMsg, followMsg, classNoteMsg:
 		return m.classMsg(msg)
 	case tea.KeyMsg:
-		return m.key(msg)
+		cmd := m.key(msg)
+		m.classSeen()
+		return cmd
 	case tea.MouseMsg:
 		return m.mouse(msg)
 	default:
@@ -402,9 +404,12 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case exLoadedMsg:
-		return m.exercisesLoaded(msg)
+		cmd := m.exercisesLoaded(msg)
+		m.classSeen()
+		return cmd
 	case exResultMsg:
 		m.exResult(msg)
+		m.classSeen()
 	case subscribedMsg:
 		m.subCh, m.unsubscribe, m.subArmed = msg.ch, msg.cancel, true
 		return tea.Batch(m.waitRequests(), m.loadNow())

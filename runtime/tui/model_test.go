@@ -624,7 +624,7 @@ func TestReviewAfterServe(t *testing.T) {
 	// Before serve, K says what it is for.
 	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
 	hs.keys("K")
-	if n := hs.model.m.note; !strings.Contains(n, "the kubectl panel opens once the server serves") {
+	if n := hs.model.m.note; !strings.Contains(n, "the kubectl panel opens once the startup has run to its end") {
 		t.Errorf("K before serve: note %q", n)
 	}
 }

@@ -186,6 +186,7 @@ func (p *servedPane) relayout() {
 		ctxs = append(ctxs, fmt.Sprintf("%s → %s%s", id.Context, id.User, groups))
 	}
 	if len(ctxs) > 0 {
+		ctxs = append(ctxs, tr.ServedProbeContexts)
 		add(st.Label.Render, label(tr.ServedContexts)+strings.Join(ctxs, "; "))
 	}
 	out = append(out, "")

@@ -81,7 +81,7 @@ func (m *model) openTrack(i int) tea.Cmd {
 	if m.progress != nil {
 		m.progress(step.LessonID, step.StepID)
 	}
-	return tea.Batch(m.source.SetStep(step, true, cp), m.sideStep(step, true, cp), m.runProbe(step.Live))
+	return tea.Batch(m.source.SetStep(step, true, cp), m.sideStep(step, true, cp), m.runProbe(step.Live), m.classMoved())
 }
 
 // leaveTrack goes back from the track to the serve stop.
@@ -90,7 +90,7 @@ func (m *model) leaveTrack() tea.Cmd {
 		return nil
 	}
 	m.trackAt = -1
-	return m.show(len(m.history) - 1)
+	return tea.Batch(m.show(len(m.history)-1), m.classMoved())
 }
 
 // trackKey handles the stepping keys while a track step is shown; it reports false for keys

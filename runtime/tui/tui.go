@@ -115,6 +115,9 @@ type ServerInfo interface {
 	Identities() []server.Identity
 	Address() string
 	RESTConfig(contextName string) (*rest.Config, error)
+	// ServeStatus is what a client of the server finds now (the in-TUI kubectl runs only
+	// when it is server.Serving); safe to call at any time.
+	ServeStatus() server.ServeStatus
 }
 
 // Options configure the screen.

@@ -198,7 +198,7 @@ func (m *model) helpOverlay(w, h int) []string {
 		{tr.HelpRequestsView, []key.Binding{k.Filter, k.Loopback, joinHelp(k.Back, k.Forward, tr.HelpLaneStage), k.StageSource, k.StageEtcd,
 			k.HeldStep, k.HeldRun, k.HeldAbort}},
 		{tr.HelpExercisesView, []key.Binding{k.Hint, k.Answer, k.Choose}},
-		{tr.HelpClass, []key.Binding{k.ClassFollow, k.ClassStuck, k.ClassBoard}},
+		{tr.HelpClass, []key.Binding{k.ClassFollow, k.ClassStuck, k.ClassAssigned, k.ClassBoard}},
 		{"", []key.Binding{k.Command, k.Help, k.Quit}},
 	}
 	keyW := 0

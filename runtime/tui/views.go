@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
+	"github.com/kubewalk/kubewalk/server"
 )
 
 // viewID names what the body shows: the walkthrough's panes, or one of the after-serve views
@@ -132,7 +133,10 @@ func (m *model) viewBody() []string {
 	switch m.at {
 	case viewRequests:
 		rq := m.rq
-		list := rq.listView(rq.focus == rqList, m.reqs != nil, m.served, m.now())
+		// Whether requests can reach the server is the server's own state, not the
+		// walkthrough's: paused in the serve phase, it listens already.
+		listening := m.srv != nil && (m.srv.ServeStatus() == server.Listening || m.srv.ServeStatus() == server.Serving)
+		list := rq.listView(rq.focus == rqList, m.reqs != nil, listening, m.now())
 		if m.lay.wide {
 			left := append(append([]string{}, list...), rq.lane.View()...)
 			right := append(append([]string{}, rq.details.View()...), rq.source.View()...)
@@ -956,6 +960,8 @@ func (m *model) runLine(line string) (tea.Cmd, string) {
 		m.at = viewBoard
 	case "msg":
 		return m.msgLine(rest)
+	case "assign":
+		return m.assignLine(rest)
 	case "help":
 		m.info = commandsHelp(m.st, m.tr, m.cls != nil && m.cls.host != nil)
 	case "quit":
@@ -987,11 +993,24 @@ func (m *model) kubectlLine(rest string) (tea.Cmd, string) {
 	m.at = viewKubectl
 	m.kc.focus = kcOutput
 	m.applyViewFocus()
+	// What the server answers is the server's own state, not how far the walkthrough has
+	// gone: paused at serve/kubeconfig (a student following an instructor who ran to the end
+	// stopped there), the server serves and its kubeconfig is written.
+	status := server.NotListening
+	if m.srv != nil {
+		status = m.srv.ServeStatus()
+	}
 	switch {
-	case !m.served || m.srv == nil:
+	case m.srv == nil || status == server.NotListening:
 		m.kc.Notice(rest, args,
 			m.st.Served.Failing.Render(m.tr.KubectlNotServing),
 			m.tr.KubectlRunToEnd)
+		return nil, ""
+	case status == server.Listening:
+		m.kc.Notice(rest, args, m.tr.KubectlNoKubeconfigYet, m.tr.KubectlRunToEnd)
+		return nil, ""
+	case status == server.Stopped:
+		m.kc.Notice(rest, args, m.st.Served.Failing.Render(m.tr.KubectlServerStopped))
 		return nil, ""
 	case m.kube == nil:
 		m.kc.Notice(rest, args, m.tr.KubectlNotWired,
@@ -1038,7 +1057,7 @@ func (m *model) boxKey(msg tea.KeyMsg) tea.Cmd {
 func (m *model) completer() completer {
 	c := completer{tr: m.tr, breakpoints: m.breakpoints, host: m.cls != nil && m.cls.host != nil}
 	seen := map[string]bool{}
-	if m.served && m.srv != nil {
+	if m.srv != nil && m.srv.ServeStatus() == server.Serving {
 		for _, id := range m.srv.Identities() {
 			c.contexts = append(c.contexts, id.Context)
 			if !seen[id.User] {
@@ -1049,6 +1068,12 @@ func (m *model) completer() completer {
 	}
 	if len(c.contexts) == 0 {
 		c.contexts = []string{"admin", "alice", "bob"}
+	}
+	c.contexts = append(c.contexts, server.ContextAnonymous, server.ContextBadToken)
+	if c.host {
+		for _, e := range m.ex.all {
+			c.exercises = append(c.exercises, suggestion{text: e.ID, desc: e.Title})
+		}
 	}
 	for _, u := range []string{"alice", "bob", "system:apiserver"} {
 		if !seen[u] {

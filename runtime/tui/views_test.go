@@ -134,7 +134,7 @@ func TestCommandLine(t *testing.T) {
 
 			// --context completes the run's contexts.
 			hs.keys(":")
-			hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("k --context b")})
+			hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("k --context bo")})
 			hs.keys("tab")
 			if got := hs.model.m.prompt.Line(); got != "k --context bob " {
 				t.Errorf("--context completion: %q", got)
