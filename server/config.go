@@ -3,13 +3,11 @@ package server
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
@@ -120,9 +118,10 @@ func (c *configState) applyRecording(rec observe.Recorder) {
 	c.generic.TracerProvider = observe.NewTracerProvider(rec)
 }
 
-// applySecureServing generates the run's CA and serving certificate and reserves the port.
-// The listener itself is opened only in the serve phase, so a client that connects while the
-// walkthrough is paused earlier gets "connection refused" instead of a hung TLS handshake.
+// applySecureServing generates the run's CA and serving certificate and reserves the port:
+// bound for this run, not listening (see heldPort). The serve phase listens on it, so a client
+// that connects while the walkthrough is paused earlier gets "connection refused" instead of a
+// hung TLS handshake.
 func (c *configState) applySecureServing(port int) error {
 	ca, err := newCA("kubewalk-ca")
 	if err != nil {
@@ -138,10 +137,11 @@ func (c *configState) applySecureServing(port int) error {
 	}
 	c.ca, c.serving = ca, serving
 
-	c.port, err = reservePort(c.host, port)
+	held, err := reservePort("--secure-port", c.host, port)
 	if err != nil {
 		return err
 	}
+	c.held, c.port = held, held.port
 	cert, err := dynamiccertificates.NewStaticCertKeyContent("serving-cert", serving.CertPEM, serving.KeyPEM)
 	if err != nil {
 		return fmt.Errorf("serving certificate: %w", err)
@@ -159,19 +159,6 @@ func (c *configState) applySecureServing(port int) error {
 	c.generic.ExternalAddress = c.address()
 	c.generic.PublicAddress = net.ParseIP(c.host)
 	return nil
-}
-
-// reservePort checks that host:port can be bound now, then releases it. Port 0 picks a free port.
-func reservePort(host string, port int) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
-	if err != nil {
-		if errors.Is(err, syscall.EADDRINUSE) {
-			return 0, fmt.Errorf("--secure-port %d: address %s:%d is already in use", port, host, port)
-		}
-		return 0, fmt.Errorf("--secure-port %d / --bind-address %s: %w", port, host, err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // applyLoopback builds the client config the server uses to call itself (informers, post-start

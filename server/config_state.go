@@ -26,6 +26,7 @@ type configState struct {
 	caBundle dynamiccertificates.CAContentProvider
 	host     string // bind address
 	port     int
+	held     *heldPort // the port, bound until the serve phase listens on it
 	loopback *rest.Config
 	version  compatibility.EffectiveVersion
 }

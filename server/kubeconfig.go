@@ -10,10 +10,14 @@ package server
 // with flock for the life of the server; not <path>.lock, which kubectl creates and removes
 // around each change it makes to a kubeconfig) tells a live run's file from a stale one: a second run
 // refuses an explicit --kubeconfig that a live run holds, and for the default path it falls
-// back to its work dir and says so (KubeconfigNote). Close removes the file if it still
-// carries this run's marker, and the lock file.
+// back to its work dir and says so (KubeconfigNote). Close first marks the lock file
+// "stopping", then removes the file if it still carries this run's marker, and the lock file.
+// A run that finds the lock held by a stopping run waits for it (bounded; Options.KubeconfigWait
+// is told): after a kill -9 of the visible process, its child is still shutting down when the
+// learner starts again.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -166,24 +171,55 @@ func foreignKubeconfigError(path string, err error) error {
 // errLocked says another process holds the lock.
 var errLocked = errors.New("locked")
 
+// lockHolder is what a held lock file says about the run holding it.
+type lockHolder struct {
+	pid      int
+	stopping bool // its Close has begun
+}
+
+// stoppingWord follows the pid in a lock file whose run has begun to shut down.
+const stoppingWord = "stopping"
+
+// Bounds on waiting for a --kubeconfig another run holds: a run that is stopping gets
+// kubeconfigStopWait to let go; a run that is not gets kubeconfigStopGrace to say it is
+// stopping (the child of a visible process killed with -9 learns of it within milliseconds,
+// but a restart typed at once can come first).
+const (
+	kubeconfigStopWait  = 30 * time.Second
+	kubeconfigStopGrace = 2 * time.Second
+	kubeconfigPoll      = 50 * time.Millisecond
+)
+
+// markStopping rewrites a held lock file to say that its run is shutting down.
+func markStopping(f *os.File) {
+	_ = f.Truncate(0)
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+" "+stoppingWord+"\n"), 0)
+}
+
 // lockFile takes an exclusive flock on path (creating it, mode 0600) without waiting, and
 // writes this process's ID into it. If another process holds it, it returns errLocked and
-// that process's ID. The lock goes with the process, so a crashed run leaves none behind.
-func lockFile(path string) (*os.File, int, error) {
+// what the file says about that process. The lock goes with the process, so a crashed run
+// leaves none behind.
+func lockFile(path string) (*os.File, lockHolder, error) {
 	for {
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 		if err != nil {
-			return nil, 0, err
+			return nil, lockHolder{}, err
 		}
 		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 			b := make([]byte, 32)
 			n, _ := f.ReadAt(b, 0)
 			f.Close()
 			if errors.Is(err, unix.EWOULDBLOCK) {
-				pid, _ := strconv.Atoi(strings.TrimSpace(string(b[:n])))
-				return nil, pid, errLocked
+				fields := strings.Fields(string(b[:n]))
+				var h lockHolder
+				if len(fields) > 0 {
+					h.pid, _ = strconv.Atoi(fields[0])
+				}
+				h.stopping = len(fields) > 1 && fields[1] == stoppingWord
+				return nil, h, errLocked
 			}
-			return nil, 0, err
+			return nil, lockHolder{}, err
 		}
 		// The holder may have removed the file between our open and our lock: the lock
 		// counts only on the file that is at path now.
@@ -195,21 +231,64 @@ func lockFile(path string) (*os.File, int, error) {
 		}
 		if err := f.Truncate(0); err != nil {
 			f.Close()
-			return nil, 0, err
+			return nil, lockHolder{}, err
 		}
 		if _, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0); err != nil {
 			f.Close()
-			return nil, 0, err
+			return nil, lockHolder{}, err
 		}
-		return f, 0, nil
+		return f, lockHolder{}, nil
+	}
+}
+
+// lockKubeconfig takes the lock beside the kubeconfig at path. Held by a run that is
+// stopping, it waits for that run to let go (up to kubeconfigStopWait, telling
+// Options.KubeconfigWait once); held by a run that is not, it waits up to kubeconfigStopGrace
+// for it to say it is stopping (only for an explicit path: the default one falls back at
+// once). It returns errLocked and the holder when the lock stays held, or ctx's error.
+func (s *Server) lockKubeconfig(ctx context.Context, path string, isDefault bool) (*os.File, lockHolder, error) {
+	start := time.Now()
+	var waitStart time.Time // when the holder was first seen stopping
+	for {
+		f, h, err := lockFile(path + kubeconfigLockSuffix)
+		if errors.Is(err, os.ErrNotExist) && !waitStart.IsZero() {
+			// The run we waited for removed the directory it had made: it is ours to make now.
+			dir := filepath.Dir(path)
+			s.track(dir, false)
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, h, err
+			}
+			s.kubeconfigDir = dir
+			continue
+		}
+		if !errors.Is(err, errLocked) {
+			return f, h, err
+		}
+		switch {
+		case h.stopping && waitStart.IsZero():
+			waitStart = time.Now()
+			if s.opts.KubeconfigWait != nil {
+				s.opts.KubeconfigWait(path, h.pid)
+			}
+		case h.stopping && time.Since(waitStart) > kubeconfigStopWait:
+			return nil, h, err
+		case !h.stopping && (isDefault || time.Since(start) > kubeconfigStopGrace):
+			return nil, h, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, h, fmt.Errorf("--kubeconfig %s: waiting for kubewalk run (pid %d) to let go of it: %w", path, h.pid, ctx.Err())
+		case <-time.After(kubeconfigPoll):
+		}
 	}
 }
 
 // claimKubeconfig takes the --kubeconfig path for this run: it locks it and checks that the
 // file there, if any, is one kubewalk may replace. For the default path, a live run holding it
 // or a file kubewalk did not write makes this run use its work dir instead, and
-// KubeconfigNote says so; for an explicit path they are errors naming the flag.
-func (s *Server) claimKubeconfig() error {
+// KubeconfigNote says so; for an explicit path they are errors naming the flag. A run that
+// holds it while shutting down is waited for (see lockKubeconfig).
+func (s *Server) claimKubeconfig(ctx context.Context) error {
 	path := s.opts.Kubeconfig
 	if path == "" {
 		return nil
@@ -232,13 +311,17 @@ func (s *Server) claimKubeconfig() error {
 		}
 		return fmt.Errorf("--kubeconfig %s: %w", path, err)
 	}
-	lock, pid, err := lockFile(path + kubeconfigLockSuffix)
+	lock, holder, err := s.lockKubeconfig(ctx, path, isDefault)
 	switch {
+	case errors.Is(err, errLocked) && holder.stopping:
+		return fmt.Errorf("--kubeconfig %s: kubewalk run (pid %d) has been shutting down for %s and still holds it; wait for it to end, or pass another path", path, holder.pid, kubeconfigStopWait)
 	case errors.Is(err, errLocked) && isDefault:
-		fallBack(fmt.Sprintf("is in use by another kubewalk run (pid %d)", pid))
+		fallBack(fmt.Sprintf("is in use by another kubewalk run (pid %d)", holder.pid))
 		return nil
 	case errors.Is(err, errLocked):
-		return fmt.Errorf("--kubeconfig %s: another kubewalk run (pid %d) is using it; stop that run, or pass another path", path, pid)
+		return fmt.Errorf("--kubeconfig %s: another kubewalk run (pid %d) is using it; stop that run, or pass another path", path, holder.pid)
+	case err != nil && ctx.Err() != nil:
+		return err
 	case err != nil && isDefault:
 		fallBack(fmt.Sprintf("cannot be locked (%v)", err))
 		return nil
@@ -254,8 +337,8 @@ func (s *Server) claimKubeconfig() error {
 		return foreignKubeconfigError(path, err)
 	}
 	s.kubeconfigLock = lock
-	if errors.Is(statErr, os.ErrNotExist) {
-		s.kubeconfigDir = dir // made by this run: removed on Close if it is empty then
+	if errors.Is(statErr, os.ErrNotExist) || s.kubeconfigDir != "" {
+		s.kubeconfigDir = dir // made by this run (or remade): removed on Close if it is empty then
 	}
 	return nil
 }

@@ -35,7 +35,7 @@ func (s *Server) Serve(ctx context.Context) error {
 			return err
 		}
 
-		l, err := net.Listen("tcp", s.c.address())
+		l, err := s.c.held.listen()
 		if err != nil {
 			return fmt.Errorf("--secure-port %d: listen on %s: %w", s.c.port, s.c.address(), err)
 		}

@@ -142,6 +142,10 @@ type Options struct {
 	// supervising process uses it to clean up after a process that died before Close. Track is
 	// called on the phase goroutine before the path exists; it must not block.
 	Track func(path string, dir bool)
+	// KubeconfigWait, when set, is told once when NewContext waits for another kubewalk run
+	// (pid) that is shutting down to let go of the --kubeconfig path, so the user hears why
+	// the start pauses. It is called on New's goroutine and must not block.
+	KubeconfigWait func(path string, pid int)
 	// RequestTimeout (--request-timeout) bounds how long the server lets a non-long-running
 	// request run before it answers 504 (genericapiserver's Config.RequestTimeout). Zero means
 	// DefaultRequestTimeout. A request held at a breakpoint counts against it.
@@ -317,8 +321,9 @@ type Server struct {
 	// the phases' objects only while the phase goroutine is paused or done.
 	phaseMu sync.Mutex
 
-	closeOnce sync.Once
-	closeErr  error
+	closeOnce    sync.Once
+	closeErr     error
+	stoppingOnce sync.Once
 }
 
 // track tells Options.Track about a path the run owns.
@@ -330,13 +335,18 @@ func (s *Server) track(path string, dir bool) {
 
 // New validates and completes opts and returns a server that has run no phase yet.
 func New(opts Options) (*Server, error) {
+	return NewContext(context.Background(), opts)
+}
+
+// NewContext is New; ctx bounds the wait for a --kubeconfig that a stopping run still holds.
+func NewContext(ctx context.Context, opts Options) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	opts.Complete()
 	base, cancel := context.WithCancel(context.Background())
 	s := &Server{opts: opts, base: base, cancelBase: cancel, runID: randomToken()[:16]}
-	if err := s.claimKubeconfig(); err != nil {
+	if err := s.claimKubeconfig(ctx); err != nil {
 		cancel()
 		return nil, err
 	}
@@ -517,6 +527,18 @@ func (run *phaseRun) reach(ctx context.Context, name string) error {
 	return context.Cause(ctx)
 }
 
+// Stopping says, in the lock file of the --kubeconfig this run holds, that the run is shutting
+// down: a run started meanwhile with the same --kubeconfig waits for this one to let go instead
+// of refusing. Close calls it first; a caller that has decided to stop may call it earlier. It
+// is safe from any goroutine and more than once.
+func (s *Server) Stopping() {
+	s.stoppingOnce.Do(func() {
+		if s.kubeconfigLock != nil {
+			markStopping(s.kubeconfigLock)
+		}
+	})
+}
+
 // Close shuts down whatever the phases have started, in reverse order: the HTTP server and its
 // watches, the REST stores and their watch caches, informers, admission, embedded etcd, then
 // the kubeconfig it wrote (and its lock) and the work directory. A phase running in another
@@ -527,6 +549,7 @@ func (run *phaseRun) reach(ctx context.Context, name string) error {
 // Every call returns the result of the one shutdown.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
+		s.Stopping()
 		if r, ok := s.opts.Gate.(interface{ ReleaseAll() }); ok {
 			r.ReleaseAll()
 		}
@@ -539,6 +562,9 @@ func (s *Server) Close() error {
 		var errs []error
 		if s.sv != nil {
 			errs = append(errs, s.sv.stop())
+		}
+		if s.c != nil {
+			s.c.held.close() // the port, if the serve phase never listened on it
 		}
 		if s.in != nil {
 			s.in.waitHooks()

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -184,37 +185,39 @@ func checkDataDir(dir string) error {
 // startEmbeddedEtcd starts a single-member etcd on two loopback ports — clientPort and
 // peerPort, or free ones where they are 0 — and waits until it serves. A single member still
 // waits an election timeout before leading, so ticks are short.
+//
+// The ports are held (bound, not listening: see heldPort) until etcd has bound them itself —
+// its listeners set SO_REUSEADDR, as every Go listener does, and Linux lets a socket bind
+// beside one that is not listening — so that no other process, and no outgoing connection,
+// takes them in between. Where the system refuses that second bind, etcd gets the ports
+// released and tries once more.
 func startEmbeddedEtcd(ctx context.Context, dataDir string, temp bool, logOut io.Writer, clientPort, peerPort int) (*embed.Etcd, error) {
-	var err error
-	if clientPort == 0 {
-		if clientPort, err = freePort(); err != nil {
-			return nil, fmt.Errorf("embedded etcd: client port: %w", err)
+	var held []*heldPort
+	release := func() {
+		for _, h := range held {
+			h.close()
 		}
 	}
-	if peerPort == 0 {
-		if peerPort, err = freePort(); err != nil {
-			return nil, fmt.Errorf("embedded etcd: peer port: %w", err)
+	defer release()
+	for _, p := range []struct {
+		what, flag string
+		port       int
+	}{{"client", "--etcd-client-port", clientPort}, {"peer", "--etcd-peer-port", peerPort}} {
+		h, err := reservePort(p.flag, "127.0.0.1", p.port)
+		if err != nil {
+			return nil, fmt.Errorf("embedded etcd: %s port: %w", p.what, err)
 		}
+		held = append(held, h)
 	}
-	cfg := embed.NewConfig()
-	cfg.Name = "kubewalk"
-	cfg.Dir = dataDir
-	clientURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(clientPort))}
-	peerURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(peerPort))}
-	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{clientURL}, []url.URL{clientURL}
-	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peerURL}, []url.URL{peerURL}
-	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
-	cfg.TickMs, cfg.ElectionMs = 10, 50
-	// A temp data dir is thrown away on exit: skipping fsync makes writes fast and loses
-	// nothing the learner keeps. A --data-dir keeps etcd's normal durability.
-	cfg.UnsafeNoFsync = temp
-	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(newZapLogger(logOut, zapcore.WarnLevel))
-	cfg.AutoCompactionMode, cfg.AutoCompactionRetention = "periodic", "5m"
-
-	e, err := embed.StartEtcd(cfg)
+	e, err := startEtcdOn(dataDir, temp, logOut, held[0].port, held[1].port)
+	if err != nil && errors.Is(err, syscall.EADDRINUSE) {
+		release()
+		e, err = startEtcdOn(dataDir, temp, logOut, held[0].port, held[1].port)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("embedded etcd: %w", err)
 	}
+	release()
 	select {
 	case <-e.Server.ReadyNotify():
 		return e, nil
@@ -230,14 +233,25 @@ func startEmbeddedEtcd(ctx context.Context, dataDir string, temp bool, logOut io
 	}
 }
 
-// freePort asks the kernel for a free loopback port.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+// startEtcdOn starts embedded etcd with its client and peer URLs on 127.0.0.1's ports.
+func startEtcdOn(dataDir string, temp bool, logOut io.Writer, clientPort, peerPort int) (*embed.Etcd, error) {
+	cfg := embed.NewConfig()
+	cfg.Name = "kubewalk"
+	cfg.Dir = dataDir
+	clientURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(clientPort))}
+	peerURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(peerPort))}
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{clientURL}, []url.URL{clientURL}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peerURL}, []url.URL{peerURL}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg.TickMs, cfg.ElectionMs = 10, 50
+	// A temp data dir is thrown away on exit: skipping fsync makes writes fast and loses
+	// nothing the learner keeps. A --data-dir keeps etcd's normal durability.
+	cfg.UnsafeNoFsync = temp
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(newZapLogger(logOut, zapcore.WarnLevel))
+	cfg.AutoCompactionMode, cfg.AutoCompactionRetention = "periodic", "5m"
+	// Its listeners bind before it writes anything to the data dir: a failed bind leaves
+	// nothing to clean up before another try.
+	return embed.StartEtcd(cfg)
 }
 
 // newZapLogger returns a zap logger writing JSON lines at level and above to w.

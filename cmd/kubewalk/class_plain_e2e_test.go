@@ -60,8 +60,8 @@ func TestClassPlainFollow(t *testing.T) {
 	st.waitOutput(t, "The walkthrough is done. The server keeps running", 2*time.Minute)
 
 	st.cmd.Process.Signal(syscall.SIGTERM)
-	if code, sig := st.wait(t, time.Minute); code != 130 || sig != 0 {
-		t.Errorf("after SIGTERM: exit %d, signal %v, want 130:\n%s", code, sig, st.out)
+	if code, sig := st.wait(t, time.Minute); code != 143 || sig != 0 {
+		t.Errorf("after SIGTERM: exit %d, signal %v, want 143:\n%s", code, sig, st.out)
 	}
 	out := st.out.String()
 	assertForwardOnly(t, out)
@@ -109,8 +109,8 @@ func TestClassHostPlain(t *testing.T) {
 
 	for _, r := range []*run{st, host} {
 		r.cmd.Process.Signal(syscall.SIGTERM)
-		if code, sig := r.wait(t, time.Minute); code != 130 || sig != 0 {
-			t.Errorf("after SIGTERM: exit %d, signal %v, want 130:\n%s", code, sig, r.out)
+		if code, sig := r.wait(t, time.Minute); code != 143 || sig != 0 {
+			t.Errorf("after SIGTERM: exit %d, signal %v, want 143:\n%s", code, sig, r.out)
 		}
 	}
 	sb.assertNothingLeft(t)

@@ -62,8 +62,8 @@ func TestServeSignals(t *testing.T) {
 				}
 			case sig == tt.sig:
 				// The signal came before the runtime started: it died of it, as it should.
-			case code != 130:
-				t.Errorf("exit code %d, signal %v; want 130:\n%s", code, sig, r.out)
+			case code != 128+int(tt.sig):
+				t.Errorf("exit code %d, signal %v; want %d:\n%s", code, sig, 128+int(tt.sig), r.out)
 			}
 			if strings.Contains(r.out.String(), "crashed") {
 				t.Errorf("reported a crash:\n%s", r.out)
@@ -259,7 +259,7 @@ func TestServeClosedStdout(t *testing.T) {
 }
 
 // TestSecondInterrupt: while the shutdown after a first SIGINT or SIGTERM hangs (a test hook
-// blocks it), a second one must end the process at once, say so, and exit 130.
+// blocks it), a second one must end the process at once, say so, and exit 128 + its number.
 func TestSecondInterrupt(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -274,8 +274,8 @@ func TestSecondInterrupt(t *testing.T) {
 				t.Fatal(err)
 			}
 			code, s := r.wait(t, time.Minute)
-			if code != 130 {
-				t.Errorf("exit code %d (signal %v), want 130:\n%s", code, s, r.out)
+			if code != 128+int(sig) {
+				t.Errorf("exit code %d (signal %v), want %d:\n%s", code, s, 128+int(sig), r.out)
 			}
 			if !strings.Contains(r.out.String(), "again: exiting now without finishing the shutdown") {
 				t.Errorf("no message about the hard exit:\n%s", r.out)
@@ -346,4 +346,40 @@ func TestSupervisorKilled(t *testing.T) {
 		t.Errorf("kubeconfig %s still there", kubeconfig)
 	}
 	assertPortClosed(t, port)
+}
+
+// TestRestartAfterKill: kill -9 of the visible process of `serve --kubeconfig X`, then a
+// restart with the same X at once, while the killed run's child is still shutting down (a
+// test hook holds its shutdown until the test lets it go): the restart says it waits for that
+// run, and starts once it has let go, instead of refusing.
+func TestRestartAfterKill(t *testing.T) {
+	sb := newSandbox(t)
+	kubeconfig := filepath.Join(sb.home, "kc", "config")
+	release := filepath.Join(sb.root, "release")
+	first := startRun(t, sb, []string{"KUBEWALK_E2E_HOLD_SHUTDOWN=" + release},
+		"serve", "--kubeconfig", kubeconfig, "--log-file", sb.log)
+	first.waitOutput(t, "Press Ctrl-C to stop", 2*time.Minute)
+	if err := first.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	second := startRun(t, sb, nil, "serve", "--kubeconfig", kubeconfig, "--log-file", filepath.Join(sb.root, "second.log"))
+	second.waitOutput(t, "kubewalk: waiting for the kubewalk run (pid ", time.Minute)
+	if strings.Contains(second.out.String(), "is using it") {
+		t.Fatalf("the restart refused:\n%s", second.out)
+	}
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	second.waitOutput(t, "Press Ctrl-C to stop", 2*time.Minute)
+	if got := kubeconfigPath(t, second.out.String()); got != kubeconfig {
+		t.Errorf("the restart's kubeconfig is %s, want %s", got, kubeconfig)
+	}
+	if err := second.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// A served `serve` stopped on purpose has done its job: exit 0.
+	if code, _ := second.wait(t, time.Minute); code != 0 {
+		t.Errorf("restart: exit code %d after SIGTERM, want 0:\n%s", code, second.out)
+	}
+	sb.assertNothingLeft(t)
 }

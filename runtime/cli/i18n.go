@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -67,4 +68,12 @@ func lessonsLang(ls []lessons.Lesson) string {
 		return ls[0].Lang
 	}
 	return lessons.DefaultLang
+}
+
+// kubeconfigWaitNotice returns the server's Options.KubeconfigWait: one line on w saying that
+// the start waits for a run that is shutting down.
+func kubeconfigWaitNotice(w io.Writer, tr *i18n.Strings) func(path string, pid int) {
+	return func(path string, pid int) {
+		fmt.Fprintln(w, "kubewalk: "+fmt.Sprintf(tr.CLIKubeconfigWait, path, pid))
+	}
 }

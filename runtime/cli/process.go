@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -117,22 +118,34 @@ func runServerCommand(args []string, link *supervisorLink) int {
 	sess := &session{link: link, term: saveTerminal(), stderr: terminalStderr(), uiInterrupt: make(chan struct{}, 1),
 		tr: msgs(langArg(args))}
 	e2eHooks.start()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go watchSignals(cancel, earlysignal.Stops(), link.forwarded(), sess.uiInterrupt, sess.hardExit)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	stop := func(s os.Signal) { cancel(stopSignal{s}) }
+	go watchSignals(stop, earlysignal.Stops(), link.forwarded(), sess.uiInterrupt, sess.hardExit)
 	code := execute(ctx, args, os.Stdout, os.Stderr, sess)
+	var sig stopSignal
+	if code == 130 && errors.As(context.Cause(ctx), &sig) {
+		// Interrupted by a signal: exit as the shell reports a process the signal ended (143
+		// for SIGTERM, 129 for SIGHUP), once everything is shut down.
+		code = signalExitCode(sig.Signal)
+	}
 	link.exit(code)
 	return code
 }
 
-// watchSignals cancels the run on the first ending signal and calls hardExit on a second SIGINT
-// or SIGTERM. SIGHUP never forces: the terminal is gone, nobody is waiting, the cleanup matters
-// more. Signals the supervisor forwards are counted apart from those the process got itself: a
-// Ctrl-C reaches both processes (the terminal signals its whole foreground process group), and
-// the supervisor forwards it too, so one Ctrl-C must not count twice. The supervisor's end
-// closing (it died) counts as SIGHUP. A Ctrl-C pressed in the full-screen UI (a key in raw mode,
-// not a signal) counts as a first SIGINT in both tallies.
-func watchSignals(cancel func(), own, forwarded <-chan os.Signal, pressed <-chan struct{}, hardExit func(os.Signal)) {
+// stopSignal is the cause of a run's context cancelled by an ending signal.
+type stopSignal struct{ os.Signal }
+
+func (s stopSignal) Error() string { return "stopped by " + s.Signal.String() }
+
+// watchSignals cancels the run (stop, with the signal) on the first ending signal and calls
+// hardExit on a second SIGINT or SIGTERM. SIGHUP never forces: the terminal is gone, nobody is
+// waiting, the cleanup matters more. Signals the supervisor forwards are counted apart from
+// those the process got itself: a Ctrl-C reaches both processes (the terminal signals its whole
+// foreground process group), and the supervisor forwards it too, so one Ctrl-C must not count
+// twice. The supervisor's end closing (it died) counts as SIGHUP. A Ctrl-C pressed in the
+// full-screen UI (a key in raw mode, not a signal) counts as a first SIGINT in both tallies.
+func watchSignals(stop func(os.Signal), own, forwarded <-chan os.Signal, pressed <-chan struct{}, hardExit func(os.Signal)) {
 	cancelled := false
 	var count [2]int // own, forwarded
 	for {
@@ -158,7 +171,7 @@ func watchSignals(cancel func(), own, forwarded <-chan os.Signal, pressed <-chan
 		}
 		if !cancelled {
 			cancelled = true
-			cancel()
+			stop(s)
 		}
 		if s == syscall.SIGHUP {
 			continue
@@ -238,7 +251,8 @@ func (s *session) terminalTaken(on bool) {
 }
 
 // hardExit ends the process at once, on a second SIGINT or SIGTERM while the first one's
-// shutdown runs: it skips the rest of the cleanup and says so. The supervisor, if any, puts the
+// shutdown runs: it skips the rest of the cleanup, says so and exits 128 + the signal's number
+// (130, 143). The supervisor, if any, puts the
 // terminal back and prints the message once this process is gone (so no frame of the UI can be
 // drawn after it); without one, this process does both.
 func (s *session) hardExit(sig os.Signal) {
@@ -259,8 +273,9 @@ func (s *session) hardExit(sig os.Signal) {
 		}
 		fmt.Fprintln(s.stderr, msg)
 	}
-	s.link.exit(130)
-	os.Exit(130)
+	code := signalExitCode(sig)
+	s.link.exit(code)
+	os.Exit(code)
 }
 
 // terminalStderr returns a handle on the current fd 2 that stays on the terminal after

@@ -23,35 +23,36 @@ func TestWatchSignals(t *testing.T) {
 	own := func(s syscall.Signal) ev { return ev{sig: s} }
 	fwd := func(s syscall.Signal) ev { return ev{forwarded: true, sig: s} }
 	tests := []struct {
-		name       string
-		events     []ev
-		wantCancel bool
-		wantHard   syscall.Signal // 0: no hard exit
+		name      string
+		events    []ev
+		wantCause syscall.Signal // the signal the run is cancelled with; 0: not cancelled
+		wantHard  syscall.Signal // 0: no hard exit
 	}{
-		{"nothing", nil, false, 0},
-		{"one Ctrl-C, seen by both processes", []ev{own(syscall.SIGINT), fwd(syscall.SIGINT)}, true, 0},
-		{"forwarded first, then its own copy", []ev{fwd(syscall.SIGINT), own(syscall.SIGINT)}, true, 0},
-		{"two Ctrl-C", []ev{own(syscall.SIGINT), fwd(syscall.SIGINT), own(syscall.SIGINT)}, true, syscall.SIGINT},
-		{"two kill -INT to the supervisor", []ev{fwd(syscall.SIGINT), fwd(syscall.SIGINT)}, true, syscall.SIGINT},
-		{"two SIGTERM", []ev{own(syscall.SIGTERM), own(syscall.SIGTERM)}, true, syscall.SIGTERM},
-		{"SIGTERM then SIGINT", []ev{fwd(syscall.SIGTERM), fwd(syscall.SIGINT)}, true, syscall.SIGINT},
-		{"SIGHUP twice never forces", []ev{own(syscall.SIGHUP), fwd(syscall.SIGHUP), own(syscall.SIGHUP)}, true, 0},
-		{"SIGHUP then one Ctrl-C", []ev{own(syscall.SIGHUP), own(syscall.SIGINT), fwd(syscall.SIGINT)}, true, 0},
-		{"supervisor gone", []ev{{closed: true}}, true, 0},
-		{"Ctrl-C key in the UI, then a Ctrl-C signal", []ev{{pressed: true}, own(syscall.SIGINT)}, true, syscall.SIGINT},
-		{"Ctrl-C key in the UI, then a forwarded one", []ev{{pressed: true}, fwd(syscall.SIGINT)}, true, syscall.SIGINT},
-		{"Ctrl-C key in the UI only", []ev{{pressed: true}}, false, 0},
+		{"nothing", nil, 0, 0},
+		{"one Ctrl-C, seen by both processes", []ev{own(syscall.SIGINT), fwd(syscall.SIGINT)}, syscall.SIGINT, 0},
+		{"forwarded first, then its own copy", []ev{fwd(syscall.SIGINT), own(syscall.SIGINT)}, syscall.SIGINT, 0},
+		{"two Ctrl-C", []ev{own(syscall.SIGINT), fwd(syscall.SIGINT), own(syscall.SIGINT)}, syscall.SIGINT, syscall.SIGINT},
+		{"two kill -INT to the supervisor", []ev{fwd(syscall.SIGINT), fwd(syscall.SIGINT)}, syscall.SIGINT, syscall.SIGINT},
+		{"two SIGTERM", []ev{own(syscall.SIGTERM), own(syscall.SIGTERM)}, syscall.SIGTERM, syscall.SIGTERM},
+		{"SIGTERM then SIGINT", []ev{fwd(syscall.SIGTERM), fwd(syscall.SIGINT)}, syscall.SIGTERM, syscall.SIGINT},
+		{"SIGHUP twice never forces", []ev{own(syscall.SIGHUP), fwd(syscall.SIGHUP), own(syscall.SIGHUP)}, syscall.SIGHUP, 0},
+		{"SIGHUP then one Ctrl-C", []ev{own(syscall.SIGHUP), own(syscall.SIGINT), fwd(syscall.SIGINT)}, syscall.SIGHUP, 0},
+		{"supervisor gone", []ev{{closed: true}}, syscall.SIGHUP, 0},
+		{"Ctrl-C key in the UI, then a Ctrl-C signal", []ev{{pressed: true}, own(syscall.SIGINT)}, syscall.SIGINT, syscall.SIGINT},
+		{"Ctrl-C key in the UI, then a forwarded one", []ev{{pressed: true}, fwd(syscall.SIGINT)}, syscall.SIGINT, syscall.SIGINT},
+		{"Ctrl-C key in the UI only", []ev{{pressed: true}}, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ownC, fwdC := make(chan os.Signal), make(chan os.Signal)
 			pressed := make(chan struct{})
 			cancelled := make(chan struct{})
+			var cause os.Signal // written before cancelled is closed
 			hard := make(chan os.Signal, 1)
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				watchSignals(func() { close(cancelled) }, ownC, fwdC, pressed, func(s os.Signal) { hard <- s })
+				watchSignals(func(s os.Signal) { cause = s; close(cancelled) }, ownC, fwdC, pressed, func(s os.Signal) { hard <- s })
 			}()
 			for _, e := range tt.events {
 				switch {
@@ -74,12 +75,12 @@ func TestWatchSignals(t *testing.T) {
 			}
 			select {
 			case <-cancelled:
-				if !tt.wantCancel {
-					t.Error("cancelled, want not")
+				if cause != tt.wantCause {
+					t.Errorf("cancelled by %v, want %v", cause, tt.wantCause)
 				}
 			default:
-				if tt.wantCancel {
-					t.Error("not cancelled")
+				if tt.wantCause != 0 {
+					t.Errorf("not cancelled, want cancelled by %v", tt.wantCause)
 				}
 			}
 			select {

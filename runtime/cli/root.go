@@ -20,7 +20,8 @@ var errInterrupted = errors.New("interrupted")
 // Execute runs the kubewalk command line in this process and returns the exit code: 0 on
 // success, on q in the walkthrough, or on a clean shutdown of `serve` after the server was
 // ready; 130 when interrupted (ctx ended, or Ctrl-C in the walkthrough); 1 on error, reported
-// on one line. Main adds the signal handling and crash supervision around it.
+// on one line. Main adds the signal handling and crash supervision around it, and then exits
+// 128 + the number of the signal that interrupted the run (143 for SIGTERM, 129 for SIGHUP).
 func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return execute(ctx, args, stdout, stderr, nil)
 }

@@ -109,9 +109,13 @@ func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer, se
 	}
 	sopts := o.serverOptions(logOut)
 	sopts.Track = sess.owns
-	s, err := server.New(tlog.apply(sopts))
+	sopts.KubeconfigWait = kubeconfigWaitNotice(sink.Stderr, msgs(""))
+	s, err := server.NewContext(ctx, tlog.apply(sopts))
 	if err != nil {
 		tlog.stop()
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
 		return err
 	}
 	defer s.Close()
@@ -136,6 +140,7 @@ func runServe(ctx context.Context, o *serveOptions, stdout, stderr io.Writer, se
 		// Writes to a closed stdout (kubewalk serve | head) fail with EPIPE and are ignored: see
 		// runtime/cli/earlysignal.
 		fmt.Fprintln(stdout, "\nkubewalk: "+msgs("").CLIShuttingDown)
+		s.Stopping()
 		e2eHooks.shutdown()
 	case <-s.Exited():
 		fmt.Fprintln(stdout, "kubewalk: "+msgs("").CLIStoppedOwn)

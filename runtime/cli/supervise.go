@@ -79,7 +79,7 @@ func supervise(args []string) (code int, ok bool) {
 	if s := earlysignal.Pending(); s != nil {
 		childEnd.Close()
 		fmt.Fprintln(os.Stderr, "kubewalk: "+tr.CLIInterruptedShort)
-		return 130, true
+		return signalExitCode(s), true
 	}
 	saved := saveTerminal()
 	cmd := exec.Command(exe, args...)

@@ -166,8 +166,12 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	}
 	sopts := o.serverOptions(sink.File)
 	sopts.Track = sess.owns
-	eng, err := engine.New(traces.apply(sopts))
+	sopts.KubeconfigWait = kubeconfigWaitNotice(sink.Stderr, i18n.For(lang))
+	eng, err := engine.NewContext(ctx, traces.apply(sopts))
 	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
 		return err
 	}
 	defer eng.Close()
@@ -178,6 +182,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	shutdown := func(interrupted bool) error {
 		if interrupted {
 			fmt.Fprintln(sink.Stderr, "kubewalk: "+i18n.For(lang).CLIShuttingDown)
+			eng.Server().Stopping()
 			e2eHooks.shutdown()
 		}
 		traces.Breakpoints.Close() // before the server stops: no request stays held
@@ -212,7 +217,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 			Source: func(s lessons.Step) (lessons.Location, error) {
 				return res.Local(server.SourceFS, s.Anchor, s.Focus)
 			},
-			Progress:     prog.record,
+			Progress:     plainProgress(prog, interactive),
 			Exercises:    exs,
 			ExerciseDone: prog.exerciseIsDone,
 		}
@@ -274,6 +279,17 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 		err = fmt.Errorf(i18n.For(lang).ErrShutdown, closeErr)
 	}
 	return err
+}
+
+// plainProgress is how a plain walkthrough records the steps it shows. A run nobody steps (stdin
+// not a terminal, or --auto) prints every step straight through and records none: nobody read
+// them at a pause, so the next run must not offer to resume after them. Such a run leaves the
+// progress file as it was, unless --reset-exercises asked to clear the exercises.
+func plainProgress(p *progressRecorder, interactive bool) func(lessonID, stepID string) {
+	if !interactive {
+		return nil
+	}
+	return p.record
 }
 
 // plainClass wires a class into a plain transcript. A student's follows the instructor and

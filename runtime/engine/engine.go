@@ -132,6 +132,11 @@ type Engine struct {
 
 // New creates the server with opts (its Hook is replaced by the engine) without running it.
 func New(opts server.Options) (*Engine, error) {
+	return NewContext(context.Background(), opts)
+}
+
+// NewContext is New; ctx bounds server.NewContext's wait for a --kubeconfig a stopping run holds.
+func NewContext(ctx context.Context, opts server.Options) (*Engine, error) {
 	e := &Engine{
 		secrets: &secretSet{},
 		events:  make(chan Event, 1),
@@ -139,7 +144,7 @@ func New(opts server.Options) (*Engine, error) {
 		runDone: make(chan struct{}),
 	}
 	opts.Hook = server.HookFunc(e.checkpoint)
-	srv, err := server.New(opts)
+	srv, err := server.NewContext(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -177,6 +182,8 @@ func (e *Engine) Start(ctx context.Context, t Target) error {
 			// Ctrl-C or Close: not a failure; the walkthrough is ending anyway.
 			klog.InfoS("startup ended by a cancellation", "err", err, "ctxErr", ctx.Err())
 		default:
+			// Also in the log: a student's screen says FAILED, the log the class keeps says why.
+			klog.ErrorS(err, "startup failed")
 			e.send(ctx, Event{Failed: err})
 		}
 	}()

@@ -285,6 +285,7 @@ type Strings struct {
 	ExAnswerPrompt, ExAnswerHint                            string
 	NoteExLocked                                            string // %s: the phase
 	NoteExDone, NoteExAllHints, NoteExRight, NoteExNoAnswer string
+	NoteExDoneHints                                         string
 	NoteExWrong                                             string // %s: what was wrong
 	NoteExNoChoice                                          string // %d: the number pressed
 	NoteExHintFailed, NoteExAnswerFailed                    string // %s: the error
@@ -297,9 +298,23 @@ type Strings struct {
 	ExWrongEmpty, ExWrongAnswer, ExWrongNoKey, ExWrongRevision string
 	ExWrongChoice                                              string // %d: the option chosen
 	ExWrongRange                                               string // %d: the number of options
-	PlainExercises                                             string
-	PlainExercise                                              string // %s marker, %s title, %s goal
-	CLIExercisesReset                                          string
+	// What made an exercise pass ({detail} in its why): a request, a watch's event, an
+	// object's fields, an etcd key.
+	ExDetailRequest       string // %s who, %s VERB, %s path, %d code
+	ExDetailNobody        string // who, for an unauthenticated client
+	ExDetailWatchEvent    string // %s watcher, %s resource, %s namespace, %s writer, %s VERB, %s resource/name
+	ExDetailAllNamespaces string
+	ExDetailObjectExists  string // %s kind, %s namespace/name
+	ExDetailObjectHas     string // %s kind, %s namespace/name, %s the fields
+	ExDetailFieldValue    string // %s field, %s value
+	ExDetailAnd           string // between two fields
+	ExDetailAnnotation    string // %s: the annotation's key
+	ExDetailLabel         string // %s: the label's key
+	ExDetailEtcdKey       string // %s key, %d mod revision
+	ExDetailEtcdRevision  string // %s key, %s mod revision
+	PlainExercises        string
+	PlainExercise         string // %s marker, %s title, %s goal
+	CLIExercisesReset     string
 
 	// Errors the walkthrough returns to the command line.
 	ErrNoLessons    string
@@ -330,6 +345,8 @@ type Strings struct {
 	CLIInterrupted      string
 	CLIInterruptedShort string
 	CLIShuttingDown     string
+	// CLIKubeconfigWait: %[1]s the --kubeconfig path, %[2]d the pid of the run shutting down.
+	CLIKubeconfigWait   string
 	CLIProgressNotSaved string // %v: the error
 	CLIResume           string // %s: where
 	CLIRecorded         string // %s the file, twice
@@ -348,6 +365,7 @@ type Strings struct {
 	CLINoProgress       string // %v
 	CLILessonsHeader    string // PHASE, STEPS, PROGRESS, EXERCISES, LESSON, tab-separated
 	CLILessonDone       string
+	CLIExercisesHeading string
 	CLIGlossaryHeader   string // ENGLISH, CHINESE, tab-separated
 	CLICrashedNoLog     string // %s: how
 	CLICrashed          string // %s how, %s log path
@@ -1029,6 +1047,7 @@ func english() Strings {
 		NoteExLocked:       "this exercise opens when the walkthrough reaches %s",
 		NoteExDone:         "this exercise is done already",
 		NoteExAllHints:     "every hint is shown",
+		NoteExDoneHints:    "this exercise is done: no more hints are counted for it",
 		NoteExRight:        "✓ right",
 		NoteExNoAnswer:     "this exercise is checked on the live server: there is nothing to type",
 		NoteExWrong:        "✗ not yet: %s",
@@ -1039,15 +1058,27 @@ func english() Strings {
 		ToastDone:          "✓ %s",
 		ToastMore:          "and %d more",
 
-		ExWrongEmpty:      "the answer is empty",
-		ExWrongAnswer:     "not the expected answer",
-		ExWrongNoKey:      "that key is not in etcd yet",
-		ExWrongRevision:   "not the key's current mod revision",
-		ExWrongChoice:     "option %d is not right",
-		ExWrongRange:      "pick an option from 1 to %d",
-		PlainExercises:    "Exercises of this lesson (the full-screen UI checks them live: :exercises):",
-		PlainExercise:     "  %s %s: %s",
-		CLIExercisesReset: "exercise progress cleared",
+		ExWrongEmpty:          "the answer is empty",
+		ExWrongAnswer:         "not the expected answer",
+		ExWrongNoKey:          "that key is not in etcd yet",
+		ExWrongRevision:       "not the key's current mod revision",
+		ExWrongChoice:         "option %d is not right",
+		ExWrongRange:          "pick an option from 1 to %d",
+		ExDetailRequest:       "%s %s %s → %d",
+		ExDetailNobody:        "an unauthenticated client",
+		ExDetailWatchEvent:    "%s's watch on %s in %s got the event of %s's %s of %s",
+		ExDetailAllNamespaces: "all namespaces",
+		ExDetailObjectExists:  "%s %s exists",
+		ExDetailObjectHas:     "%s %s has %s",
+		ExDetailFieldValue:    "%s = %s",
+		ExDetailAnd:           ", ",
+		ExDetailAnnotation:    "annotation %s",
+		ExDetailLabel:         "label %s",
+		ExDetailEtcdKey:       "%s (mod revision %d)",
+		ExDetailEtcdRevision:  "%s is at mod revision %s",
+		PlainExercises:        "Exercises of this lesson (the full-screen UI checks them live: :exercises):",
+		PlainExercise:         "  %s %s: %s",
+		CLIExercisesReset:     "exercise progress cleared",
 
 		ErrNoLessons:    "no lessons loaded",
 		ErrStart:        "start the server: %w",
@@ -1075,6 +1106,7 @@ func english() Strings {
 		CLIInterrupted:      "interrupted; everything was shut down",
 		CLIInterruptedShort: "interrupted",
 		CLIShuttingDown:     "shutting down (server, etcd, temp files)… Ctrl-C again exits at once",
+		CLIKubeconfigWait:   "waiting for the kubewalk run (pid %[2]d) that is shutting down to let go of --kubeconfig %[1]s…",
 		CLIProgressNotSaved: "%v; progress will not be saved",
 		CLIResume:           "Last time you reached %s. Run there without pausing? [Y/n] ",
 		CLIRecorded:         "recording saved to %s (replay it: asciinema play %s)",
@@ -1093,6 +1125,7 @@ func english() Strings {
 		CLINoProgress:       "warning: %v; showing no progress",
 		CLILessonsHeader:    "PHASE\tSTEPS\tPROGRESS\tEXERCISES\tLESSON",
 		CLILessonDone:       "done",
+		CLIExercisesHeading: "Exercises (✓ done, ○ not yet; kubewalk tour, then :exercises, to do them):",
 		CLIGlossaryHeader:   "ENGLISH\tCHINESE",
 		CLICrashedNoLog:     "kubewalk crashed (%s) before it opened its log; its error output, if any, is above",
 		CLICrashed:          "kubewalk crashed (%s); the log is at %s",

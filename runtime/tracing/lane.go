@@ -89,7 +89,7 @@ func (b *builder) requestInfo() {
 		t.Received = r.Received
 		t.Verb, t.Path, t.APIGroup, t.APIVersion = r.Verb, r.Path, r.APIGroup, r.APIVersion
 		t.Resource, t.Subresource, t.Namespace, t.Name = r.Resource, r.Subresource, r.Namespace, r.Name
-		t.LongRunning, t.UserAgent = r.LongRunning, r.UserAgent
+		t.LongRunning, t.UserAgent, t.Command = r.LongRunning, r.UserAgent, r.Command
 	}
 	if a != nil {
 		if t.Received.IsZero() {

@@ -106,6 +106,9 @@ type Trace struct {
 	Name        string `json:"name,omitempty"`
 	LongRunning bool   `json:"longRunning,omitempty"`
 	UserAgent   string `json:"userAgent,omitempty"`
+	// Command is the kubectl command that sent the request ("kubectl explain"), from its
+	// Kubectl-Command header; "" for other clients.
+	Command string `json:"command,omitempty"`
 
 	// Who: the authenticated user (the impersonated one when --as was used; Impersonator is
 	// then the real user).
@@ -114,6 +117,10 @@ type Trace struct {
 	Impersonator string   `json:"impersonator,omitempty"`
 	// Loopback is set for the server's own traffic (informers, post-start hooks).
 	Loopback bool `json:"loopback,omitempty"`
+	// Hidden is set for the traffic the learner did not make: the server's loopback and
+	// kubewalk's own requests (a User-Agent starting with HiddenAgentPrefix). The Store keeps
+	// it in a ring of its own.
+	Hidden bool `json:"-"`
 
 	// Code is the HTTP status (0 while in flight); Bytes the response size when known.
 	Code  int   `json:"code"`
@@ -127,7 +134,9 @@ type Trace struct {
 
 // Filter selects traces for a view.
 type Filter struct {
-	// Loopback includes the server's own traffic (hidden by default).
+	// Loopback includes the hidden traffic (left out by default): the server's own loopback
+	// requests, and kubewalk's own (the exercise checks, the health polls), which the store
+	// keeps in a ring of its own.
 	Loopback bool
 	// Text matches user, verb, resource, namespace, name, path or code (substring, any case).
 	Text string
