@@ -225,7 +225,8 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 		if rec != nil {
 			out = rec.TeeCooked(stdout)
 		}
-		popts := plain.Options{Out: out, In: lines, Interactive: interactive, Start: start, Traces: traces.Store}
+		popts := plain.Options{Out: out, In: lines, Interactive: interactive, Start: start, Traces: traces.Store,
+			Width: plain.TerminalWidth(os.Stdout)}
 		plainClass(&popts, class, o, i18n.For(lang), interactive)
 		err := plain.Run(ctx, eng, w, popts)
 		interrupted := ctx.Err() != nil

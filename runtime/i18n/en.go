@@ -22,6 +22,7 @@ type Strings struct {
 	KeyCollapseAll, KeyRaw, KeyUpstream, KeyWrap, KeySearch, KeyMatchNext, KeyMatchPrev string
 	KeyOpenMatch, KeyCommand, KeyFilter, KeyLoopback, KeyStageSource, KeyStageEtcd      string
 	KeyHeldStep, KeyHeldRun, KeyHeldAbort, KeyHelp, KeyQuit                             string
+	KeyZoom, BarZoom, BarUnzoom                                                         string
 	// Keys the help bar names only in one situation.
 	KeyAnyKey, KeyAnyOtherKey                                                     string
 	BarSearch, BarCancel, BarScroll, BarCloseHelp, BarBegin, BarClose, BarFilter  string
@@ -227,6 +228,7 @@ type Strings struct {
 	ServedContexts, ServedTry               string
 	ServedAsAdmin, ServedAliceWrites        string
 	ServedBobMayNot, ServedAliceRBAC        string
+	ServedCreatedBy, ServedEnvHint          string
 	ServedHere, ServedHereNote, ServedTitle string
 
 	// The lesson pane.
@@ -329,6 +331,15 @@ type Strings struct {
 	ErrRecord       string // %s the file, %w
 	ErrRecordCut    string // %s the file, %v
 	ErrTheme        string // %q the flag value, %s the themes
+
+	// kubewalk env: the export line for the running kubewalk, or why there is none.
+	CLIEnvComment string // %d pid, %s server address
+	ErrEnvNoPath  string
+	ErrEnvNone    string // %s kubeconfig path
+	ErrEnvNotYet  string // %d pid, %s kubeconfig path
+	ErrEnvEnded   string // %s kubeconfig path, %d pid
+	ErrEnvForeign string // %s kubeconfig path
+	ErrEnvRead    string // %s kubeconfig path, %w
 
 	// The command line (kubewalk tour, serve, lessons, glossary).
 	CLIInterrupted      string
@@ -581,6 +592,9 @@ func english() Strings {
 		KeyLive:        "back to live",
 		KeyFocusNext:   "next pane",
 		KeyFocusPrev:   "previous pane",
+		KeyZoom:        "zoom the pane to the whole screen, and back",
+		BarZoom:        "zoom",
+		BarUnzoom:      "unzoom",
 		KeyServed:      "kubectl panel",
 		KeyUp:          "up",
 		KeyDown:        "down",
@@ -951,6 +965,8 @@ func english() Strings {
 		ServedAsAdmin:     "# as admin (system:masters)",
 		ServedAliceWrites: "# alice may write configmaps",
 		ServedBobMayNot:   "# bob may not: expect Forbidden",
+		ServedCreatedBy:   "# admission added kubewalk.io/created-by: alice",
+		ServedEnvHint:     "# the same, in any shell: eval \"$(kubewalk env)\"",
 		ServedAliceRBAC:   "# what RBAC allows alice",
 		ServedHere:        "Or right here, on the : command line:",
 		ServedHereNote:    "# :k runs kubectl inside kubewalk; :req lists every request with its lane through the chain",
@@ -1078,6 +1094,14 @@ func english() Strings {
 		ErrRecord:       "--record %s: %w",
 		ErrRecordCut:    "the recording %s is incomplete: %v",
 		ErrTheme:        "--theme %q: no such theme; choose %s",
+
+		CLIEnvComment: "# kubewalk (pid %d) serves %s; eval \"$(kubewalk env)\" points this shell's kubectl at it",
+		ErrEnvNoPath:  "no default kubeconfig path (no $XDG_RUNTIME_DIR and no home directory): pass --kubeconfig, the path kubewalk printed",
+		ErrEnvNone:    "no kubewalk is running: there is no kubeconfig at %s. Start one (kubewalk, or go run ./cmd/kubewalk) in another terminal, or pass --kubeconfig if you gave it one",
+		ErrEnvNotYet:  "kubewalk (pid %d) is running but has not written %s yet: it does when the server serves, at the last step of the serve phase (E runs there)",
+		ErrEnvEnded:   "no kubewalk is running: the run that wrote %s (pid %d) has ended. Start kubewalk again",
+		ErrEnvForeign: "%s was not written by kubewalk: pass --kubeconfig, the path kubewalk printed",
+		ErrEnvRead:    "--kubeconfig %s: %w",
 
 		CLIInterrupted:      "interrupted; everything was shut down",
 		CLIInterruptedShort: "interrupted",

@@ -36,7 +36,8 @@ type Options struct {
 	// Interactive waits for Enter between steps and, at the end, keeps the server running until
 	// Enter (stdin is a terminal and --auto is off). Answering "a" stops the pauses only.
 	Interactive bool
-	// Width wraps lesson text; 0 means 100.
+	// Width is the transcript's width: lesson text is wrapped to it, and every longer line is
+	// folded at its spaces. 0 means DefaultWidth; TerminalWidth gives the terminal's.
 	Width int
 	// Context lines shown around the focus in the source excerpt; 0 means 4.
 	Context int
@@ -126,8 +127,9 @@ var errQuit = errors.New("quit")
 // as ctx ends (also while a prompt waits); it does not close the engine.
 func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) error {
 	if o.Width <= 0 {
-		o.Width = 100
+		o.Width = DefaultWidth
 	}
+	o.Out = newFoldWriter(o.Out, o.Width)
 	if o.Context <= 0 {
 		o.Context = 4
 	}
