@@ -254,6 +254,15 @@ func escapeAttempts() []escapeAttempt {
 			escaped:   onScreen("configmap/op created"),
 		},
 		{
+			name:      "read the tour's own session directory (its kubeconfig)",
+			command:   "create cm own --from-file={SESSION}/kubeconfig",
+			stoppedBy: func(l Layers, _ *escapeEnv) bool { return l.AllowList },
+			escaped:   onScreen("configmap/own created"),
+			note: "no escape, listed to show the limit: Landlock lets the tour read and write its own " +
+				"session directory (its server's data, keys and kubeconfig, nothing of anyone else's); " +
+				"only the allow-list refuses the file flag",
+		},
+		{
 			name:      "read a host file (--from-env-file)",
 			command:   "create secret generic hs --from-env-file={HOST}/env",
 			stoppedBy: files,
@@ -682,7 +691,12 @@ func TestEscapeSuite(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("attempts refused per configuration: %v; in the control %d got through", refused, through)
+	var counts []string
+	for _, c := range configs {
+		counts = append(counts, fmt.Sprintf("%s %d of %d", c.name, refused[c.name], len(attemptsFor(c, env))))
+	}
+	t.Logf("%d attempts; refused per configuration: %s; in the control %d got through (the others are refused by the guards)",
+		len(escapeAttempts()), strings.Join(counts, " · "), through)
 }
 
 // hostFiles writes the files the attempts read in place of the class host's, world-readable:
