@@ -7,6 +7,7 @@ import (
 	"net"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -136,19 +137,20 @@ func TestSolver(t *testing.T) {
 			s, store := freshServer(t)
 			var n tally
 			solveAll(t, w.make(t, s, store), s, store, exs, i == 0, &n)
-			t.Logf("%s: %d exercises solved (%d ticked by what the steps did, %d typed), %d near misses refused (%d run, %d typed)",
-				w.name, n.live+n.typed, n.live, n.typed, n.missesRun+n.missesTyped, n.missesRun, n.missesTyped)
+			t.Logf("%s: %d exercises solved (%d ticked by what the steps did, %d typed), %d near misses refused (%d run, %d of them with a step the TUI refuses; %d typed)",
+				w.name, n.live+n.typed, n.live, n.typed, n.missesRun+n.missesTyped, n.missesRun, n.missesTUIRefused, n.missesTyped)
 		})
 	}
 }
 
 // tally counts what one way solved and refused.
-type tally struct{ live, typed, missesRun, missesTyped int }
+type tally struct{ live, typed, missesRun, missesTUIRefused, missesTyped int }
 
 // solveAll solves exercises one by one against s, way w (see TestSolver); checkContent also
 // checks the content's typed answers against the server and the why of each accepted answer.
 func solveAll(t *testing.T, w way, s *server.Server, store *tracing.Store, exs []lessons.Exercise, checkContent bool, n *tally) {
 	ctx := t.Context()
+	_, inTUI := w.(*tuiWay)
 	fences := 0
 	for _, e := range exs {
 		t.Run(e.ID, func(t *testing.T) {
@@ -177,6 +179,9 @@ func solveAll(t *testing.T, w way, s *server.Server, store *tracing.Store, exs [
 					t.Fatalf("near miss %d (%s) passed the check: %s", i+1, nm.Why, st.Why)
 				}
 				n.missesRun++
+				if inTUI && slices.ContainsFunc(nm.Steps, func(s lessons.SolutionStep) bool { return s.TUIRefused }) {
+					n.missesTUIRefused++
+				}
 			}
 			if e.Typed() {
 				// A wrong answer does not pass.

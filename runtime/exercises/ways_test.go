@@ -187,7 +187,8 @@ func (r solutionRunner) curl(t *testing.T, ctx context.Context, step lessons.Sol
 // typed as `:k ARGS` and run by the TUI's in-process kubectl (runtime/kubectl's Runner, built
 // as runtime/cli's newKubectl builds it under --kubectl-no-local-files: the allow-list and no
 // credential plugins), a manifest (`-f -`) is typed into the pane's text box and handed over as
-// the command's input, a background step is a `:k get … -w` left running, and there is no curl.
+// the command's input, a background step is a `:k get … -w` left running — the next `:k` runs
+// beside it once its watch is open, as the TUI lets it — and there is no curl.
 // What is typed is the step's TUILine: its tui form when the content gives one (what the hints
 // tell a student in the TUI), for a curl step `--context anonymous get --raw PATH` (the anonymous
 // context sends no certificate and no token, as curl sends none). A command the TUI refuses
@@ -196,7 +197,8 @@ func (r solutionRunner) curl(t *testing.T, ctx context.Context, step lessons.Sol
 type tuiWay struct {
 	runner *kubectl.Runner
 	store  *tracing.Store
-	// watching is the background command still running in the pane, if any.
+	// watching is the background command still running beside the next, if any: the TUI
+	// keeps one.
 	watching string
 }
 
@@ -215,15 +217,33 @@ func newTUIWay(t *testing.T, s *server.Server, store *tracing.Store) *tuiWay {
 }
 
 // pane is what the TUI's kubectl pane is to the runner (runtime/tui's kcRun): the writer of a
-// command's output (stdout and stderr, in order) and, for `-f -`, the manifest of the text box.
+// command's output (stdout and stderr, in order), for `-f -` the manifest of the text box, and
+// the observer of its requests (the TUI lets the next command run beside an open watch).
 type pane struct {
 	syncBuffer
 	input    string
 	hasInput bool
+
+	mu      sync.Mutex
+	watchOK chan struct{} // closed when a watch request is answered 200
 }
 
 // KubectlInput implements kubectl.InputProvider.
 func (p *pane) KubectlInput() (string, bool) { return p.input, p.hasInput }
+
+// ObserveRequest implements kubectl.RequestObserver.
+func (p *pane) ObserveRequest(q kubectl.Request) {
+	if !q.WatchOpen() {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.watchOK:
+	default:
+		close(p.watchOK)
+	}
+}
 
 // line turns a step into the arguments of `:k ARGS` and the pane it runs in, as the TUI's
 // kubectlLine does: the step's TUILine split by kubectl.Split, a leading "kubectl" dropped, and
@@ -241,7 +261,7 @@ func (w *tuiWay) line(t *testing.T, step lessons.SolutionStep) ([]string, *pane)
 	if len(args) > 0 && args[0] == "kubectl" {
 		args = args[1:]
 	}
-	p := &pane{}
+	p := &pane{watchOK: make(chan struct{})}
 	if kubectl.ReadsStdin(args) {
 		if strings.TrimSpace(step.Stdin) == "" {
 			t.Fatalf(":k %s: the text box for -f - is empty; the TUI does not run it", line)
@@ -287,9 +307,6 @@ func ran(t *testing.T, step lessons.SolutionStep, res kubectl.Result, err error,
 
 func (w *tuiWay) run(t *testing.T, ctx context.Context, step lessons.SolutionStep) string {
 	t.Helper()
-	if w.watching != "" {
-		t.Fatalf(":k %s while :k %s runs: the TUI runs one kubectl command at a time", step.TUILine(), w.watching)
-	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	args, p := w.line(t, step)
@@ -302,6 +319,9 @@ func (w *tuiWay) background(t *testing.T, ctx context.Context, step lessons.Solu
 	if step.TUIRefused {
 		w.run(t, ctx, step)
 		return func() string { return "" }
+	}
+	if w.watching != "" {
+		t.Fatalf(":k %s while :k %s runs beside: the TUI keeps one watch running beside the command typed", step.TUILine(), w.watching)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	args, p := w.line(t, step)
@@ -326,6 +346,12 @@ func (w *tuiWay) background(t *testing.T, ctx context.Context, step lessons.Solu
 		})
 		return p.String()
 	}
+	// The TUI runs the next command once the pane has seen the watch answered 200.
+	select {
+	case <-p.watchOK:
+	case <-time.After(30 * time.Second):
+		t.Fatalf(":k %s: no watch answered 200 within 30s\n%s", step.TUILine(), stop())
+	}
 	waitLongRunning(t, w.store, after, ":k "+step.TUILine(), stop)
 	t.Cleanup(func() {
 		stop()
@@ -343,9 +369,6 @@ func (w *tuiWay) background(t *testing.T, ctx context.Context, step lessons.Solu
 // the test.
 func (w *tuiWay) curl(t *testing.T, ctx context.Context, step lessons.SolutionStep) {
 	t.Helper()
-	if w.watching != "" {
-		t.Fatalf(":k %s while :k %s runs: the TUI runs one kubectl command at a time", step.TUILine(), w.watching)
-	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	args, p := w.line(t, step)
