@@ -717,7 +717,7 @@ func english() Strings {
 		NoteStageNoCode:        "this stage names no code",
 		NoteStageNoEtcd:        "S opens the etcd key a request stored or read; this one never reached storage",
 		NoteStoppingKubectl:    "stopping kubectl…",
-		NoteKubectlBeside:      "kubectl %s goes on beside this command: its new lines show at the bottom of the pane",
+		NoteKubectlBeside:      "kubectl %s goes on beside: its new lines show at the bottom",
 		NoteKubectlBesideEnded: "kubectl %s has ended",
 		NoteNoLane:             "no lane to open for this request",
 		NoteEtcdNotWired:       "the etcd explorer is not wired into this run",

@@ -166,7 +166,7 @@ func zhCN() map[string]string {
 		"NoteStageNoCode":        "这个环节没有对应的代码",
 		"NoteStageNoEtcd":        "S 打开请求写入或读取的 etcd 键；这个请求没有到达存储环节",
 		"NoteStoppingKubectl":    "正在停止 kubectl…",
-		"NoteKubectlBeside":      "kubectl %s 在这条命令旁边继续运行：它的新输出显示在面板底部",
+		"NoteKubectlBeside":      "kubectl %s 在旁边继续运行：新输出显示在底部",
 		"NoteKubectlBesideEnded": "kubectl %s 已结束",
 		"NoteNoLane":             "这个请求没有可打开的泳道",
 		"NoteEtcdNotWired":       "本次运行没有接入 etcd 浏览器",
