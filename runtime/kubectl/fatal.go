@@ -51,6 +51,18 @@ func routeFatal(st *runState) (unregister func()) {
 	}
 }
 
+// othersLive reports whether a command other than st is running.
+func othersLive(st *runState) bool {
+	fatalRoutes.mu.Lock()
+	defer fatalRoutes.mu.Unlock()
+	for _, s := range fatalRoutes.live {
+		if s != st {
+			return true
+		}
+	}
+	return false
+}
+
 // fatalRoute is kubectl's fatal-error handler: it ends the command whose goroutine called it
 // (runState.fatal). A goroutine kubectl started of its own is not registered: its call goes to
 // the command that started last, which is the one holding runSlot or, failing that, the

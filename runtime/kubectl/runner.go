@@ -270,7 +270,16 @@ func (r *Runner) Run(ctx context.Context, args []string, out io.Writer) (Result,
 // Goexit.
 func (r *Runner) execute(ctx context.Context, st *runState, args []string) {
 	defer routeFatal(st)()
-	defer rest.SetDefaultWarningHandler(r.warningHandler())
+	defer func() {
+		// A watch that gave its turn up and ends while the command in front runs leaves that
+		// command's handler in place: the one in front puts the default back when it ends.
+		st.mu.Lock()
+		yielded := st.released
+		st.mu.Unlock()
+		if !yielded || !othersLive(st) {
+			rest.SetDefaultWarningHandler(r.warningHandler())
+		}
+	}()
 	defer st.restoreStderr()
 	defer st.restoreStdin()
 	defer func() {
