@@ -620,11 +620,8 @@ func (t *Tracker) watchAuthorization() bool {
 }
 
 // watchKey starts an etcd watch on the key state check it reads (the object's key, or the
-// etcd-key check's key or prefix): each change marks it due. The watch is established a moment
-// after it is asked for, and a change made before then would be missed: once etcd says it is
-// established (WithCreatedNotify), the check is marked due once, so what changed between the
-// exercise's evaluation and the watch is read. It reports false when the key cannot be told.
-// passMu is held.
+// etcd-key check's key or prefix): each change marks it due. It reports false when the key
+// cannot be told. passMu is held.
 func (t *Tracker) watchKey(ctx context.Context, acc *server.EtcdAccess, it *item) bool {
 	key, prefix, ok := etcdKeyOf(acc, it.ex.Check)
 	if !ok {
@@ -633,7 +630,7 @@ func (t *Tracker) watchKey(ctx context.Context, acc *server.EtcdAccess, it *item
 	id := it.ex.ID
 	wctx, cancel := context.WithCancel(ctx)
 	t.triggers[id] = cancel
-	opts := []clientv3.OpOption{clientv3.WithCreatedNotify()}
+	var opts []clientv3.OpOption
 	if prefix {
 		opts = append(opts, clientv3.WithPrefix())
 	}
@@ -643,7 +640,7 @@ func (t *Tracker) watchKey(ctx context.Context, acc *server.EtcdAccess, it *item
 				if resp.Err() != nil {
 					break
 				}
-				if resp.Created || len(resp.Events) > 0 {
+				if len(resp.Events) > 0 {
 					t.markDue(id)
 				}
 			}
