@@ -184,6 +184,27 @@ type SolutionStep struct {
 	// terminal: the next step starts once its long-running request is open on the server, and
 	// it is stopped after the last step.
 	Background bool `json:"background,omitempty"`
+	// TUI is what a learner types after `:k` in the TUI for this step, when it differs from
+	// Kubectl (same syntax): the TUI's kubectl runs only the allow-list a class ssh student
+	// gets, and nobody there has curl. Empty: Kubectl as it is, or for a curl step
+	// `--context anonymous get --raw <path>` (no certificate and no token, as curl sends).
+	TUI string `json:"tui,omitempty"`
+	// TUIRefused says that the TUI refuses this step's command (a pinned flag such as
+	// --token): a near miss a student in the TUI cannot even try. The solver checks that the
+	// TUI refuses it. Never in a solution: every exercise is solvable in the TUI.
+	TUIRefused bool `json:"tuiRefused,omitempty"`
+}
+
+// TUILine is what a learner types after `:k` in the TUI for step s: TUI when set, else Kubectl,
+// else (a curl step) the anonymous context's get --raw of the path.
+func (s SolutionStep) TUILine() string {
+	switch {
+	case s.TUI != "":
+		return s.TUI
+	case s.Curl != "":
+		return "--context anonymous get --raw " + s.Curl
+	}
+	return s.Kubectl
 }
 
 // NearMiss is an attempt that comes close to an exercise's goal and must not pass its check:
@@ -471,7 +492,7 @@ func nearMissProblems(m exerciseMatter, file string) []Problem {
 
 // stepProblems checks the steps of a solution or near miss (named what) against check kind.
 func stepProblems(kind, what string, steps []SolutionStep, bad func(msg, fix string)) {
-	answers := 0
+	answers, background := 0, 0
 	for i, s := range steps {
 		kinds := 0
 		for _, set := range []bool{s.Kubectl != "", s.Answer != "", s.Curl != ""} {
@@ -500,10 +521,28 @@ func stepProblems(kind, what string, steps []SolutionStep, bad func(msg, fix str
 				"make it a plain kubectl step, or drop background")
 		case s.Background && i == len(steps)-1:
 			bad(step+": a background step is the last one, so nothing happens while it runs", "put the steps it waits for after it")
+		case s.TUI != "" && s.Kubectl == "" && s.Curl == "":
+			bad(step+": tui is the in-TUI form of a kubectl or curl step", "delete it, or give the step its kubectl command")
+		case s.TUI != "" && (strings.TrimSpace(s.TUI) == "" || splitArgs(s.TUI) == nil):
+			bad(fmt.Sprintf("%s: tui %q is not a kubectl command line", step, s.TUI), "give the arguments of :k, with its quotes closed")
+		case strings.Contains(s.TUI, "{server}"):
+			bad(step+": tui names {server}, which the TUI's kubectl cannot reach otherwise than through its kubeconfig", "drop --server: the TUI's kubectl talks to this run's server only")
+		case s.TUIRefused && (s.Kubectl == "" || s.TUI != ""):
+			bad(step+": tuiRefused is for a kubectl step the TUI refuses, without a tui form", "delete tuiRefused, or the tui form")
+		case s.TUIRefused && what == "solution":
+			bad(step+": a solution step the TUI refuses: a student in the TUI could not solve the exercise",
+				"give it a tui form that the TUI runs (see docs/exercises.md)")
+		}
+		if s.Background {
+			background++
 		}
 		if s.Answer != "" || s.AnswerOutput {
 			answers++
 		}
+	}
+	if background > 1 {
+		bad(fmt.Sprintf("%s has %d background steps; the TUI keeps one watch running beside the command typed", what, background),
+			"keep one background step")
 	}
 	typed := slices.Contains([]string{CheckAnswer, CheckChoice, CheckEtcdRevision}, kind)
 	switch {

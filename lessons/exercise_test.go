@@ -178,6 +178,38 @@ func TestExerciseValidator(t *testing.T) {
         fails: true
       - kubectl: "version"
     nearMisses`), want: "background is for a kubectl command"},
+		{name: "two background steps", en: replace(`--clusterrole=view --user=bob"
+    nearMisses`, `--clusterrole=view --user=bob"
+        background: true
+      - kubectl: "get cm -w"
+        background: true
+      - kubectl: "version"
+    nearMisses`), want: "solution has 2 background steps"},
+		{name: "tui on an answer", en: "exercises:\n" + strings.Replace(choiceExercise, `solution: [{answer: "2"}]`, `solution: [{answer: "2", tui: "version"}]`, 1),
+			want: "tui is the in-TUI form of a kubectl or curl step"},
+		{name: "tui unclosed quote", en: replace(`--user=bob"
+    nearMisses`, `--user=bob"
+        tui: "get cm 'x"
+    nearMisses`), want: `tui "get cm 'x" is not a kubectl command line`},
+		{name: "tui blank", en: replace(`--user=bob"
+    nearMisses`, `--user=bob"
+        tui: " "
+    nearMisses`), want: "is not a kubectl command line"},
+		{name: "tui with server", en: replace(`--user=bob"
+    nearMisses`, `--user=bob"
+        tui: "--server {server} get cm"
+    nearMisses`), want: "tui names {server}"},
+		{name: "tuiRefused in a solution", en: replace(`--user=bob"
+    nearMisses`, `--user=bob"
+        tuiRefused: true
+    nearMisses`), want: "solution step 1: a solution step the TUI refuses"},
+		{name: "tuiRefused with a tui form", en: replace(`--clusterrole=view --user=bob"
+    why:`, `--clusterrole=view --user=bob"
+            tuiRefused: true
+            tui: "get cm"
+    why:`), want: "near miss 1 step 1: tuiRefused is for a kubectl step the TUI refuses, without a tui form"},
+		{name: "tuiRefused on an answer", en: "exercises:\n" + strings.Replace(choiceExercise, `steps: [{answer: "1"}]`, `steps: [{answer: "1", tuiRefused: true}]`, 1),
+			want: "tuiRefused is for a kubectl step"},
 		{name: "event without watch", en: replace("kind: access\n      asks:\n        - {user: bob, verb: list, resource: configmaps, namespace: default, allowed: true}", "kind: trace\n      verb: get\n      resource: configmaps\n      event: true"),
 			want: "event asks for a watch that an event reached"},
 		{name: "command not kubectl's", en: replace("kind: access\n      asks:\n        - {user: bob, verb: list, resource: configmaps, namespace: default, allowed: true}", "kind: trace\n      command: explain"),

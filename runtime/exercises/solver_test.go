@@ -1,21 +1,15 @@
 package exercises_test
 
 import (
-	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
-	"os"
 	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -55,153 +49,6 @@ func englishExercises(t testing.TB) []lessons.Exercise {
 		t.Fatalf("exercises: %v", err)
 	}
 	return exs
-}
-
-// solutionRunner runs solution steps with the real kubectl against one server.
-type solutionRunner struct {
-	kubectl, kubeconfig, server, home string
-	store                             *tracing.Store
-}
-
-// command makes the kubectl command of a step, with the run's kubeconfig and a home of its own.
-func (r solutionRunner) command(t *testing.T, ctx context.Context, step lessons.SolutionStep) *exec.Cmd {
-	t.Helper()
-	args, err := lessons.SplitArgs(strings.ReplaceAll(step.Kubectl, "{server}", r.server))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.ContainsFunc(args, func(a string) bool { return a == "--kubeconfig" || strings.HasPrefix(a, "--kubeconfig=") }) {
-		args = append([]string{"--kubeconfig", r.kubeconfig}, args...)
-	}
-	cmd := exec.CommandContext(ctx, r.kubectl, args...)
-	// A home of its own: kubectl's discovery cache must not leak between runs.
-	cmd.Env = append(os.Environ(), "HOME="+r.home, "KUBECONFIG=", "KUBECACHEDIR="+r.home+"/cache")
-	if step.Stdin != "" {
-		cmd.Stdin = strings.NewReader(step.Stdin)
-	}
-	return cmd
-}
-
-// run runs one kubectl step and returns its output; it fails the test when the command's
-// success is not what the step expects.
-func (r solutionRunner) run(t *testing.T, ctx context.Context, step lessons.SolutionStep) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	cmd := r.command(t, ctx, step)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	switch {
-	case step.Fails && err == nil:
-		t.Fatalf("kubectl %s: succeeded, the step expects it to fail\n%s", step.Kubectl, out.String())
-	case !step.Fails && err != nil:
-		t.Fatalf("kubectl %s: %v\n%s%s", step.Kubectl, err, out.String(), errOut.String())
-	}
-	return strings.TrimSpace(out.String())
-}
-
-// background starts a background step (a watch, as in a second terminal) and returns once its
-// long-running request is open on the server; stop ends it and returns what it printed.
-func (r solutionRunner) background(t *testing.T, ctx context.Context, step lessons.SolutionStep) (stop func() string) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(ctx)
-	cmd := r.command(t, ctx, step)
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	after := r.store.Seen()
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatalf("kubectl %s: %v", step.Kubectl, err)
-	}
-	stop = func() string {
-		cancel()
-		_ = cmd.Wait()
-		return out.String()
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		for _, tr := range r.store.Since(after, tracing.Filter{}) {
-			if tr.LongRunning && tr.Code == 200 && !tr.Done {
-				return stop
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("kubectl %s: no long-running request opened within 30s\n%s", step.Kubectl, stop())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// steps runs a solution's or near miss's steps in order and returns the answer they type (a
-// typed step, or the output of an answerOutput step), how many commands ran, and a func that
-// stops the background steps.
-func (r solutionRunner) steps(t *testing.T, ctx context.Context, steps []lessons.SolutionStep) (answer string, commands int, stop func()) {
-	t.Helper()
-	var stops []func() string
-	stop = func() {
-		for _, s := range stops {
-			s()
-		}
-		stops = nil
-	}
-	for _, step := range steps {
-		switch {
-		case step.Curl != "":
-			commands++
-			r.curl(t, ctx, step.Curl)
-		case step.Background:
-			commands++
-			stops = append(stops, r.background(t, ctx, step))
-		case step.Kubectl != "":
-			commands++
-			out := r.run(t, ctx, step)
-			if step.AnswerOutput {
-				answer = out
-			}
-		default:
-			answer = step.Answer
-		}
-	}
-	return answer, commands, stop
-}
-
-// syncBuffer is a bytes.Buffer a command may write to while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-// curl GETs path with no credentials at all, as `curl -k` does, and fails the test on a
-// transport error (any HTTP answer is the server's).
-func (r solutionRunner) curl(t *testing.T, ctx context.Context, path string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.server+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} // curl -k
-	defer client.CloseIdleConnections()
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatalf("GET %s: %v", path, err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
 }
 
 // settle waits (bounded) until what a near miss did has reached every place a check reads, so
@@ -272,19 +119,44 @@ func settle(t *testing.T, ctx context.Context, s *server.Server, store *tracing.
 	}
 }
 
-// TestSolver proves every exercise solvable, and not solved by what comes close: against a
-// fresh real server (embedded etcd, serving), for each exercise in lesson order, a tracker
-// that runs as in a tour opens it; each of its near misses runs (the real kubectl with the
-// run's kubeconfig, or the typed answer) and must leave the check not passing, even when
-// evaluated after all it did has reached the server's caches; then the exercise's reference
-// solution runs, and the running tracker must tick it by itself (no evaluation forced).
+// TestSolver proves every exercise solvable both ways a learner runs kubectl, and not solved
+// by what comes close. For each way (ways: the real kubectl in a second terminal, and the TUI's
+// :kubectl as a class ssh student has it — the allow-list, `-f -` through the text box, a watch
+// left running, no curl), against a fresh real server of its own (embedded etcd, serving), for
+// each exercise in lesson order (subtest <way>/<id>), a tracker that runs as in a tour opens it;
+// each of its near misses runs and must leave the check not passing, even when evaluated after
+// all it did has reached the server's caches; then the exercise's reference solution runs, and
+// the running tracker must tick it by itself (no evaluation forced). Typed exercises (answer,
+// choice, etcd-revision) are typed, not run, the same way in both: their steps run each way and
+// the answer goes to the tracker, but the content's answers are checked against the server
+// (facts) and for how their why reads once, in the first way.
 func TestSolver(t *testing.T) {
-	kubectlPath := requireKubectl(t)
-	s, store := freshServer(t)
-	r := solutionRunner{kubectl: kubectlPath, kubeconfig: s.Kubeconfig(), server: s.Address(), home: t.TempDir(), store: store}
+	exs := englishExercises(t)
+	for i, w := range ways {
+		t.Run(w.name, func(t *testing.T) {
+			s, store := freshServer(t)
+			var n tally
+			solveAll(t, w.make(t, s, store), s, store, exs, i == 0, &n)
+			refused := ""
+			if n.missesTUIRefused > 0 {
+				refused = fmt.Sprintf(", %d of them with a step the TUI refuses", n.missesTUIRefused)
+			}
+			t.Logf("%s: %d exercises solved (%d ticked by what the steps did, %d typed), %d near misses refused (%d run%s; %d typed)",
+				w.name, n.live+n.typed, n.live, n.typed, n.missesRun+n.missesTyped, n.missesRun, refused, n.missesTyped)
+		})
+	}
+}
+
+// tally counts what one way solved and refused.
+type tally struct{ live, typed, missesRun, missesTUIRefused, missesTyped int }
+
+// solveAll solves exercises one by one against s, way w (see TestSolver); checkContent also
+// checks the content's typed answers against the server and the why of each accepted answer.
+func solveAll(t *testing.T, w way, s *server.Server, store *tracing.Store, exs []lessons.Exercise, checkContent bool, n *tally) {
 	ctx := t.Context()
-	nearMisses := 0
-	for _, e := range englishExercises(t) {
+	_, inTUI := w.(*tuiWay)
+	fences := 0
+	for _, e := range exs {
 		t.Run(e.ID, func(t *testing.T) {
 			tr := exercises.NewTracker(exercises.Options{Exercises: []lessons.Exercise{e}, Server: s, Store: store})
 			tr.Refresh(ctx)
@@ -294,20 +166,25 @@ func TestSolver(t *testing.T) {
 			}
 			runTracker(t, tr)
 			for i, nm := range e.NearMisses {
-				answer, _, stop := r.steps(t, ctx, nm.Steps)
+				answer, _, stop := runSteps(t, ctx, w, nm.Steps)
 				stop()
-				nearMisses++
 				if e.Typed() {
 					st, err := tr.Answer(ctx, e.ID, answer)
 					if err != nil || st.State == exercises.Done {
 						t.Fatalf("near miss %d (%s): answered %q, state %s, err %v; want not done", i+1, nm.Why, answer, st.State, err)
 					}
+					n.missesTyped++
 					continue
 				}
-				settle(t, ctx, s, store, e.Check.Kind, nearMisses)
+				fences++
+				settle(t, ctx, s, store, e.Check.Kind, fences)
 				tr.Refresh(ctx)
 				if st, _ := tr.Get(e.ID); st.State == exercises.Done {
 					t.Fatalf("near miss %d (%s) passed the check: %s", i+1, nm.Why, st.Why)
+				}
+				n.missesRun++
+				if inTUI && slices.ContainsFunc(nm.Steps, func(s lessons.SolutionStep) bool { return s.TUIRefused }) {
+					n.missesTUIRefused++
 				}
 			}
 			if e.Typed() {
@@ -316,26 +193,10 @@ func TestSolver(t *testing.T) {
 					t.Fatalf("a wrong answer: state %s, err %v; want not done", st.State, err)
 				}
 			}
-			answer, commands, stop := r.steps(t, ctx, e.Solution)
+			answer, commands, stop := runSteps(t, ctx, w, e.Solution)
 			defer stop()
-			if fact, ok := facts[e.ID]; ok {
-				// The answer the content expects is what this server says.
-				truth := fact(t, s, store)
-				if !answerAccepts(e, truth) {
-					t.Fatalf("the server says %q, which the exercise does not accept", truth)
-				}
-			} else if e.Check.Kind == lessons.CheckAnswer || e.Check.Kind == lessons.CheckChoice {
-				t.Fatalf("no fact in the solver test checks this %s exercise's answer against the server: add one to facts", e.Check.Kind)
-			}
-			if e.Check.Kind == lessons.CheckAnswer {
-				// Whichever accepted form the learner types, the why reads well.
-				for _, a := range e.Check.Accept {
-					res, err := exercises.NewChecker(s, nil).Answer(ctx, e, a)
-					if err != nil || !res.Passed {
-						t.Fatalf("accepted answer %q: %+v, %v", a, res, err)
-					}
-					whyReads(t, exercises.Why(e, res.Detail))
-				}
+			if checkContent {
+				checkAnswers(t, ctx, s, store, e)
 			}
 			if e.Typed() {
 				st, err := tr.Answer(ctx, e.ID, answer)
@@ -346,15 +207,41 @@ func TestSolver(t *testing.T) {
 					t.Fatalf("answer %q: not done (%s)", answer, st.LastTry)
 				}
 				whyReads(t, st.Why)
+				n.typed++
 				t.Logf("%-28s %-13s %d near miss(es) refused; %d command(s), answered %q; passed: %s", e.ID, e.Check.Kind, len(e.NearMisses), commands, answer, st.Why)
 				return
 			}
 			st = waitDone(t, tr, e.ID)
 			whyReads(t, st.Why)
+			n.live++
 			t.Logf("%-28s %-13s %d near miss(es) refused; %d command(s); passed: %s", e.ID, e.Check.Kind, len(e.NearMisses), commands, st.Why)
 		})
 	}
-	t.Logf("%d near misses refused", nearMisses)
+}
+
+// checkAnswers checks a typed exercise's expected answer against the server its solution ran
+// on (facts), and that the why reads well for every accepted answer.
+func checkAnswers(t *testing.T, ctx context.Context, s *server.Server, store *tracing.Store, e lessons.Exercise) {
+	t.Helper()
+	if fact, ok := facts[e.ID]; ok {
+		// The answer the content expects is what this server says.
+		truth := fact(t, s, store)
+		if !answerAccepts(e, truth) {
+			t.Fatalf("the server says %q, which the exercise does not accept", truth)
+		}
+	} else if e.Check.Kind == lessons.CheckAnswer || e.Check.Kind == lessons.CheckChoice {
+		t.Fatalf("no fact in the solver test checks this %s exercise's answer against the server: add one to facts", e.Check.Kind)
+	}
+	if e.Check.Kind == lessons.CheckAnswer {
+		// Whichever accepted form the learner types, the why reads well.
+		for _, a := range e.Check.Accept {
+			res, err := exercises.NewChecker(s, nil).Answer(ctx, e, a)
+			if err != nil || !res.Passed {
+				t.Fatalf("accepted answer %q: %+v, %v", a, res, err)
+			}
+			whyReads(t, exercises.Why(e, res.Detail))
+		}
+	}
 }
 
 var _ exercises.Server = (*server.Server)(nil)

@@ -86,6 +86,8 @@ type Strings struct {
 	NoteStageNoCode        string
 	NoteStageNoEtcd        string
 	NoteStoppingKubectl    string
+	NoteKubectlBeside      string // %s: the command line that goes on beside
+	NoteKubectlBesideEnded string // %s: the command line
 	NoteNoLane             string
 	NoteEtcdNotWired       string
 	NoteKeyNotListed       string
@@ -111,6 +113,7 @@ type Strings struct {
 	CmdRequestsArg, CmdUnbreakWhich                                             string
 	CmdColumn                                                                   string // %d: a column, %s: the problem
 	CmdKubectlRunning                                                           string // %s: the command line
+	CmdKubectlBesideBusy                                                        string // %s: the command line beside
 	SuggestTitle, SuggestErrorTitle, SuggestCommandsTitle                       string
 	SuggestMore                                                                 string // %d: how many
 	PromptHint                                                                  string
@@ -184,6 +187,8 @@ type Strings struct {
 
 	// The kubectl view.
 	KubectlShuttingDown, KubectlIntro, KubectlIntroWatch string
+	KubectlBeside                                        string // %s: the command line that goes on beside
+	KubectlBesideEarlier                                 string // %d: lines not shown
 	KubectlStarting                                      string // %w: the error
 	KubectlAs                                            string // %s: the context
 	KubectlDropped                                       string // %d
@@ -726,6 +731,8 @@ func english() Strings {
 		NoteStageNoCode:        "this stage names no code",
 		NoteStageNoEtcd:        "S opens the etcd key a request stored or read; this one never reached storage",
 		NoteStoppingKubectl:    "stopping kubectl…",
+		NoteKubectlBeside:      "kubectl %s goes on beside: its new lines show at the bottom",
+		NoteKubectlBesideEnded: "kubectl %s has ended",
 		NoteNoLane:             "no lane to open for this request",
 		NoteEtcdNotWired:       "the etcd explorer is not wired into this run",
 		NoteKeyNotListed:       "not among the keys listed so far; its value is shown",
@@ -759,6 +766,7 @@ func english() Strings {
 		CmdUnbreakWhich:      ":unbreak SPEC: which breakpoint? (tab lists them)",
 		CmdColumn:            "column %d: %s",
 		CmdKubectlRunning:    "kubectl %s is still running: esc in the kubectl view stops it",
+		CmdKubectlBesideBusy: "kubectl %s already runs beside: esc in the kubectl view stops the command in front, then that one",
 		SuggestTitle:         "suggestions · tab completes",
 		SuggestErrorTitle:    "not run · fix the line or esc",
 		SuggestCommandsTitle: "commands · tab completes",
@@ -899,39 +907,41 @@ func english() Strings {
 		LaneOpens:        " · s opens it",
 		LaneEtcdKey:      "S opens %s in the etcd explorer",
 
-		KubectlShuttingDown: "kubewalk is shutting down",
-		KubectlIntro:        "Type :k followed by kubectl's arguments, e.g. :k get cm or :k --context bob get cm. It runs the real kubectl command tree in-process against this run's server (no shell), as admin unless --context says alice or bob.",
-		KubectlIntroWatch:   "-w streams until esc. ↑/↓ in the prompt bring back earlier commands.",
-		KubectlStarting:     "starting kubectl: %w",
-		KubectlAs:           "   (as %s)",
-		KubectlDropped:      "… %d earlier lines dropped",
-		KubectlNotRun:       "not run",
-		KubectlRunning:      "running · esc stops it",
-		KubectlRefused:      "refused",
-		KubectlExit:         "exit %d",
-		KubectlStopped:      "stopped (esc) · exit %d",
-		KubectlStoppedEsc:   "■ stopped with esc",
-		KubectlExitOK:       "✓ exit 0",
-		KubectlExitFail:     "✗ exit %d",
-		KubectlRefusedWhy:   "✗ not run: %s",
-		BarRunManifest:      "run it",
-		BarPutAway:          "put it away",
-		BarQuitAll:          "quit kubewalk",
-		KubectlBoxHelp:      "-f - reads the manifest below: type or paste it, then ctrl+d runs the command · esc puts it away",
-		KubectlBoxFigure:    "manifest · ctrl+d runs",
-		KubectlBoxEmpty:     "the manifest was empty: nothing was run",
-		KubectlBoxCancelled: "put the manifest away: nothing was run",
-		KubectlElsewhere:    "Run it in another terminal:",
-		KubectlReqsIntro:    "The requests a command makes show here, each with its lane through the chain.",
-		KubectlReqsLater:    "The requests show here as their responses arrive.",
-		KubectlReqsNone:     "The command made no request.",
-		KubectlNoResponse:   "no response",
-		KubectlNoStore:      "audit ID %s (no trace store in this run)",
-		KubectlNoLane:       "audit ID %s · lane not recorded (yet)",
-		KubectlOpenLane:     "enter opens the lane in the Requests view",
-		KubectlNotServing:   "✗ the server is not serving yet — a client would get connection refused.",
-		KubectlRunToEnd:     "Run the startup to the end first: :lesson goes back to the walkthrough, where E runs it to serve.",
-		KubectlNotWired:     "kubectl inside kubewalk is not wired into this run. Run it in another terminal:",
+		KubectlShuttingDown:  "kubewalk is shutting down",
+		KubectlIntro:         "Type :k followed by kubectl's arguments, e.g. :k get cm or :k --context bob get cm. It runs the real kubectl command tree in-process against this run's server (no shell), as admin unless --context says alice or bob.",
+		KubectlIntroWatch:    "-w streams until esc; once its watch is open, the next :k runs beside it and the watch's new lines show below, as in a second terminal. ↑/↓ in the prompt bring back earlier commands.",
+		KubectlBeside:        "still running beside: kubectl %s (esc stops it once nothing runs in front)",
+		KubectlBesideEarlier: "… %d earlier lines",
+		KubectlStarting:      "starting kubectl: %w",
+		KubectlAs:            "   (as %s)",
+		KubectlDropped:       "… %d earlier lines dropped",
+		KubectlNotRun:        "not run",
+		KubectlRunning:       "running · esc stops it",
+		KubectlRefused:       "refused",
+		KubectlExit:          "exit %d",
+		KubectlStopped:       "stopped (esc) · exit %d",
+		KubectlStoppedEsc:    "■ stopped with esc",
+		KubectlExitOK:        "✓ exit 0",
+		KubectlExitFail:      "✗ exit %d",
+		KubectlRefusedWhy:    "✗ not run: %s",
+		BarRunManifest:       "run it",
+		BarPutAway:           "put it away",
+		BarQuitAll:           "quit kubewalk",
+		KubectlBoxHelp:       "-f - reads the manifest below: type or paste it, then ctrl+d runs the command · esc puts it away",
+		KubectlBoxFigure:     "manifest · ctrl+d runs",
+		KubectlBoxEmpty:      "the manifest was empty: nothing was run",
+		KubectlBoxCancelled:  "put the manifest away: nothing was run",
+		KubectlElsewhere:     "Run it in another terminal:",
+		KubectlReqsIntro:     "The requests a command makes show here, each with its lane through the chain.",
+		KubectlReqsLater:     "The requests show here as their responses arrive.",
+		KubectlReqsNone:      "The command made no request.",
+		KubectlNoResponse:    "no response",
+		KubectlNoStore:       "audit ID %s (no trace store in this run)",
+		KubectlNoLane:        "audit ID %s · lane not recorded (yet)",
+		KubectlOpenLane:      "enter opens the lane in the Requests view",
+		KubectlNotServing:    "✗ the server is not serving yet — a client would get connection refused.",
+		KubectlRunToEnd:      "Run the startup to the end first: :lesson goes back to the walkthrough, where E runs it to serve.",
+		KubectlNotWired:      "kubectl inside kubewalk is not wired into this run. Run it in another terminal:",
 
 		EtcdSelect:        "Select a key (↑/↓, enter opens a resource or namespace) to see its value decoded with the server's own codecs.",
 		EtcdKey:           "key",

@@ -289,10 +289,13 @@ func (m *model) stopAuto() {
 func (m *model) shutdown() error {
 	m.cancel()
 	m.waitFetchEnd()
-	if m.kc.run != nil {
-		m.kc.run.cancel()
+	for _, run := range []*kcRun{m.kc.run, m.kc.bg} {
+		if run == nil {
+			continue
+		}
+		run.cancel()
 		select {
-		case <-m.kc.run.done:
+		case <-run.done:
 		case <-time.After(10 * time.Second):
 		}
 	}
@@ -453,6 +456,9 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 		if msg.run == m.kc.run && m.kc.Output() {
 			load = m.loadNow() // a new request: read its lane
 		}
+		if msg.run == m.kc.bg {
+			m.kc.relayoutOutput()
+		}
 		select {
 		case <-msg.run.done:
 			return load
@@ -461,6 +467,11 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 		}
 	case kcDoneMsg:
 		msg.run.cancel()
+		if msg.run == m.kc.bg {
+			m.kc.BesideEnded()
+			m.note = fmt.Sprintf(m.tr.NoteKubectlBesideEnded, kubectl.Quote(msg.run.args))
+			return nil
+		}
 		if msg.run == m.kc.run {
 			m.kc.Done(msg)
 			if msg.res.Canceled {

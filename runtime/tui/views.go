@@ -331,7 +331,7 @@ func (m *model) viewHelp() []key.Binding {
 		}
 		out = append(out, k.FocusNext, m.zoomBinding())
 	case viewKubectl:
-		if m.kc.running {
+		if m.kc.running || m.kc.bg != nil {
 			out = append(out, b("esc", tr.BarStop))
 		}
 		out = append(out, k.FocusNext, m.zoomBinding(), b("↑/↓", tr.BarScroll))
@@ -515,8 +515,12 @@ func (m *model) kubectlKey(msg tea.KeyMsg) tea.Cmd {
 	kc := m.kc
 	switch {
 	case msg.Type == tea.KeyEsc:
-		if kc.running {
+		switch {
+		case kc.running:
 			kc.run.cancel()
+			m.note = m.tr.NoteStoppingKubectl
+		case kc.bg != nil:
+			kc.bg.cancel()
 			m.note = m.tr.NoteStoppingKubectl
 		}
 	case key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):
@@ -987,8 +991,8 @@ func (m *model) kubectlLine(rest string) (tea.Cmd, string) {
 	if len(args) > 0 && args[0] == "kubectl" {
 		args = args[1:]
 	}
-	if m.kc.running {
-		return nil, fmt.Sprintf(m.tr.CmdKubectlRunning, kubectl.Quote(m.kc.run.args))
+	if why := m.kubectlBusy(); why != "" {
+		return nil, why
 	}
 	m.at = viewKubectl
 	m.kc.focus = kcOutput
@@ -1023,9 +1027,28 @@ func (m *model) kubectlLine(rest string) (tea.Cmd, string) {
 	return m.startKubectl(rest, args, "", false), ""
 }
 
+// kubectlBusy says why no kubectl command may start now ("" if one may): one runs that has
+// no watch open yet, or one runs beside already.
+func (m *model) kubectlBusy() string {
+	switch {
+	case m.kc.CanStart():
+		return ""
+	case m.kc.bg != nil && m.kc.run.watchOpen():
+		return fmt.Sprintf(m.tr.CmdKubectlBesideBusy, kubectl.Quote(m.kc.bg.args))
+	}
+	return fmt.Sprintf(m.tr.CmdKubectlRunning, kubectl.Quote(m.kc.run.args))
+}
+
 // startKubectl runs a kubectl command line in the pane, with input as its standard input when
-// hasInput (the text box's manifest).
+// hasInput (the text box's manifest). A command running with its watch open goes on beside it.
 func (m *model) startKubectl(line string, args []string, input string, hasInput bool) tea.Cmd {
+	if why := m.kubectlBusy(); why != "" {
+		m.note = why
+		return nil
+	}
+	if m.kc.running {
+		m.note = fmt.Sprintf(m.tr.NoteKubectlBeside, kubectl.Quote(m.kc.run.args))
+	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	run := newKcRun(line, args, cancel)
 	run.input, run.hasInput = input, hasInput
