@@ -232,8 +232,7 @@ func TestLanes(t *testing.T) {
 		if err != nil || len(resp.Kvs) != 1 {
 			t.Fatalf("etcd get %s: %v %v", key, resp, err)
 		}
-		if rev := fmt.Sprint(resp.Kvs[0].ModRevision); !slices.Contains(st.Fields, tracing.Field{Label: "revision", Value: rev}) ||
-			!slices.Contains(st.Fields, tracing.Field{Label: "key", Value: key}) {
+		if rev := fmt.Sprint(resp.Kvs[0].ModRevision); !hasField(st, "revision", rev) || !hasField(st, "key", key) {
 			t.Errorf("etcd has %s at mod revision %s; storage fields %+v", key, rev, st.Fields)
 		}
 		if tr.Name != "traced" || tr.Code != 201 || tr.Bytes == 0 || tr.Duration <= 0 {
@@ -358,6 +357,40 @@ func TestLanes(t *testing.T) {
 			for _, sec := range secrets {
 				if len(sec) >= 8 && strings.Contains(text, sec) {
 					t.Errorf("trace %s (%s %s) holds a secret of the run", tr.ID, tr.Verb, tr.Path)
+				}
+			}
+		}
+	})
+
+	t.Run("every text worded in both languages", func(t *testing.T) {
+		seen := checkStoreWorded(t, store)
+		if len(seen) < 25 {
+			t.Errorf("the lanes used only %d catalogue keys: %v", len(seen), seen)
+		}
+		// Bob's 403, as a zh-CN learner reads it: kubewalk's words in Chinese, the user, the
+		// authorizers' names and the groups as the server has them.
+		bob := store.List(tracing.Filter{Text: "bob"})
+		if len(bob) == 0 {
+			t.Fatal("no lane of bob's")
+		}
+		for _, c := range []struct {
+			stage string
+			want  []string
+			not   []string
+		}{
+			{tracing.StageAuthentication, []string{"token：bob（组：system:authenticated）"}, []string{"groups"}},
+			{tracing.StageImpersonation, []string{"没有 Impersonate-User 头"}, []string{"acts as"}},
+			{tracing.StageAuthorization, []string{"403 Forbidden：", "privileged-groups：不表态", "rbac：不表态"}, []string{"no opinion"}},
+		} {
+			zh := stage(t, bob[0], c.stage).DetailIn(zhStrings)
+			for _, w := range c.want {
+				if !strings.Contains(zh, w) {
+					t.Errorf("%s in zh-CN = %q, want %q in it", c.stage, zh, w)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(zh, w) {
+					t.Errorf("%s in zh-CN = %q: English %q left in it", c.stage, zh, w)
 				}
 			}
 		}
