@@ -350,9 +350,12 @@ func TestLanes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			text := string(data) + tracing.LaneText(tr, "")
+			text := string(data) + tracing.LaneText(tr, "", nil) + tracing.LaneText(tr, "", zhStrings)
 			for _, sf := range tr.Stages {
-				text += fmt.Sprint(sf.Fields)
+				text += fmt.Sprint(sf.Fields) + sf.DetailIn(zhStrings)
+				for _, f := range sf.Fields {
+					text += f.ValueIn(zhStrings)
+				}
 			}
 			for _, sec := range secrets {
 				if len(sec) >= 8 && strings.Contains(text, sec) {
@@ -393,6 +396,17 @@ func TestLanes(t *testing.T) {
 					t.Errorf("%s in zh-CN = %q: English %q left in it", c.stage, zh, w)
 				}
 			}
+		}
+		// Plain mode's text of the lane: the outcomes, the details and the stop in Chinese,
+		// the stage names and the server's message as they are.
+		plain := tracing.LaneText(bob[0], "", zhStrings)
+		for _, w := range []string{"authorization", "拒绝", "403 Forbidden：privileged-groups：不表态", "鉴权链：没有鉴权器允许这个请求", "■ 请求在此终止"} {
+			if !strings.Contains(plain, w) {
+				t.Errorf("plain lane in zh-CN lacks %q:\n%s", w, plain)
+			}
+		}
+		if en := tracing.LaneText(bob[0], "", nil); !strings.Contains(en, "■ stopped here") || !strings.Contains(en, "denied") {
+			t.Errorf("plain lane in English:\n%s", en)
 		}
 	})
 
