@@ -364,7 +364,7 @@ func zhCN() map[string]string {
 		"LaneFlowPF":              "优先级与公平性：已放行",
 		"LaneFlowLongRunning":     "max-in-flight：不计入（长时间运行的请求）",
 		"LaneFlowAdmitted":        "max-in-flight：已放行（未配置优先级与公平性）",
-		"LaneFlowNote":            "WithMaxInFlightLimit 没有 span：请求到达了鉴权过滤器，说明它已被放行；它等待了多久无从测量",
+		"LaneFlowNote":            "WithMaxInFlightLimit 没有 span：请求到达了鉴权过滤器，可见已被放行；它等待了多久无从测量",
 		"LaneAllowed":             "允许",
 		"LaneDenied":              "拒绝",
 		"LaneNoOpinion":           "不表态",
