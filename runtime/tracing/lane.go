@@ -32,6 +32,7 @@ const (
 // stopped the request only the response follows.
 func assemble(e *entry) Trace {
 	t := Trace{ID: e.id, Seq: e.seq, Done: e.done}
+	t.Stages = make([]Stage, 0, 8+len(e.adm)) // the chain's stages and a box per plugin run
 	b := &builder{e: e, t: &t, audit: lastAudit(e)}
 	b.requestInfo()
 	b.authentication()

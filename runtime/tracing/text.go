@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
@@ -49,56 +50,183 @@ func (t Text) String() string { return t.In(english) }
 var english = i18n.For(i18n.English)
 
 // In words t in tr's language. A key the catalogue lacks (a bug the catalogue test catches)
-// shows as the key with its arguments, never as nothing.
+// shows as the key with its arguments, never as nothing; a wrong argument shows as fmt shows
+// it ("%!s(MISSING)").
 func (t Text) In(tr *i18n.Strings) string {
-	if t.Key == "" {
-		switch {
-		case t.parts == nil:
-			return t.lit
-		case t.list:
-			return Texts(t.parts).in(tr)
+	switch {
+	case t.Key == "" && t.parts == nil:
+		return t.lit
+	case t.Key != "" && len(t.Args) == 0:
+		if f, ok := tr.Format(t.Key); ok && !strings.Contains(f, "%") {
+			return f
 		}
-		var b strings.Builder
-		for _, p := range t.parts {
-			b.WriteString(p.In(tr))
-		}
-		return b.String()
 	}
-	format, ok := tr.Format(t.Key)
-	if !ok {
-		return t.Key + fmt.Sprint(t.Args...)
-	}
-	if len(t.Args) == 0 {
-		return format
-	}
-	// Arguments that are not Texts go to Sprintf as they are (no copy, no new boxing).
-	args := t.Args
-	copied := false
-	for i, a := range t.Args {
-		var w string
-		switch v := a.(type) {
-		case Text:
-			w = v.In(tr)
-		case Texts:
-			w = v.in(tr)
-		default:
-			continue
-		}
-		if !copied {
-			args, copied = append([]any(nil), t.Args...), true
-		}
-		args[i] = w
-	}
-	return fmt.Sprintf(format, args...)
+	var b strings.Builder
+	t.writeTo(&b, tr)
+	return b.String()
 }
 
-// in words the list in tr's language, joined by its list separator.
-func (ts Texts) in(tr *i18n.Strings) string {
-	parts := make([]string, len(ts))
-	for i, t := range ts {
-		parts[i] = t.In(tr)
+// writeTo writes t in tr's language.
+func (t Text) writeTo(b *strings.Builder, tr *i18n.Strings) {
+	switch {
+	case t.Key == "" && t.parts == nil:
+		b.WriteString(t.lit)
+	case t.Key == "":
+		for i, p := range t.parts {
+			if i > 0 && t.list {
+				b.WriteString(tr.LaneListSep)
+			}
+			p.writeTo(b, tr)
+		}
+	default:
+		format, ok := tr.Format(t.Key)
+		if !ok {
+			b.WriteString(t.Key)
+			fmt.Fprint(b, t.Args...)
+			return
+		}
+		writeFormat(b, format, t.Args, tr)
 	}
-	return strings.Join(parts, tr.LaneListSep)
+}
+
+// writeFormat writes format with args as fmt.Sprintf does, wording Text and Texts arguments in
+// tr's language as it goes. It reads the verbs the lane formats use itself (%s, %d, %v, with
+// an optional [n] index: a lane is assembled often, and fmt would cost most of it); a format
+// with any other goes through fmt.
+func writeFormat(b *strings.Builder, format string, args []any, tr *i18n.Strings) {
+	if !simpleFormat(format) {
+		worded := make([]any, len(args))
+		for i, a := range args {
+			worded[i] = wordArg(a, tr)
+		}
+		fmt.Fprintf(b, format, worded...)
+		return
+	}
+	next, reordered := 0, false
+	for i := 0; i < len(format); {
+		j := strings.IndexByte(format[i:], '%')
+		if j < 0 {
+			b.WriteString(format[i:])
+			break
+		}
+		b.WriteString(format[i : i+j])
+		i += j + 1
+		if format[i] == '%' {
+			b.WriteByte('%')
+			i++
+			continue
+		}
+		n, indexed := next, false
+		if format[i] == '[' {
+			k := strings.IndexByte(format[i:], ']')
+			idx, _ := strconv.Atoi(format[i+1 : i+k]) // simpleFormat checked it
+			n, indexed, reordered = idx-1, true, true
+			i += k + 1
+		}
+		verb := format[i]
+		i++
+		next = n + 1
+		switch {
+		case n >= len(args) && indexed:
+			b.WriteString("%!" + string(verb) + "(BADINDEX)")
+			continue
+		case n >= len(args):
+			b.WriteString("%!" + string(verb) + "(MISSING)")
+			continue
+		}
+		writeArg(b, args[n], verb, tr)
+	}
+	if !reordered && next < len(args) {
+		b.WriteString("%!(EXTRA ")
+		for k, a := range args[next:] {
+			if k > 0 {
+				b.WriteString(", ")
+			}
+			w := wordArg(a, tr)
+			fmt.Fprintf(b, "%T=%v", w, w)
+		}
+		b.WriteByte(')')
+	}
+}
+
+// simpleFormat reports whether writeFormat reads format itself: its verbs are %%, or %s, %d or
+// %v with at most an [n] index (n ≥ 1) and no flags, width or precision.
+func simpleFormat(format string) bool {
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		i++
+		if i >= len(format) {
+			return false
+		}
+		if format[i] == '%' {
+			continue
+		}
+		if format[i] == '[' {
+			k := strings.IndexByte(format[i:], ']')
+			if k < 0 {
+				return false
+			}
+			if n, err := strconv.Atoi(format[i+1 : i+k]); err != nil || n < 1 {
+				return false
+			}
+			i += k + 1
+			if i >= len(format) {
+				return false
+			}
+		}
+		switch format[i] {
+		case 's', 'd', 'v':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// writeArg writes one argument for verb: a Text or Texts worded in tr's language, a string or
+// an int as it is, and a mismatch as fmt writes it ("%!d(string=x)").
+func writeArg(b *strings.Builder, a any, verb byte, tr *i18n.Strings) {
+	switch v := a.(type) {
+	case Text:
+		if verb != 'd' {
+			v.writeTo(b, tr)
+			return
+		}
+	case Texts:
+		if verb != 'd' {
+			list(v).writeTo(b, tr)
+			return
+		}
+	case string:
+		if verb != 'd' {
+			b.WriteString(v)
+			return
+		}
+	case int:
+		if verb != 's' {
+			b.WriteString(strconv.Itoa(v))
+			return
+		}
+	default:
+		fmt.Fprintf(b, "%"+string(verb), a)
+		return
+	}
+	w := wordArg(a, tr)
+	fmt.Fprintf(b, "%%!%c(%T=%v)", verb, w, w)
+}
+
+// wordArg is an argument for fmt: a Text or Texts worded in tr's language, anything else as
+// it is.
+func wordArg(a any, tr *i18n.Strings) any {
+	switch v := a.(type) {
+	case Text:
+		return v.In(tr)
+	case Texts:
+		return list(v).In(tr)
+	}
+	return a
 }
 
 // Keys lists the catalogue keys t and its arguments and parts use, for the catalogue test.
