@@ -49,10 +49,13 @@ func (t Text) String() string { return t.In(english) }
 // english is the catalogue String wordings come from (read only).
 var english = i18n.For(i18n.English)
 
-// In words t in tr's language. A key the catalogue lacks (a bug the catalogue test catches)
-// shows as the key with its arguments, never as nothing; a wrong argument shows as fmt shows
-// it ("%!s(MISSING)").
+// In words t in tr's language (English when tr is nil). A key the catalogue lacks (a bug the
+// catalogue test catches) shows as the key with its arguments, never as nothing; a wrong
+// argument shows as fmt shows it ("%!s(MISSING)").
 func (t Text) In(tr *i18n.Strings) string {
+	if tr == nil {
+		tr = english
+	}
 	switch {
 	case t.Key == "" && t.parts == nil:
 		return t.lit
@@ -263,7 +266,7 @@ func (s Stage) DetailIn(tr *i18n.Strings) string {
 
 // LabelIn is the field's label in tr's language.
 func (f Field) LabelIn(tr *i18n.Strings) string {
-	if f.LabelKey != "" {
+	if f.LabelKey != "" && tr != nil {
 		if label, ok := tr.Format(f.LabelKey); ok {
 			return label
 		}
@@ -279,8 +282,12 @@ func (f Field) ValueIn(tr *i18n.Strings) string {
 	return f.ValueText.In(tr)
 }
 
-// In is the outcome's word in tr's language, as the lane's boxes show it.
+// In is the outcome's word in tr's language (English when tr is nil), as the lane's boxes
+// show it.
 func (o Outcome) In(tr *i18n.Strings) string {
+	if tr == nil {
+		tr = english
+	}
 	switch o {
 	case OutcomeOK:
 		return tr.OutcomeOK
