@@ -92,13 +92,19 @@ func (k *Checker) clients() error {
 	return k.err
 }
 
-// MatchTrace reports whether trace t matches trace check c, and the detail to explain it: the
-// named stage's detail (or the value of its field that holds c.Detail, such as the response's
-// message), else who did what with which answer. A check that names a user matches only that
-// user's own requests, not another user's --as, unless it names the impersonator. An event
-// check never matches one trace alone: WatchEvent decides it.
+// MatchTrace reports whether trace t matches trace check c, and the detail to explain it in
+// English: the named stage's detail (or the value of its field that holds c.Detail, such as
+// the response's message), else who did what with which answer. A check that names a user
+// matches only that user's own requests, not another user's --as, unless it names the
+// impersonator. An event check never matches one trace alone: WatchEvent decides it.
 func MatchTrace(c lessons.ExerciseCheck, t *tracing.Trace) (string, bool) {
 	return matchTrace(c, t, nil)
+}
+
+// MatchTraceIn is MatchTrace with the detail in tr's language: the lane's own words
+// translated, what the server wrote as it is. The check matches the English all the same.
+func MatchTraceIn(c lessons.ExerciseCheck, t *tracing.Trace, tr *i18n.Strings) (string, bool) {
+	return matchTrace(c, t, tr)
 }
 
 func matchTrace(c lessons.ExerciseCheck, t *tracing.Trace, tr *i18n.Strings) (string, bool) {
@@ -112,7 +118,7 @@ func matchTrace(c lessons.ExerciseCheck, t *tracing.Trace, tr *i18n.Strings) (st
 			if c.Stage != "" && (s.Name != c.Stage || (c.Outcome != "" && string(s.Outcome) != c.Outcome)) {
 				continue
 			}
-			if d, ok := stageDetail(s, c.Detail); ok {
+			if d, ok := stageDetail(s, c.Detail, tr); ok {
 				found, detail = true, d
 				break
 			}
@@ -206,14 +212,19 @@ func watchEventDetail(watch, write *tracing.Trace, tr *i18n.Strings) string {
 }
 
 // stageDetail reports whether stage s holds want (always, when want is empty): in its detail,
-// which it returns, or in the value of one of its fields, which it then returns.
-func stageDetail(s tracing.Stage, want string) (string, bool) {
+// which it returns, or in the value of one of its fields, which it then returns. It matches
+// the English (a check's detail is written in English) and returns the words in tr's
+// language (English when tr is nil).
+func stageDetail(s tracing.Stage, want string, tr *i18n.Strings) (string, bool) {
+	if tr == nil {
+		tr = i18n.For(i18n.English)
+	}
 	if strings.Contains(s.Detail, want) {
-		return s.Detail, true
+		return s.DetailIn(tr), true
 	}
 	for _, f := range s.Fields {
 		if strings.Contains(f.Value, want) {
-			return f.Value, true
+			return f.ValueIn(tr), true
 		}
 	}
 	return "", false

@@ -185,6 +185,52 @@ type Strings struct {
 	LaneOpens                                                      string
 	LaneEtcdKey                                                    string // %s: the key
 
+	// What a request lane says about its stages (runtime/tracing assembles them: a stage's
+	// detail, its fields' labels and values). Users, keys, plugin and authorizer names, and
+	// the errors and reasons the server wrote go in as arguments, verbatim.
+	LaneListSep, LaneNamed                               string // LaneNamed: %s name, %s what it said
+	LaneUserGroups                                       string // %s user, %s groups
+	LaneAuthnNone, LaneAuthnErr, LaneAuthnLoopback       string // %s: the error, the user
+	LaneAuthnAccepted, LaneAuthnRefused                  string // %s: the user, the error
+	LaneAuthnNoCert, LaneAuthnNoToken, LaneAuthnNoAnon   string
+	LaneAuthnNoAnswer                                    string
+	LaneAccessCheck                                      string // %s verb, %s resource, %s name, %s decision
+	LaneImpTime, LaneImpDenied, LaneImpChecked           string
+	LaneImpActingAs                                      string // %s real user, %s impersonated user
+	LaneImpSkipped                                       string
+	LaneFlowTooMany, LaneFlowPF, LaneFlowLongRunning     string
+	LaneFlowAdmitted, LaneFlowNote                       string
+	LaneAllowed, LaneDenied, LaneNoOpinion               string
+	LaneAllowedBy                                        string // %s: the authorizer's reason, which says "allowed"
+	LaneAllowedReason, LaneDeniedReason                  string // %s: the authorizer's reason
+	LaneNoOpinionReason                                  string // %s: the authorizer's reason
+	LaneDecisionErr                                      string // %s decision, %s error
+	LaneForbidden                                        string // %s: why
+	LaneAuthzUnion                                       string
+	LaneHeldStepping                                     string // %s: since when
+	LaneHeldBreakpoint                                   string // %s breakpoint, %s since when
+	LaneHoldStepping                                     string // %s how long, %s then what
+	LaneHoldBreakpoint                                   string // %s breakpoint, %s how long, %s then what
+	LaneHoldStepped, LaneHoldContinued, LaneHoldFailed   string
+	LaneHoldTimeout, LaneHoldReleased, LaneHoldGone      string
+	LaneAbortedAt                                        string // %s: the stage
+	LaneHeldBeforeAdmission, LaneNoChange, LaneChanged   string
+	LaneFieldErrors1                                     string // %s: the strategy
+	LaneFieldErrors                                      string // %d errors, %s strategy
+	LaneStrategyValid, LaneValid                         string // %s: the strategy
+	LaneGenericRefused                                   string // %s: the function
+	LaneStorageRev, LaneStorageAskedRV, LaneStorageWhere string // %s
+	LaneDetailRev, LaneDetailWhere                       string // %s
+	LaneFromCache, LaneNotFound, LaneStreaming           string
+	LaneFieldTime, LaneFieldNote, LaneFieldChain         string
+	LaneFieldBreakpoint, LaneFieldOperation              string
+	LaneFieldStrategy, LaneFieldThen, LaneFieldKey       string
+	LaneFieldRevision, LaneFieldMessage                  string
+	LaneFieldAskedInHandler                              string
+	LaneUnauthenticated, LaneStoppedMark                 string
+	LaneAs                                               string // %s real user, %s impersonated user
+	LanePatchLine                                        string // %s: the patch
+
 	// The kubectl view.
 	KubectlShuttingDown, KubectlIntro, KubectlIntroWatch string
 	KubectlBeside                                        string // %s: the command line that goes on beside
@@ -906,6 +952,82 @@ func english() Strings {
 		LaneUpstream:     "upstream: %s",
 		LaneOpens:        " · s opens it",
 		LaneEtcdKey:      "S opens %s in the etcd explorer",
+
+		LaneListSep:             ", ",
+		LaneNamed:               "%s: %s",
+		LaneUserGroups:          "%s (groups %s)",
+		LaneAuthnNone:           "401 Unauthorized: no authenticator accepted the request",
+		LaneAuthnErr:            "401 Unauthorized: %s",
+		LaneAuthnLoopback:       "loopback token: %s",
+		LaneAuthnAccepted:       "accepted: %s",
+		LaneAuthnRefused:        "refused: %s",
+		LaneAuthnNoCert:         "no answer: no client certificate",
+		LaneAuthnNoToken:        "no answer: no bearer token",
+		LaneAuthnNoAnon:         "no answer: anonymous requests are allowed on a few paths only",
+		LaneAuthnNoAnswer:       "no answer",
+		LaneAccessCheck:         "%s %s %s: %s",
+		LaneImpTime:             "until the authorization filter, max-in-flight included (it has no span)",
+		LaneImpDenied:           "403: may not impersonate",
+		LaneImpChecked:          "impersonation checked",
+		LaneImpActingAs:         "%s acting as %s",
+		LaneImpSkipped:          "no Impersonate-User header: the request acts as its own user",
+		LaneFlowTooMany:         "429 Too Many Requests: over the in-flight limit",
+		LaneFlowPF:              "priority and fairness: admitted",
+		LaneFlowLongRunning:     "max-in-flight: not counted (a long-running request)",
+		LaneFlowAdmitted:        "max-in-flight: admitted (no priority and fairness configured)",
+		LaneFlowNote:            "WithMaxInFlightLimit has no span: the request reached the authorization filter, so it was admitted; its wait is not measured",
+		LaneAllowed:             "allowed",
+		LaneDenied:              "denied",
+		LaneNoOpinion:           "no opinion",
+		LaneAllowedBy:           "%s",
+		LaneAllowedReason:       "allowed: %s",
+		LaneDeniedReason:        "denied: %s",
+		LaneNoOpinionReason:     "no opinion (%s)",
+		LaneDecisionErr:         "%s; error: %s",
+		LaneForbidden:           "403 Forbidden: %s",
+		LaneAuthzUnion:          "no authorizer allowed the request: a union with no Allow is a 403",
+		LaneHeldStepping:        "held by stepping since %s",
+		LaneHeldBreakpoint:      "held by breakpoint %s since %s",
+		LaneHoldStepping:        "held by stepping %s, then %s",
+		LaneHoldBreakpoint:      "held by breakpoint %s %s, then %s",
+		LaneHoldStepped:         "stepped on",
+		LaneHoldContinued:       "continued to the end",
+		LaneHoldFailed:          "failed",
+		LaneHoldTimeout:         "let go after the hold limit",
+		LaneHoldReleased:        "released (kubewalk stopping or every hold released)",
+		LaneHoldGone:            "the client went away",
+		LaneAbortedAt:           "failed by the learner at a breakpoint (%s)",
+		LaneHeldBeforeAdmission: "held before the first admission plugin",
+		LaneNoChange:            "no change",
+		LaneChanged:             "changed",
+		LaneFieldErrors1:        "422: 1 field error from %s",
+		LaneFieldErrors:         "422: %d field errors from %s",
+		LaneStrategyValid:       "%s: valid",
+		LaneValid:               "valid (%s)",
+		LaneGenericRefused:      "the generic ObjectMeta validation in %s refused",
+		LaneStorageRev:          " → rev %s",
+		LaneStorageAskedRV:      " (asked for rv %s)",
+		LaneStorageWhere:        ", %s",
+		LaneDetailRev:           " rev %s",
+		LaneDetailWhere:         " (%s)",
+		LaneFromCache:           "from the watch cache",
+		LaneNotFound:            "not found",
+		LaneStreaming:           "streaming",
+		LaneFieldTime:           "time",
+		LaneFieldNote:           "note",
+		LaneFieldChain:          "chain",
+		LaneFieldBreakpoint:     "breakpoint",
+		LaneFieldOperation:      "operation",
+		LaneFieldStrategy:       "strategy",
+		LaneFieldThen:           "then",
+		LaneFieldKey:            "key",
+		LaneFieldRevision:       "revision",
+		LaneFieldMessage:        "message",
+		LaneFieldAskedInHandler: "asked in the handler",
+		LaneUnauthenticated:     "(unauthenticated)",
+		LaneStoppedMark:         "■ stopped here",
+		LaneAs:                  "%s as %s",
+		LanePatchLine:           "patch %s",
 
 		KubectlShuttingDown:  "kubewalk is shutting down",
 		KubectlIntro:         "Type :k followed by kubectl's arguments, e.g. :k get cm or :k --context bob get cm. It runs the real kubectl command tree in-process against this run's server (no shell), as admin unless --context says alice or bob.",

@@ -341,7 +341,7 @@ func finish(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr 
 		// Padded in terminal cells: a CJK description is two cells a character.
 		res, auditID := outcome(ctx, s, r, tr)
 		fmt.Fprintf(o.Out, "  %s %s → %s\n", i18n.PadRight(r.who, 7), i18n.PadRight(r.what, 52), res)
-		printLane(ctx, o, auditID)
+		printLane(ctx, o, tr, auditID)
 	}
 	if err := printTrack(ctx, s, w, o, tr, pause, class); err != nil {
 		return err
@@ -465,15 +465,16 @@ func printTrack(ctx context.Context, s *server.Server, w Walkthrough, o Options,
 	return nil
 }
 
-// printLane prints the lane of the request with audit ID id, once it has finished.
-func printLane(ctx context.Context, o Options, id string) {
+// printLane prints the lane of the request with audit ID id, once it has finished, in the
+// transcript's language.
+func printLane(ctx context.Context, o Options, tr *i18n.Strings, id string) {
 	if o.Traces == nil || id == "" {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if tr, ok := o.Traces.WaitDone(ctx, id); ok {
-		tracing.WriteLane(o.Out, tr, "      ")
+	if t, ok := o.Traces.WaitDone(ctx, id); ok {
+		tracing.WriteLane(o.Out, t, "      ", tr)
 	}
 }
 

@@ -50,6 +50,11 @@ const (
 type Field struct {
 	Label string `json:"label"`
 	Value string `json:"value"`
+	// LabelKey names the catalogue word for the label ("" when Label is an identifier shown
+	// as it is: an authenticator, an authorizer, a field path); ValueText words the value in
+	// any language (see Text; zero when Value is shown as it is).
+	LabelKey  string `json:"-"`
+	ValueText Text   `json:"-"`
 }
 
 // SourceRef points at the code that ran a stage: kubewalk's own server/ source (Anchor, a Go
@@ -69,6 +74,8 @@ type Stage struct {
 	// Detail is a one-line summary: "x509: CN=kubewalk-admin", "rbac: allowed by RoleBinding
 	// \"x\" of Role \"y\"", "GET /registry/configmaps/default/x rev 42".
 	Detail string `json:"detail"`
+	// DetailText words Detail in any language (see Text); zero when Detail is shown as it is.
+	DetailText Text `json:"-"`
 	// Fields are the stage's details, one per line, for the details pane.
 	Fields []Field `json:"fields,omitempty"`
 	// Patch is a mutating plugin's change as an RFC 6902 JSON patch ("" when none).
