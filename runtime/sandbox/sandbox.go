@@ -181,11 +181,12 @@ const RefusedProgram = "/proc/kubewalk-starts-no-program-here"
 
 // programVars are the environment variables through which a Go program (kubectl) is told which
 // program to start for the user.
-var programVars = []string{"EDITOR", "KUBE_EDITOR", "VISUAL", "PAGER"}
+var programVars = []string{"EDITOR", "KUBE_EDITOR", "VISUAL", "PAGER", "KUBECTL_EXTERNAL_DIFF"}
 
 // RefusingEnv returns NAME=RefusedProgram for every variable that names a program to start
-// (EDITOR, KUBE_EDITOR, VISUAL, PAGER): `kubectl edit` and `apply edit-last-applied` then fail
-// with a message instead of starting vi.
+// (EDITOR, KUBE_EDITOR, VISUAL, PAGER, KUBECTL_EXTERNAL_DIFF): `kubectl edit` and `apply
+// edit-last-applied` then fail with a message instead of starting vi, and `kubectl diff` (which
+// the class allow-list refuses anyway) could not start the diff program the host names.
 func RefusingEnv() []string {
 	env := make([]string, len(programVars))
 	for i, k := range programVars {

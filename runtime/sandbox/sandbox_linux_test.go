@@ -459,7 +459,7 @@ func TestRequire(t *testing.T) {
 // shell word, and running it fails without starting anything.
 func TestRefusingEnv(t *testing.T) {
 	env := RefusingEnv()
-	want := map[string]bool{"EDITOR": true, "KUBE_EDITOR": true, "VISUAL": true, "PAGER": true}
+	want := map[string]bool{"EDITOR": true, "KUBE_EDITOR": true, "VISUAL": true, "PAGER": true, "KUBECTL_EXTERNAL_DIFF": true}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		if !want[k] {

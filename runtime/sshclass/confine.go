@@ -24,9 +24,9 @@ import (
 //
 //  1. the allow-list: the tour's kubectl runs only listed commands and flags
 //     (--kubectl-no-local-files);
-//  2. no new programs: EDITOR, KUBE_EDITOR, VISUAL and PAGER name no program, kubectl refuses
-//     exec credential plugins (--kubectl-no-exec-plugins), and a seccomp filter answers EPERM
-//     to execve — the tour never starts another program;
+//  2. no new programs: EDITOR, KUBE_EDITOR, VISUAL, PAGER and KUBECTL_EXTERNAL_DIFF name no
+//     program, kubectl refuses exec credential plugins (--kubectl-no-exec-plugins), and a
+//     seccomp filter answers EPERM to execve — the tour never starts another program;
 //  3. only its own files and ports: Landlock lets the tour read what it needs (the Go module
 //     cache for u and s, the time zone), write its session directory and its progress
 //     directory, bind its own server's three ports and connect to those and the class host's.
