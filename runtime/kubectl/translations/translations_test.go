@@ -36,8 +36,25 @@ func TestLocale(t *testing.T) {
 
 // TestSameAsKubectl checks that loading nothing for English gives every message of kubectl's
 // English catalogues as loading them does, and that another locale still loads its own.
-// kubectl's catalogue is process state, so the steps run in this order in one test.
+// kubectl's catalogue is process state that only the first T loads: the steps run in this order
+// in a fresh process, this test binary run again for this test alone.
 func TestSameAsKubectl(t *testing.T) {
+	if os.Getenv(childEnv) == "1" {
+		sameAsKubectl(t)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSameAsKubectl$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestSameAsKubectl") {
+		t.Fatalf("in a fresh process: %v\n%s", err, out)
+	}
+}
+
+// childEnv marks the process TestSameAsKubectl starts.
+const childEnv = "KUBEWALK_TRANSLATIONS_TEST_CHILD"
+
+func sameAsKubectl(t *testing.T) {
 	ids := catalogueIDs(t, "default")
 	if len(ids) < 100 {
 		t.Fatalf("only %d messages in kubectl's default catalogue", len(ids))
