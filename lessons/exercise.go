@@ -77,6 +77,9 @@ type Exercise struct {
 	Check ExerciseCheck
 	// Solution is the reference solution the solver test runs.
 	Solution []SolutionStep
+	// NearMisses are attempts that come close and must not pass: the solver test runs each
+	// before the solution and fails if the check passes.
+	NearMisses []NearMiss
 	// Lang is the language the texts were loaded in (a text missing from a translation is
 	// English).
 	Lang string
@@ -115,6 +118,15 @@ type ExerciseCheck struct {
 	Stage       string `json:"stage,omitempty"`
 	Outcome     string `json:"outcome,omitempty"`
 	Detail      string `json:"detail,omitempty"`
+	// Command is the kubectl command that must have sent the request ("kubectl explain"), as
+	// its Kubectl-Command header names it.
+	Command string `json:"command,omitempty"`
+	// Impersonator is the user who must have sent the request with --as. Without it, a check
+	// that names a user matches only that user's own requests, never another's --as.
+	Impersonator string `json:"impersonator,omitempty"`
+	// Event (with verb: watch) asks for a watch that an event reached: it was open when a
+	// change to an object it watches was written, after it started.
+	Event bool `json:"event,omitempty"`
 
 	// object: the object apiVersion/resource namespace/name (Namespace and Name above) and
 	// the values its fields must have, each field a kubectl JSONPath ("{.data.k}").
@@ -168,6 +180,40 @@ type SolutionStep struct {
 	// Curl is a path to GET with no credentials at all, as `curl -k https://<server><path>`
 	// does: kubectl always sends some (or prompts for them).
 	Curl string `json:"curl,omitempty"`
+	// Background runs the kubectl command (a watch) in the background, as in a second
+	// terminal: the next step starts once its long-running request is open on the server, and
+	// it is stopped after the last step.
+	Background bool `json:"background,omitempty"`
+	// TUI is what a learner types after `:k` in the TUI for this step, when it differs from
+	// Kubectl (same syntax): the TUI's kubectl runs only the allow-list a class ssh student
+	// gets, and nobody there has curl. Empty: Kubectl as it is, or for a curl step
+	// `--context anonymous get --raw <path>` (no certificate and no token, as curl sends).
+	TUI string `json:"tui,omitempty"`
+	// TUIRefused says that the TUI refuses this step's command (a pinned flag such as
+	// --token): a near miss a student in the TUI cannot even try. The solver checks that the
+	// TUI refuses it. Never in a solution: every exercise is solvable in the TUI.
+	TUIRefused bool `json:"tuiRefused,omitempty"`
+}
+
+// TUILine is what a learner types after `:k` in the TUI for step s: TUI when set, else Kubectl,
+// else (a curl step) the anonymous context's get --raw of the path.
+func (s SolutionStep) TUILine() string {
+	switch {
+	case s.TUI != "":
+		return s.TUI
+	case s.Curl != "":
+		return "--context anonymous get --raw " + s.Curl
+	}
+	return s.Kubectl
+}
+
+// NearMiss is an attempt that comes close to an exercise's goal and must not pass its check:
+// the wrong namespace, the wrong user, no change, the wrong resource.
+type NearMiss struct {
+	// Why says what is wrong with it, for the solver test's output (English only).
+	Why string `json:"why"`
+	// Steps are run as a solution's are.
+	Steps []SolutionStep `json:"steps"`
 }
 
 // exerciseFile is one exercise file as written.
@@ -177,15 +223,16 @@ type exerciseFile struct {
 
 // exerciseMatter is one exercise as written; a translation sets only the text fields.
 type exerciseMatter struct {
-	ID       string         `json:"id"`
-	Needs    string         `json:"needs,omitempty"`
-	Title    string         `json:"title,omitempty"`
-	Goal     string         `json:"goal,omitempty"`
-	Choices  []string       `json:"choices,omitempty"`
-	Hints    []string       `json:"hints,omitempty"`
-	Why      string         `json:"why,omitempty"`
-	Check    *ExerciseCheck `json:"check,omitempty"`
-	Solution []SolutionStep `json:"solution,omitempty"`
+	ID         string         `json:"id"`
+	Needs      string         `json:"needs,omitempty"`
+	Title      string         `json:"title,omitempty"`
+	Goal       string         `json:"goal,omitempty"`
+	Choices    []string       `json:"choices,omitempty"`
+	Hints      []string       `json:"hints,omitempty"`
+	Why        string         `json:"why,omitempty"`
+	Check      *ExerciseCheck `json:"check,omitempty"`
+	Solution   []SolutionStep `json:"solution,omitempty"`
+	NearMisses []NearMiss     `json:"nearMisses,omitempty"`
 }
 
 // LoadExercises reads the exercises of ls (as Load returned them, in lang) from their sibling
@@ -290,7 +337,7 @@ func readExerciseFile(fsys fs.FS, name string) (*exerciseFile, error) {
 	var f exerciseFile
 	if err := yaml.UnmarshalStrict(data, &f); err != nil {
 		return nil, Problems{{File: name, Msg: fmt.Sprintf("exercises: %v", err),
-			Fix: "the file is `exercises:` with a list; an exercise has id, needs, title, goal, choices, hints, why, check and solution"}}
+			Fix: "the file is `exercises:` with a list; an exercise has id, needs, title, goal, choices, hints, why, check, solution and nearMisses"}}
 	}
 	return &f, nil
 }
@@ -309,9 +356,9 @@ func overlayTexts(trf, en *exerciseFile, trName, enName string, ps Problems) (ma
 			ps = append(ps, exProblem(trName, m.ID, fmt.Sprintf("exercise %q is not in the English file %s", m.ID, enName),
 				"use the English ids (translate texts, never ids), or add the exercise to English first"))
 			continue
-		case m.Check != nil || len(m.Solution) > 0 || m.Needs != "":
+		case m.Check != nil || len(m.Solution) > 0 || len(m.NearMisses) > 0 || m.Needs != "":
 			ps = append(ps, exProblem(trName, m.ID, "a translation sets only title, goal, choices, hints and why",
-				"delete check, solution and needs here: they always come from English"))
+				"delete check, solution, nearMisses and needs here: they always come from English"))
 		case len(m.Hints) > 0 && len(m.Hints) != len(e.Hints):
 			ps = append(ps, exProblem(trName, m.ID, fmt.Sprintf("%d hints, English has %d", len(m.Hints), len(e.Hints)),
 				"translate every hint level, in the English order"))
@@ -332,7 +379,8 @@ func exerciseOf(l Lesson, m, tr exerciseMatter, lang, file string) Exercise {
 	}
 	e := Exercise{ID: m.ID, Lesson: l.ID, Phase: phase, LessonTitle: l.Title, Needs: m.Needs,
 		Title: m.Title, Goal: strings.TrimSpace(m.Goal), Choices: slices.Clone(m.Choices), Hints: slices.Clone(m.Hints),
-		Why: strings.TrimSpace(m.Why), Check: *m.Check, Solution: slices.Clone(m.Solution), Lang: lang, File: file}
+		Why: strings.TrimSpace(m.Why), Check: *m.Check, Solution: slices.Clone(m.Solution), NearMisses: slices.Clone(m.NearMisses),
+		Lang: lang, File: file}
 	pick := func(dst *string, s string) {
 		if strings.TrimSpace(s) != "" {
 			*dst = strings.TrimSpace(s)
@@ -393,6 +441,7 @@ func validateExercise(m exerciseMatter, file string) []Problem {
 		bad("choices on an exercise whose check is not a choice", "delete the choices or make the check kind: choice")
 	}
 	ps = append(ps, solutionProblems(m, file)...)
+	ps = append(ps, nearMissProblems(m, file)...)
 	return ps
 }
 
@@ -404,42 +453,104 @@ func solutionProblems(m exerciseMatter, file string) []Problem {
 		bad("empty solution", "add the kubectl commands (or the answer) the solver test runs")
 		return ps
 	}
-	answers := 0
-	for i, s := range m.Solution {
+	stepProblems(m.Check.Kind, "solution", m.Solution, bad)
+	return ps
+}
+
+// nearMissProblems checks that the exercise has near misses and that each is sound: a why,
+// steps that fit the check, and for a typed check an answer the check does not accept.
+func nearMissProblems(m exerciseMatter, file string) []Problem {
+	var ps []Problem
+	bad := func(msg, fix string) { ps = append(ps, exProblem(file, m.ID, msg, fix)) }
+	if len(m.NearMisses) == 0 {
+		bad("no near miss: nothing shows that the check refuses what comes close",
+			"add nearMisses: an attempt that must not pass (the wrong namespace, user or resource, no change, a plausible wrong answer), with why and steps")
+		return ps
+	}
+	for i, nm := range m.NearMisses {
+		what := fmt.Sprintf("near miss %d", i+1)
+		if strings.TrimSpace(nm.Why) == "" {
+			bad(what+" has no why", "say in a few words what is wrong with it")
+		}
+		if len(nm.Steps) == 0 {
+			bad(what+" has no steps", "give the kubectl commands (or the answer) of the attempt")
+			continue
+		}
+		stepProblems(m.Check.Kind, what, nm.Steps, bad)
+		for _, st := range nm.Steps {
+			switch {
+			case st.Answer == "":
+			case m.Check.Kind == CheckAnswer && m.Check.Accepts(st.Answer):
+				bad(fmt.Sprintf("%s answers %q, which the check accepts", what, st.Answer), "a near miss's answer must be wrong")
+			case m.Check.Kind == CheckChoice && Choice(st.Answer) == m.Check.Correct:
+				bad(fmt.Sprintf("%s picks the right choice %s", what, st.Answer), "pick a wrong one")
+			}
+		}
+	}
+	return ps
+}
+
+// stepProblems checks the steps of a solution or near miss (named what) against check kind.
+func stepProblems(kind, what string, steps []SolutionStep, bad func(msg, fix string)) {
+	answers, background := 0, 0
+	for i, s := range steps {
 		kinds := 0
 		for _, set := range []bool{s.Kubectl != "", s.Answer != "", s.Curl != ""} {
 			if set {
 				kinds++
 			}
 		}
+		step := fmt.Sprintf("%s step %d", what, i+1)
 		switch {
 		case kinds > 1:
-			bad(fmt.Sprintf("solution step %d has more than one of kubectl, curl and answer", i+1), "split it into steps")
+			bad(step+" has more than one of kubectl, curl and answer", "split it into steps")
 		case kinds == 0 || (s.Kubectl != "" && strings.TrimSpace(s.Kubectl) == ""):
-			bad(fmt.Sprintf("solution step %d is empty", i+1), "give it a kubectl command line, a curl path or an answer")
+			bad(step+" is empty", "give it a kubectl command line, a curl path or an answer")
 		case s.Curl != "" && !strings.HasPrefix(s.Curl, "/"):
-			bad(fmt.Sprintf("solution step %d: curl %q is not a path", i+1, s.Curl), "give the path only, starting with /")
+			bad(fmt.Sprintf("%s: curl %q is not a path", step, s.Curl), "give the path only, starting with /")
 		case s.Stdin != "" && s.Kubectl == "":
-			bad(fmt.Sprintf("solution step %d: stdin belongs to a kubectl step", i+1), "give it a kubectl command that reads it (apply -f -)")
+			bad(step+": stdin belongs to a kubectl step", "give it a kubectl command that reads it (apply -f -)")
 		case s.Curl != "" && (s.Fails || s.AnswerOutput):
-			bad(fmt.Sprintf("solution step %d: fails and answerOutput belong to kubectl steps", i+1), "delete them")
+			bad(step+": fails and answerOutput belong to kubectl steps", "delete them")
 		case s.Kubectl != "" && splitArgs(s.Kubectl) == nil:
-			bad(fmt.Sprintf("solution step %d: kubectl %q does not split into arguments", i+1, s.Kubectl), "close its quotes")
+			bad(fmt.Sprintf("%s: kubectl %q does not split into arguments", step, s.Kubectl), "close its quotes")
 		case s.Answer != "" && (s.Fails || s.AnswerOutput):
-			bad(fmt.Sprintf("solution step %d: fails and answerOutput belong to kubectl steps", i+1), "delete them")
+			bad(step+": fails and answerOutput belong to kubectl steps", "delete them")
+		case s.Background && (s.Kubectl == "" || s.Fails || s.AnswerOutput || s.Stdin != ""):
+			bad(step+": background is for a kubectl command that keeps a request open (a watch), without fails, answerOutput or stdin",
+				"make it a plain kubectl step, or drop background")
+		case s.Background && i == len(steps)-1:
+			bad(step+": a background step is the last one, so nothing happens while it runs", "put the steps it waits for after it")
+		case s.TUI != "" && s.Kubectl == "" && s.Curl == "":
+			bad(step+": tui is the in-TUI form of a kubectl or curl step", "delete it, or give the step its kubectl command")
+		case s.TUI != "" && (strings.TrimSpace(s.TUI) == "" || splitArgs(s.TUI) == nil):
+			bad(fmt.Sprintf("%s: tui %q is not a kubectl command line", step, s.TUI), "give the arguments of :k, with its quotes closed")
+		case strings.Contains(s.TUI, "{server}"):
+			bad(step+": tui names {server}, which the TUI's kubectl cannot reach otherwise than through its kubeconfig", "drop --server: the TUI's kubectl talks to this run's server only")
+		case s.TUIRefused && (s.Kubectl == "" || s.TUI != ""):
+			bad(step+": tuiRefused is for a kubectl step the TUI refuses, without a tui form", "delete tuiRefused, or the tui form")
+		case s.TUIRefused && what == "solution":
+			bad(step+": a solution step the TUI refuses: a student in the TUI could not solve the exercise",
+				"give it a tui form that the TUI runs (see docs/exercises.md)")
+		}
+		if s.Background {
+			background++
 		}
 		if s.Answer != "" || s.AnswerOutput {
 			answers++
 		}
 	}
-	typed := slices.Contains([]string{CheckAnswer, CheckChoice, CheckEtcdRevision}, m.Check.Kind)
+	if background > 1 {
+		bad(fmt.Sprintf("%s has %d background steps; the TUI keeps one watch running beside the command typed", what, background),
+			"keep one background step")
+	}
+	typed := slices.Contains([]string{CheckAnswer, CheckChoice, CheckEtcdRevision}, kind)
 	switch {
 	case typed && answers != 1:
-		bad(fmt.Sprintf("a %s exercise's solution types exactly one answer, this one %d", m.Check.Kind, answers), "add one answer step (or answerOutput: true)")
+		bad(fmt.Sprintf("a %s exercise's %s types exactly one answer, this one %d", kind, what, answers), "add one answer step (or answerOutput: true)")
 	case !typed && answers > 0:
-		bad(fmt.Sprintf("a %s check reads the server, not a typed answer", m.Check.Kind), "delete the answer steps")
+		bad(fmt.Sprintf("a %s check reads the server, not a typed answer (%s)", kind, what), "delete the answer steps")
 	}
-	return ps
 }
 
 // splitArgs splits a solution command line into arguments as a POSIX shell would, with
@@ -509,7 +620,7 @@ func checkProblems(c ExerciseCheck, nchoices int) []string {
 	}
 	switch c.Kind {
 	case CheckTrace:
-		allow("user", "verb", "resource", "subresource", "namespace", "name", "path", "code", "stage", "outcome", "detail")
+		allow("user", "verb", "resource", "subresource", "namespace", "name", "path", "code", "stage", "outcome", "detail", "command", "impersonator", "event")
 		if len(set) == 0 {
 			out = append(out, "a trace check needs at least one field to match")
 		}
@@ -521,6 +632,15 @@ func checkProblems(c ExerciseCheck, nchoices int) []string {
 		}
 		if c.Outcome != "" && c.Stage == "" {
 			out = append(out, "outcome needs the stage it is the outcome of")
+		}
+		if c.Event && (c.Verb != "watch" || c.Resource == "") {
+			out = append(out, "event asks for a watch that an event reached: it needs verb: watch and the resource")
+		}
+		if c.Command != "" && !strings.HasPrefix(c.Command, "kubectl ") {
+			out = append(out, fmt.Sprintf("command %q: give it as kubectl's Kubectl-Command header names it (kubectl explain)", c.Command))
+		}
+		if c.Impersonator != "" && c.User == "" {
+			out = append(out, "impersonator needs the user it impersonated")
 		}
 		if c.Stage != "" && !validStage(c.Stage) {
 			out = append(out, fmt.Sprintf("stage %q: want authentication, impersonation, flowcontrol, authorization, validation, storage, response or admission/mutating/<plugin>, admission/validating/<plugin>", c.Stage))
@@ -617,6 +737,9 @@ func (c ExerciseCheck) setFields() []string {
 	add(c.Stage != "", "stage")
 	add(c.Outcome != "", "outcome")
 	add(c.Detail != "", "detail")
+	add(c.Command != "", "command")
+	add(c.Impersonator != "", "impersonator")
+	add(c.Event, "event")
 	add(c.APIVersion != "", "apiVersion")
 	add(len(c.Fields) > 0, "fields")
 	add(len(c.Asks) > 0, "asks")

@@ -50,6 +50,10 @@ func goodExercise(id string) string {
     hints: ["nudge", "pointer", "kubectl create rolebinding ..."]
     solution:
       - kubectl: "--context admin create rolebinding x -n default --clusterrole=view --user=bob"
+    nearMisses:
+      - why: "the binding is in kube-system"
+        steps:
+          - kubectl: "--context admin create rolebinding x -n kube-system --clusterrole=view --user=bob"
     why: "allowed: {detail}"
 `
 }
@@ -92,6 +96,7 @@ const choiceExercise = `  - id: pick
     check: {kind: choice, correct: 2}
     hints: ["n", "p", "choose 2"]
     solution: [{answer: "2"}]
+    nearMisses: [{why: "the other one", steps: [{answer: "1"}]}]
 `
 
 // TestExerciseValidator feeds broken exercise files to the loader: each must give a problem
@@ -150,6 +155,70 @@ func TestExerciseValidator(t *testing.T) {
 		{name: "translation of an unknown exercise", en: "exercises:\n" + goodExercise("ex"), lang: "zh-CN",
 			extra: fstest.MapFS{"zh-CN/03-authz.exercises.yaml": file("exercises:\n  - id: other\n    title: \"别的\"\n")},
 			want:  `exercise other: exercise "other" is not in the English file`, file: "zh-CN/03-authz.exercises.yaml"},
+		{name: "no near miss", en: replace("    nearMisses:\n      - why: \"the binding is in kube-system\"\n        steps:\n          - kubectl: \"--context admin create rolebinding x -n kube-system --clusterrole=view --user=bob\"\n", ""),
+			want: "exercise ex: no near miss"},
+		{name: "near miss without why", en: replace(`why: "the binding is in kube-system"`, `why: ""`), want: "near miss 1 has no why"},
+		{name: "near miss without steps", en: replace("        steps:\n          - kubectl: \"--context admin create rolebinding x -n kube-system --clusterrole=view --user=bob\"\n", ""),
+			want: "near miss 1 has no steps"},
+		{name: "near miss answering a live check", en: replace(`- kubectl: "--context admin create rolebinding x -n kube-system --clusterrole=view --user=bob"`, `- answer: "x"`),
+			want: "reads the server, not a typed answer (near miss 1)"},
+		{name: "near miss picks the right choice", en: "exercises:\n" + strings.Replace(choiceExercise, `steps: [{answer: "1"}]`, `steps: [{answer: "2"}]`, 1),
+			want: "near miss 1 picks the right choice 2"},
+		{name: "near miss answers an accepted answer", en: "exercises:\n" + strings.Replace(strings.Replace(choiceExercise, "check: {kind: choice, correct: 2}", "check: {kind: answer, accept: [\"1\"]}", 1), `choices: ["a", "b"]`, "", 1),
+			want: "near miss 1 answers \"1\""},
+		{name: "near miss step without answer", en: "exercises:\n" + strings.Replace(choiceExercise, `steps: [{answer: "1"}]`, `steps: [{kubectl: "version"}]`, 1),
+			want: "near miss 1 types exactly one answer, this one 0"},
+		{name: "background last", en: replace(`--clusterrole=view --user=bob"
+    nearMisses`, `--clusterrole=view --user=bob"
+        background: true
+    nearMisses`), want: "solution step 1: a background step is the last one"},
+		{name: "background that fails", en: replace(`--clusterrole=view --user=bob"
+    nearMisses`, `--clusterrole=view --user=bob"
+        background: true
+        fails: true
+      - kubectl: "version"
+    nearMisses`), want: "background is for a kubectl command"},
+		{name: "two background steps", en: replace(`--clusterrole=view --user=bob"
+    nearMisses`, `--clusterrole=view --user=bob"
+        background: true
+      - kubectl: "get cm -w"
+        background: true
+      - kubectl: "version"
+    nearMisses`), want: "solution has 2 background steps"},
+		{name: "tui on an answer", en: "exercises:\n" + strings.Replace(choiceExercise, `solution: [{answer: "2"}]`, `solution: [{answer: "2", tui: "version"}]`, 1),
+			want: "tui is the in-TUI form of a kubectl or curl step"},
+		{name: "tui unclosed quote", en: replace(`--user=bob"
+    nearMisses`, `--user=bob"
+        tui: "get cm 'x"
+    nearMisses`), want: `tui "get cm 'x" is not a kubectl command line`},
+		{name: "tui blank", en: replace(`--user=bob"
+    nearMisses`, `--user=bob"
+        tui: " "
+    nearMisses`), want: "is not a kubectl command line"},
+		{name: "tui with server", en: replace(`--user=bob"
+    nearMisses`, `--user=bob"
+        tui: "--server {server} get cm"
+    nearMisses`), want: "tui names {server}"},
+		{name: "tuiRefused in a solution", en: replace(`--user=bob"
+    nearMisses`, `--user=bob"
+        tuiRefused: true
+    nearMisses`), want: "solution step 1: a solution step the TUI refuses"},
+		{name: "tuiRefused with a tui form", en: replace(`--clusterrole=view --user=bob"
+    why:`, `--clusterrole=view --user=bob"
+            tuiRefused: true
+            tui: "get cm"
+    why:`), want: "near miss 1 step 1: tuiRefused is for a kubectl step the TUI refuses, without a tui form"},
+		{name: "tuiRefused on an answer", en: "exercises:\n" + strings.Replace(choiceExercise, `steps: [{answer: "1"}]`, `steps: [{answer: "1", tuiRefused: true}]`, 1),
+			want: "tuiRefused is for a kubectl step"},
+		{name: "event without watch", en: replace("kind: access\n      asks:\n        - {user: bob, verb: list, resource: configmaps, namespace: default, allowed: true}", "kind: trace\n      verb: get\n      resource: configmaps\n      event: true"),
+			want: "event asks for a watch that an event reached"},
+		{name: "command not kubectl's", en: replace("kind: access\n      asks:\n        - {user: bob, verb: list, resource: configmaps, namespace: default, allowed: true}", "kind: trace\n      command: explain"),
+			want: `command "explain"`},
+		{name: "impersonator without user", en: replace("kind: access\n      asks:\n        - {user: bob, verb: list, resource: configmaps, namespace: default, allowed: true}", "kind: trace\n      impersonator: kubewalk-admin"),
+			want: "impersonator needs the user"},
+		{name: "translation with near misses", en: "exercises:\n" + goodExercise("ex"), lang: "zh-CN",
+			extra: fstest.MapFS{"zh-CN/03-authz.exercises.yaml": file("exercises:\n  - id: ex\n    nearMisses: [{why: x, steps: [{answer: y}]}]\n")},
+			want:  "a translation sets only title, goal, choices, hints and why", file: "zh-CN/03-authz.exercises.yaml"},
 		{name: "translation with a check", en: "exercises:\n" + goodExercise("ex"), lang: "zh-CN",
 			extra: fstest.MapFS{"zh-CN/03-authz.exercises.yaml": file("exercises:\n  - id: ex\n    check: {kind: answer, accept: [x]}\n")},
 			want:  "a translation sets only title, goal, choices, hints and why", file: "zh-CN/03-authz.exercises.yaml"},

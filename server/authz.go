@@ -2,15 +2,19 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	authzunion "k8s.io/apiserver/pkg/authorization/union"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubewalk/kubewalk/server/rbac"
 )
@@ -98,4 +102,60 @@ func (a *authzState) stop() {
 	if a.httpClient != nil {
 		a.httpClient.CloseIdleConnections()
 	}
+}
+
+// OnAuthorizationChange calls fn after each change the RBAC authorizer can see — a Role,
+// ClusterRole, RoleBinding or ClusterRoleBinding added, changed or deleted — once the informer
+// cache the authorizer reads holds it: a decision asked for from fn (a SubjectAccessReview)
+// sees the change. Nothing is polled: fn rides on the watches the informers already hold.
+// fn runs on an informer goroutine and must return quickly. It is not called for the objects
+// already cached when it registers, nor on the informers' periodic resync, which change
+// nothing. The returned func unregisters fn. It fails until the authz phase has run, and once
+// the server is closed.
+func (s *Server) OnAuthorizationChange(fn func()) (remove func(), err error) {
+	s.mu.Lock()
+	closed, authzDone := s.closed, s.next > slices.Index(Phases(), PhaseAuthz)
+	a := s.az
+	s.mu.Unlock()
+	switch {
+	case closed:
+		return nil, fmt.Errorf("authorization changes: %w", ErrClosed)
+	case !authzDone || a == nil || a.informers == nil:
+		return nil, errors.New("authorization changes: the authz phase has not built the RBAC informers yet")
+	}
+	handler := cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(_ any, initial bool) {
+			if !initial {
+				fn()
+			}
+		},
+		UpdateFunc: func(old, obj any) {
+			o, err1 := meta.Accessor(old)
+			n, err2 := meta.Accessor(obj)
+			if err1 == nil && err2 == nil && o.GetResourceVersion() == n.GetResourceVersion() {
+				return // a resync: nothing changed
+			}
+			fn()
+		},
+		DeleteFunc: func(any) { fn() },
+	}
+	rbacInformers := a.informers.Rbac().V1()
+	var regs []func()
+	remove = func() {
+		for _, r := range regs {
+			r()
+		}
+	}
+	for _, inf := range []cache.SharedIndexInformer{
+		rbacInformers.Roles().Informer(), rbacInformers.RoleBindings().Informer(),
+		rbacInformers.ClusterRoles().Informer(), rbacInformers.ClusterRoleBindings().Informer(),
+	} {
+		reg, err := inf.AddEventHandler(handler)
+		if err != nil {
+			remove()
+			return nil, fmt.Errorf("authorization changes: %w", err)
+		}
+		regs = append(regs, func() { _ = inf.RemoveEventHandler(reg) })
+	}
+	return remove, nil
 }

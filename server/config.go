@@ -10,8 +10,6 @@ import (
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/version"
-	apiversion "k8s.io/apimachinery/pkg/version"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
@@ -181,7 +179,7 @@ func (c *configState) applyLoopback() {
 // v2/v3 configs (InstallLegacyAPIGroup refuses to run without v3; kubectl apply, explain and
 // server-side field validation read the published schemas).
 func (c *configState) applyVersionAndOpenAPI() {
-	c.version = kubewalkVersion{compatibility.NewEffectiveVersionFromString(KubernetesVersion, "", "")}
+	c.version = kubewalkVersion{compatibility.NewEffectiveVersionFromString(KubernetesVersion, "", ""), ReadBuild()}
 	c.generic.EffectiveVersion = c.version
 
 	namer := openapinamer.NewDefinitionNamer(c.scheme.Scheme)
@@ -191,23 +189,6 @@ func (c *configState) applyVersionAndOpenAPI() {
 	c.generic.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(openapi.GetOpenAPIDefinitions, namer)
 	c.generic.OpenAPIV3Config.Info.Title = "kubewalk"
 	c.generic.OpenAPIV3Config.Info.Version = "v" + KubernetesVersion
-}
-
-// kubewalkVersion reports a git version that names kubewalk: the library's default build
-// information ("v0.0.0-master+$Format:%H$") confuses learners reading `kubectl version`.
-type kubewalkVersion struct {
-	compatibility.EffectiveVersion
-}
-
-// Info returns the version information with kubewalk's git version.
-func (v kubewalkVersion) Info() *apiversion.Info {
-	info := v.EffectiveVersion.Info()
-	if info == nil {
-		return nil
-	}
-	info.GitVersion = "v" + version.MustParse(KubernetesVersion).String() + "+kubewalk"
-	info.GitTreeState = "clean"
-	return info
 }
 
 // kubeconfigPath returns where the serve phase writes the kubeconfig.

@@ -70,6 +70,26 @@ func TestServer(t *testing.T) {
 		}
 	})
 
+	t.Run("Version", func(t *testing.T) {
+		// GET /version names kubewalk and reports only what the binary knows: never the
+		// library's -ldflags placeholders.
+		v, err := admin.Discovery().ServerVersion()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.GitVersion != "v"+server.KubernetesVersion+"+kubewalk" {
+			t.Errorf("gitVersion = %q", v.GitVersion)
+		}
+		for name, f := range map[string]string{"gitCommit": v.GitCommit, "gitTreeState": v.GitTreeState, "buildDate": v.BuildDate} {
+			if f == "" || strings.Contains(f, "$Format") || strings.HasPrefix(f, "1970") {
+				t.Errorf("%s = %q: a placeholder", name, f)
+			}
+		}
+		if b := server.ReadBuild(); b.Revision == "" && (v.GitCommit != "unknown" || v.BuildDate != "unknown") {
+			t.Errorf("a test binary records no revision, so gitCommit and buildDate must be unknown: %+v", v)
+		}
+	})
+
 	t.Run("Watch", func(t *testing.T) {
 		cms := admin.CoreV1().ConfigMaps("default")
 		w, err := cms.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=watched"})

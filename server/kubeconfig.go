@@ -109,6 +109,60 @@ func readMarker(path string) (runMarker, bool) {
 	return m, true
 }
 
+// Why RunningKubeconfig finds no live run.
+var (
+	// ErrNoKubeconfig: there is no file at the path, and no run holds it.
+	ErrNoKubeconfig = errors.New("no kubeconfig there")
+	// ErrNotWritten: a live run holds the path but has not written its kubeconfig yet (it
+	// does when the server serves).
+	ErrNotWritten = errors.New("a kubewalk run holds the path but has not written its kubeconfig yet")
+	// ErrRunEnded: the file carries kubewalk's marker, but the run that wrote it has ended.
+	ErrRunEnded = errors.New("the kubewalk run that wrote it has ended")
+	// ErrForeignKubeconfig: the file does not carry kubewalk's marker.
+	ErrForeignKubeconfig = errForeignKubeconfig
+)
+
+// RunningKubeconfig finds the live run behind the kubeconfig at path, as a second run finds
+// the first: the file carries kubewalk's marker (the kubewalk.io/run preferences extension),
+// the process the marker names is alive, and the lock file beside it names the same process.
+// It returns that process's ID, or an error wrapping one of ErrNoKubeconfig, ErrNotWritten
+// (pid is then the run's), ErrRunEnded (pid is the ended run's) or ErrForeignKubeconfig. It
+// only reads: it takes no lock.
+func RunningKubeconfig(path string) (pid int, err error) {
+	holder := 0
+	if b, err := os.ReadFile(path + kubeconfigLockSuffix); err == nil {
+		if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && processAlive(p) {
+			holder = p
+		}
+	}
+	m, err := checkOverwrite(path)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%s: %w", path, err)
+	case m.Run == "" && holder != 0:
+		return holder, fmt.Errorf("%s: %w (pid %d)", path, ErrNotWritten, holder)
+	case m.Run == "":
+		return 0, fmt.Errorf("%s: %w", path, ErrNoKubeconfig)
+	case processAlive(m.PID) && m.PID == holder:
+		return m.PID, nil
+	case holder != 0:
+		// A live run holds the path; the file is an earlier run's, not yet replaced.
+		return holder, fmt.Errorf("%s: %w (pid %d)", path, ErrNotWritten, holder)
+	default:
+		return m.PID, fmt.Errorf("%s: %w (pid %d)", path, ErrRunEnded, m.PID)
+	}
+}
+
+// processAlive reports whether a process with that ID exists (signal 0 checks without
+// sending anything; EPERM means it exists but is another user's).
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := unix.Kill(pid, 0)
+	return err == nil || errors.Is(err, unix.EPERM)
+}
+
 // foreignKubeconfigError is the error for a file kubewalk will not overwrite.
 func foreignKubeconfigError(path string, err error) error {
 	return fmt.Errorf("--kubeconfig %s: %w; kubewalk does not overwrite it: pass another path, or delete the file if you no longer need it", path, err)

@@ -172,8 +172,9 @@ spec:
 		wantErr bool
 	}{
 		{"get ns", "", []string{"get", "ns"}, []string{"default", "kube-system", "kube-public", "Active"}, false},
-		{"create configmap", "", []string{"create", "configmap", "demo", "--from-literal=hello=world"}, []string{"configmap/demo created"}, false},
-		{"get cm -o yaml", "", []string{"get", "cm", "demo", "-o", "yaml"}, []string{"hello: world", "kubewalk.io/created-by: kubewalk-admin"}, false},
+		{"create configmap", "", []string{"--context", "alice", "create", "configmap", "demo", "--from-literal=greeting=hello"}, []string{"configmap/demo created"}, false},
+		{"get cm -o yaml", "", []string{"get", "cm", "demo", "-o", "yaml"}, []string{"greeting: hello", "kubewalk.io/created-by: alice"}, false},
+		{"create it again", "", []string{"--context", "alice", "create", "configmap", "demo", "--from-literal=greeting=hello"}, []string{`configmaps "demo" already exists`}, true},
 		{"get cm table", "", []string{"get", "cm"}, []string{"NAME", "DATA", "AGE", "demo"}, false},
 		{"apply -f", manifest, []string{"apply", "-f", "-"}, []string{"configmap/applied created"}, false},
 		{"diff", strings.Replace(manifest, "blue", "green", 1), []string{"diff", "-f", "-"}, []string{"-  color: blue", "+  color: green"}, true /* diff exits 1 when different */},

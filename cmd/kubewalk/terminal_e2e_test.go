@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/kubewalk/kubewalk/content"
 	"github.com/kubewalk/kubewalk/lessons"
 )
@@ -225,4 +227,51 @@ func alive(pid int) bool {
 	}
 	_, rest, _ := strings.Cut(string(b), ") ")
 	return !strings.HasPrefix(rest, "Z") && !strings.HasPrefix(rest, "X")
+}
+
+// TestPlainFitsTerminal runs the plain transcript in an 80-column terminal, in English and in
+// Chinese: every line fits the terminal, so the terminal never splits a word; only a word
+// wider than the whole line (none is expected) may overflow. tmux joins the lines it wrapped
+// (capture-pane -J), so a line wider than 80 here is one the terminal had to wrap.
+func TestPlainFitsTerminal(t *testing.T) {
+	for _, lang := range []string{"en", "zh-CN"} {
+		t.Run(lang, func(t *testing.T) {
+			sb := newSandbox(t)
+			m, rc, _ := startTmux(t, sb, 80, 24, nil, "--plain", "--restart", "--lang", lang, "--log-file", sb.log)
+			m.run("set-option", "-t", "kw", "history-limit", "100000")
+			m.waitFor(`\[Enter\]`, time.Minute)
+			m.run("send-keys", "-t", "kw", "a", "Enter")
+			m.waitFor(`\(or Ctrl-C\) to stop it|（或 Ctrl-C）停止`, 2*time.Minute)
+			joined := m.run("capture-pane", "-p", "-J", "-S", "-", "-t", "kw")
+			lines, over := 0, 0
+			for _, l := range strings.Split(joined, "\n") {
+				l = strings.TrimRight(l, " ")
+				lines++
+				if ansi.StringWidth(l) <= 80 {
+					continue
+				}
+				longest := 0
+				for _, w := range strings.Fields(l) {
+					longest = max(longest, ansi.StringWidth(w))
+				}
+				if longest < 60 {
+					over++
+					if over <= 5 {
+						t.Errorf("a line of %d cells the terminal had to wrap:\n%s", ansi.StringWidth(l), l)
+					}
+				}
+			}
+			if over > 5 {
+				t.Errorf("… and %d more", over-5)
+			}
+			if lines < 500 {
+				t.Errorf("only %d lines: the transcript did not run through", lines)
+			}
+			m.run("send-keys", "-t", "kw", "Enter")
+			if code := m.waitFile(rc, time.Minute); code != "0" {
+				t.Errorf("exit code %s, want 0", code)
+			}
+			sb.assertNothingLeft(t)
+		})
+	}
 }

@@ -24,7 +24,8 @@ func newLessonsCommand(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lessons",
 		Short: "List the lessons with your progress",
-		Long: `List the lessons, one per startup phase, with their step count and how far you got.
+		Long: `List the lessons, one per startup phase, with their step count and how far you got,
+then each lesson's exercises, marked ✓ when done.
 The language comes from --lang, else from LANGUAGE, LC_ALL, LC_MESSAGES or LANG.`,
 		Example: `  kubewalk lessons
   kubewalk lessons --lang zh-CN
@@ -98,8 +99,10 @@ func listLessons(lang string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "kubewalk: "+tr.CLILessonsWarn+"\n", err)
 	}
 	ids := map[string][]string{} // lesson id -> its exercise ids
+	byLesson := map[string][]lessons.Exercise{}
 	for _, e := range exs {
 		ids[e.Lesson] = append(ids[e.Lesson], e.ID)
+		byLesson[e.Lesson] = append(byLesson[e.Lesson], e)
 	}
 	rows := [][]string{strings.Split(tr.CLILessonsHeader, "\t")}
 	for _, l := range ls {
@@ -119,6 +122,29 @@ func listLessons(lang string, stdout, stderr io.Writer) error {
 	}
 	for _, line := range i18n.Table(rows, 2) {
 		fmt.Fprintln(stdout, line)
+	}
+	if len(exs) == 0 {
+		return nil
+	}
+	// Which exercises are done, lesson by lesson: the counts above do not say which.
+	fmt.Fprintln(stdout)
+	fmt.Fprintln(stdout, tr.CLIExercisesHeading)
+	for _, l := range ls {
+		if len(byLesson[l.ID]) == 0 {
+			continue
+		}
+		where := l.Phase
+		if where == "" {
+			where = l.Track
+		}
+		fmt.Fprintf(stdout, "  %s · %s\n", where, l.Title)
+		for _, e := range byLesson[l.ID] {
+			mark := "○"
+			if progress.Exercises[e.ID].Done {
+				mark = "✓"
+			}
+			fmt.Fprintf(stdout, "    %s %s\n", mark, e.Title)
+		}
 	}
 	return nil
 }

@@ -27,6 +27,7 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer, sess *session) int {
+	stampLibraryVersions()
 	root := newRootCommand(stdout, stderr, sess)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
@@ -118,7 +119,7 @@ real kubectl at it.`,
 	root.SetErr(stderr)
 	rootTour.addFlags(root)
 	root.AddCommand(newTourCommand(stdout, stderr, sess), newServeCommand(stdout, stderr, sess),
-		newLessonsCommand(stdout, stderr), newGlossaryCommand(stdout), newVersionCommand(stdout),
+		newLessonsCommand(stdout, stderr), newGlossaryCommand(stdout), newVersionCommand(stdout), newEnvCommand(stdout),
 		newClassCommand(stdout, stderr, sess), newJoinCommand(stdout, stderr, sess))
 	for _, c := range root.Commands() {
 		if c.Name() == "class" {

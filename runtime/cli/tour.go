@@ -217,7 +217,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 			Source: func(s lessons.Step) (lessons.Location, error) {
 				return res.Local(server.SourceFS, s.Anchor, s.Focus)
 			},
-			Progress:     prog.record,
+			Progress:     plainProgress(prog, interactive),
 			Exercises:    exs,
 			ExerciseDone: prog.exerciseIsDone,
 		}
@@ -225,7 +225,8 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 		if rec != nil {
 			out = rec.TeeCooked(stdout)
 		}
-		popts := plain.Options{Out: out, In: lines, Interactive: interactive, Start: start, Traces: traces.Store}
+		popts := plain.Options{Out: out, In: lines, Interactive: interactive, Start: start, Traces: traces.Store,
+			Width: plain.TerminalWidth(os.Stdout)}
 		plainClass(&popts, class, o, i18n.For(lang), interactive)
 		err := plain.Run(ctx, eng, w, popts)
 		interrupted := ctx.Err() != nil
@@ -278,6 +279,17 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 		err = fmt.Errorf(i18n.For(lang).ErrShutdown, closeErr)
 	}
 	return err
+}
+
+// plainProgress is how a plain walkthrough records the steps it shows. A run nobody steps (stdin
+// not a terminal, or --auto) prints every step straight through and records none: nobody read
+// them at a pause, so the next run must not offer to resume after them. Such a run leaves the
+// progress file as it was, unless --reset-exercises asked to clear the exercises.
+func plainProgress(p *progressRecorder, interactive bool) func(lessonID, stepID string) {
+	if !interactive {
+		return nil
+	}
+	return p.record
 }
 
 // plainClass wires a class into a plain transcript. A student's follows the instructor and

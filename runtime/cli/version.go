@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -16,36 +15,47 @@ func newVersionCommand(stdout io.Writer) *cobra.Command {
 		Short: "Print kubewalk's version and the versions of the libraries it is built on",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprint(stdout, versionText())
+			fmt.Fprint(stdout, versionText(server.ReadBuild()))
 			return nil
 		},
 	}
 }
 
-// versionText reports the module versions compiled into this binary.
-func versionText() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "kubewalk (no build information)\n"
-	}
-	mods := map[string]string{}
-	for _, d := range info.Deps {
-		v := d.Version
-		if d.Replace != nil {
-			v = d.Replace.Version
-		}
-		mods[d.Path] = v
-	}
-	self := info.Main.Version
-	if self == "" || self == "(devel)" {
+// versionText reports what the binary records about its build: kubewalk's own revision (or
+// that none was recorded, as with `go run`) and the module versions compiled in.
+func versionText(b server.Build) string {
+	self := b.Version
+	if self == "" {
 		self = "devel"
 	}
-	return fmt.Sprintf(`kubewalk %s
+	commit := "commit unknown (go run, or built without VCS information)"
+	if b.Revision != "" {
+		commit = "commit " + b.Revision
+		if b.Modified {
+			commit += " with uncommitted changes"
+		}
+		if !b.Time.IsZero() {
+			commit += ", " + b.Date()
+		}
+	}
+	kubectlVersion := server.KubernetesRelease(b.Module("k8s.io/kubectl"))
+	if kubectlVersion == "" {
+		kubectlVersion = server.Unknown
+	}
+	orNone := func(v string) string {
+		if v == "" {
+			return server.Unknown
+		}
+		return v
+	}
+	return fmt.Sprintf(`kubewalk %s, %s
   serves Kubernetes API version v%s
+  in-process kubectl                %s (k8s.io/kubectl %s)
   k8s.io/apiserver                  %s
   k8s.io/client-go                  %s
   go.etcd.io/etcd/server/v3 (embed) %s
   go                                %s
-`, self, server.KubernetesVersion, mods["k8s.io/apiserver"], mods["k8s.io/client-go"],
-		mods["go.etcd.io/etcd/server/v3"], info.GoVersion)
+`, self, commit, server.KubernetesVersion, kubectlVersion, orNone(b.Module("k8s.io/kubectl")),
+		orNone(b.Module("k8s.io/apiserver")), orNone(b.Module("k8s.io/client-go")),
+		orNone(b.Module("go.etcd.io/etcd/server/v3")), orNone(b.GoVersion))
 }

@@ -92,22 +92,23 @@ func (k *Checker) clients() error {
 	return k.err
 }
 
-// MatchTrace reports whether trace t matches trace check c, and the detail to explain it: the
-// named stage's detail (or the value of its field that holds c.Detail, such as the response's
-// message), else who did what with which answer.
+// MatchTrace reports whether trace t matches trace check c, and the detail to explain it in
+// English: the named stage's detail (or the value of its field that holds c.Detail, such as
+// the response's message), else who did what with which answer. A check that names a user
+// matches only that user's own requests, not another user's --as, unless it names the
+// impersonator. An event check never matches one trace alone: WatchEvent decides it.
 func MatchTrace(c lessons.ExerciseCheck, t *tracing.Trace) (string, bool) {
-	if c.Kind != lessons.CheckTrace {
-		return "", false
-	}
-	for _, f := range []struct{ want, got string }{
-		{c.User, t.User}, {c.Verb, t.Verb}, {c.Resource, t.Resource}, {c.Subresource, t.Subresource},
-		{c.Namespace, t.Namespace}, {c.Name, t.Name}, {c.Path, t.Path},
-	} {
-		if f.want != "" && f.want != f.got {
-			return "", false
-		}
-	}
-	if c.Code != 0 && c.Code != t.Code {
+	return matchTrace(c, t, nil)
+}
+
+// MatchTraceIn is MatchTrace with the detail in tr's language: the lane's own words
+// translated, what the server wrote as it is. The check matches the English all the same.
+func MatchTraceIn(c lessons.ExerciseCheck, t *tracing.Trace, tr *i18n.Strings) (string, bool) {
+	return matchTrace(c, t, tr)
+}
+
+func matchTrace(c lessons.ExerciseCheck, t *tracing.Trace, tr *i18n.Strings) (string, bool) {
+	if c.Kind != lessons.CheckTrace || c.Event || !matchRequest(c, t) {
 		return "", false
 	}
 	detail := ""
@@ -117,7 +118,7 @@ func MatchTrace(c lessons.ExerciseCheck, t *tracing.Trace) (string, bool) {
 			if c.Stage != "" && (s.Name != c.Stage || (c.Outcome != "" && string(s.Outcome) != c.Outcome)) {
 				continue
 			}
-			if d, ok := stageDetail(s, c.Detail); ok {
+			if d, ok := stageDetail(s, c.Detail, tr); ok {
 				found, detail = true, d
 				break
 			}
@@ -127,24 +128,103 @@ func MatchTrace(c lessons.ExerciseCheck, t *tracing.Trace) (string, bool) {
 		}
 	}
 	if detail == "" {
-		who := t.User
-		if who == "" {
-			who = "an unauthenticated client"
-		}
-		detail = fmt.Sprintf("%s %s %s → %d", who, strings.ToUpper(t.Verb), t.Path, t.Code)
+		detail = requestDetail(t, tr)
 	}
 	return detail, true
 }
 
+// matchRequest reports whether t is the request c describes: who, what, where, which answer,
+// and which kubectl command sent it (the stages aside).
+func matchRequest(c lessons.ExerciseCheck, t *tracing.Trace) bool {
+	for _, f := range []struct{ want, got string }{
+		{c.User, t.User}, {c.Verb, t.Verb}, {c.Resource, t.Resource}, {c.Subresource, t.Subresource},
+		{c.Namespace, t.Namespace}, {c.Name, t.Name}, {c.Path, t.Path}, {c.Command, t.Command},
+		{c.Impersonator, t.Impersonator},
+	} {
+		if f.want != "" && f.want != f.got {
+			return false
+		}
+	}
+	if c.User != "" && c.Impersonator == "" && t.Impersonator != "" {
+		return false // another user's --as is not the user's own request
+	}
+	return c.Code == 0 || c.Code == t.Code
+}
+
+// requestDetail says who did what with which answer: "bob LIST /api/v1/... → 403".
+func requestDetail(t *tracing.Trace, tr *i18n.Strings) string {
+	if tr == nil {
+		tr = i18n.For(i18n.English)
+	}
+	who := t.User
+	if who == "" {
+		who = tr.ExDetailNobody
+	}
+	return fmt.Sprintf(tr.ExDetailRequest, who, strings.ToUpper(t.Verb), t.Path, t.Code)
+}
+
+// WatchEvent reports whether watch, a request matching event check c, was reached by the event
+// of write: a change to an object it watches (same group and resource, in its namespace or
+// any, its name when it watches one) that the server received after the watch and answered
+// with success while the watch was still open (now, when it has not finished). The watch
+// cache sends such an event to every watch open on its key range.
+func WatchEvent(c lessons.ExerciseCheck, watch, write *tracing.Trace) bool {
+	if c.Kind != lessons.CheckTrace || !c.Event || watch.Verb != "watch" || !matchRequest(c, watch) {
+		return false
+	}
+	if watch.Code != 200 || !write.Done || write.Code < 200 || write.Code > 299 || !isWrite(write.Verb) {
+		return false
+	}
+	if write.APIGroup != watch.APIGroup || write.Resource != watch.Resource ||
+		(write.Subresource != "" && write.Subresource != "status" && write.Subresource != "scale") {
+		return false
+	}
+	if (watch.Namespace != "" && write.Namespace != watch.Namespace) || (watch.Name != "" && write.Name != watch.Name) {
+		return false
+	}
+	if !write.Received.After(watch.Received) {
+		return false
+	}
+	writeEnd := write.Received.Add(write.Duration)
+	return !watch.Done || watch.Received.Add(watch.Duration).After(writeEnd)
+}
+
+// isWrite reports whether a request verb changes objects.
+func isWrite(verb string) bool {
+	switch verb {
+	case "create", "update", "patch", "delete", "deletecollection":
+		return true
+	}
+	return false
+}
+
+// watchEventDetail says whose watch got which change.
+func watchEventDetail(watch, write *tracing.Trace, tr *i18n.Strings) string {
+	where := watch.Namespace
+	if where == "" {
+		where = tr.ExDetailAllNamespaces
+	}
+	what := write.Resource
+	if write.Name != "" {
+		what += "/" + write.Name
+	}
+	return fmt.Sprintf(tr.ExDetailWatchEvent, watch.User, watch.Resource, where, write.User, strings.ToUpper(write.Verb), what)
+}
+
 // stageDetail reports whether stage s holds want (always, when want is empty): in its detail,
-// which it returns, or in the value of one of its fields, which it then returns.
-func stageDetail(s tracing.Stage, want string) (string, bool) {
+// which it returns, or in the value of one of its fields, which it then returns. It matches
+// the English (a check's detail is written in English) and returns the words in tr's
+// language (English when tr is nil).
+func stageDetail(s tracing.Stage, want string, tr *i18n.Strings) (string, bool) {
+	if tr == nil {
+		tr = i18n.For(i18n.English)
+	}
 	if strings.Contains(s.Detail, want) {
-		return s.Detail, true
+		return s.DetailIn(tr), true
 	}
 	for _, f := range s.Fields {
 		if strings.Contains(f.Value, want) {
-			return f.Value, true
+			return f.ValueIn(tr), true
 		}
 	}
 	return "", false
@@ -189,19 +269,39 @@ func (k *Checker) object(ctx context.Context, c lessons.ExerciseCheck) (Result, 
 	if c.Namespace != "" {
 		name = c.Namespace + "/" + c.Name
 	}
+	kind := obj.GetKind()
+	if kind == "" {
+		kind = c.Resource
+	}
 	var got []string
 	for _, f := range sortedKeys(c.Fields) {
 		v, ok := jsonPathValue(f, obj.Object)
 		if !ok || v != c.Fields[f] {
 			return Result{}, nil
 		}
-		got = append(got, f+"="+v)
+		got = append(got, fmt.Sprintf(k.tr.ExDetailFieldValue, k.fieldWords(f), v))
 	}
-	detail := fmt.Sprintf("%s %s exists", c.Resource, name)
+	detail := fmt.Sprintf(k.tr.ExDetailObjectExists, kind, name)
 	if len(got) > 0 {
-		detail = fmt.Sprintf("%s %s has %s", c.Resource, name, strings.Join(got, ", "))
+		detail = fmt.Sprintf(k.tr.ExDetailObjectHas, kind, name, strings.Join(got, k.tr.ExDetailAnd))
 	}
 	return Result{Passed: true, Detail: detail}, nil
+}
+
+// fieldWords says which field a check's JSONPath names, as a learner reads it: "annotation
+// kubewalk.io/created-by" for {.metadata.annotations.kubewalk\.io/created-by}, "status.replicas"
+// for {.status.replicas}.
+func (k *Checker) fieldWords(path string) string {
+	p := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(path, "{"), "."), "}")
+	for _, m := range []struct{ prefix, format string }{
+		{"metadata.annotations.", k.tr.ExDetailAnnotation},
+		{"metadata.labels.", k.tr.ExDetailLabel},
+	} {
+		if rest, ok := strings.CutPrefix(p, m.prefix); ok {
+			return fmt.Sprintf(m.format, strings.ReplaceAll(rest, `\.`, "."))
+		}
+	}
+	return strings.ReplaceAll(p, `\.`, ".")
 }
 
 // jsonPathValue evaluates a kubectl JSONPath on obj; false when a key is missing.
@@ -251,7 +351,7 @@ func (k *Checker) etcdKey(ctx context.Context, c lessons.ExerciseCheck) (Result,
 	if err != nil || kv == nil {
 		return Result{}, err
 	}
-	return Result{Passed: true, Detail: fmt.Sprintf("%s (mod revision %d)", kv.Key, kv.ModRevision)}, nil
+	return Result{Passed: true, Detail: fmt.Sprintf(k.tr.ExDetailEtcdKey, kv.Key, kv.ModRevision)}, nil
 }
 
 // etcdKV is the part of an etcd key-value the checks read.
@@ -294,7 +394,9 @@ func (k *Checker) Answer(ctx context.Context, e lessons.Exercise, answer string)
 	switch c.Kind {
 	case lessons.CheckAnswer:
 		if c.Accepts(answer) {
-			return Result{Passed: true, Detail: strings.TrimSpace(answer)}, nil
+			// The canonical answer, not the words typed: a why that names the kind around
+			// {detail} ("RoleBinding {detail}") must not repeat it.
+			return Result{Passed: true, Detail: c.Accept[0]}, nil
 		}
 		return Result{Wrong: k.tr.ExWrongAnswer}, nil
 	case lessons.CheckChoice:
@@ -318,7 +420,7 @@ func (k *Checker) Answer(ctx context.Context, e lessons.Exercise, answer string)
 		if strings.TrimSpace(answer) != want {
 			return Result{Wrong: k.tr.ExWrongRevision}, nil
 		}
-		return Result{Passed: true, Detail: fmt.Sprintf("%s is at mod revision %s", kv.Key, want)}, nil
+		return Result{Passed: true, Detail: fmt.Sprintf(k.tr.ExDetailEtcdRevision, kv.Key, want)}, nil
 	}
 	return Result{}, ErrNotTyped
 }

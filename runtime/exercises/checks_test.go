@@ -1,7 +1,9 @@
 package exercises_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/exercises"
@@ -69,5 +71,108 @@ func TestMatchTrace(t *testing.T) {
 				t.Errorf("MatchTrace = %q, %v; want %q, %v", detail, ok, tt.wantDetail, tt.wantOK)
 			}
 		})
+	}
+}
+
+// TestMatchTraceWho: a check that names a user matches that user's own request, not another
+// user's --as unless it names the impersonator; a command must be the kubectl command that
+// sent the request.
+func TestMatchTraceWho(t *testing.T) {
+	own := &tracing.Trace{User: "bob", Verb: "list", Resource: "configmaps", Namespace: "kube-system", Code: 403, Path: "/api/v1/namespaces/kube-system/configmaps"}
+	as := *own
+	as.Impersonator = "kubewalk-admin"
+	explain := &tracing.Trace{User: "kubewalk-admin", Verb: "get", Path: "/openapi/v3/api/v1", Code: 200, Command: "kubectl explain"}
+	raw := *explain
+	raw.Command = "kubectl get"
+	tests := []struct {
+		name   string
+		check  lessons.ExerciseCheck
+		trace  *tracing.Trace
+		wantOK bool
+	}{
+		{"the user's own request", lessons.ExerciseCheck{Kind: lessons.CheckTrace, User: "bob", Code: 403}, own, true},
+		{"another user's --as", lessons.ExerciseCheck{Kind: lessons.CheckTrace, User: "bob", Code: 403}, &as, false},
+		{"--as when the check names the impersonator", lessons.ExerciseCheck{Kind: lessons.CheckTrace, User: "bob", Impersonator: "kubewalk-admin"}, &as, true},
+		{"the impersonator named, the user's own request", lessons.ExerciseCheck{Kind: lessons.CheckTrace, User: "bob", Impersonator: "kubewalk-admin"}, own, false},
+		{"no user named: --as counts", lessons.ExerciseCheck{Kind: lessons.CheckTrace, Code: 403}, &as, true},
+		{"the wrong namespace", lessons.ExerciseCheck{Kind: lessons.CheckTrace, User: "bob", Namespace: "default"}, own, false},
+		{"kubectl explain", lessons.ExerciseCheck{Kind: lessons.CheckTrace, Command: "kubectl explain", Path: "/openapi/v3/api/v1"}, explain, true},
+		{"the same document fetched by get --raw", lessons.ExerciseCheck{Kind: lessons.CheckTrace, Command: "kubectl explain", Path: "/openapi/v3/api/v1"}, &raw, false},
+		{"an event check never matches one request", lessons.ExerciseCheck{Kind: lessons.CheckTrace, Verb: "list", Resource: "configmaps", Event: true}, own, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, ok := exercises.MatchTrace(tt.check, tt.trace); ok != tt.wantOK {
+				t.Errorf("MatchTrace = %v, want %v", ok, tt.wantOK)
+			}
+		})
+	}
+}
+
+// TestWatchEvent: a watch counts as reached by a write when the write changed what it
+// watches, after it opened, and finished while it was still open.
+func TestWatchEvent(t *testing.T) {
+	t0 := time.Now()
+	check := lessons.ExerciseCheck{Kind: lessons.CheckTrace, Verb: "watch", Resource: "configmaps", Namespace: "default", Event: true}
+	watch := func(mod func(w *tracing.Trace)) *tracing.Trace {
+		w := &tracing.Trace{User: "kubewalk-admin", Verb: "watch", Resource: "configmaps", Namespace: "default", Code: 200, LongRunning: true, Received: t0}
+		if mod != nil {
+			mod(w)
+		}
+		return w
+	}
+	write := func(mod func(w *tracing.Trace)) *tracing.Trace {
+		w := &tracing.Trace{User: "alice", Verb: "create", Resource: "configmaps", Namespace: "default", Name: "watched", Code: 201, Done: true,
+			Received: t0.Add(time.Second), Duration: time.Millisecond}
+		if mod != nil {
+			mod(w)
+		}
+		return w
+	}
+	tests := []struct {
+		name         string
+		check        lessons.ExerciseCheck
+		watch, write *tracing.Trace
+		want         bool
+	}{
+		{"a create while the watch is open", check, watch(nil), write(nil), true},
+		{"a delete", check, watch(nil), write(func(w *tracing.Trace) { w.Verb, w.Code = "delete", 200 }), true},
+		{"a status write", check, watch(nil), write(func(w *tracing.Trace) { w.Verb, w.Subresource, w.Code = "patch", "status", 200 }), true},
+		{"a watch of all namespaces", lessons.ExerciseCheck{Kind: lessons.CheckTrace, Verb: "watch", Resource: "configmaps", Event: true},
+			watch(func(w *tracing.Trace) { w.Namespace = "" }), write(func(w *tracing.Trace) { w.Namespace = "kube-public" }), true},
+		{"a write in another namespace", check, watch(nil), write(func(w *tracing.Trace) { w.Namespace = "kube-public" }), false},
+		{"a write of another resource", check, watch(nil), write(func(w *tracing.Trace) { w.Resource = "secrets" }), false},
+		{"a write of another object than the one watched", check, watch(func(w *tracing.Trace) { w.Name = "other" }), write(nil), false},
+		{"a refused write", check, watch(nil), write(func(w *tracing.Trace) { w.Code = 422 }), false},
+		{"a read", check, watch(nil), write(func(w *tracing.Trace) { w.Verb, w.Code = "get", 200 }), false},
+		{"a write before the watch", check, watch(nil), write(func(w *tracing.Trace) { w.Received = t0.Add(-time.Second) }), false},
+		{"a write after the watch ended", check, watch(func(w *tracing.Trace) { w.Done, w.Duration = true, 500*time.Millisecond }), write(nil), false},
+		{"a write before the watch ended", check, watch(func(w *tracing.Trace) { w.Done, w.Duration = true, 2*time.Second }), write(nil), true},
+		{"a watch refused", check, watch(func(w *tracing.Trace) { w.Code = 403 }), write(nil), false},
+		{"a watch in the wrong namespace", check, watch(func(w *tracing.Trace) { w.Namespace = "kube-public" }), write(func(w *tracing.Trace) { w.Namespace = "kube-public" }), false},
+		{"a list is not a watch", check, watch(func(w *tracing.Trace) { w.Verb = "list" }), write(nil), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := exercises.WatchEvent(tt.check, tt.watch, tt.write); got != tt.want {
+				t.Errorf("WatchEvent = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestAnswerWhy: the why of a typed answer names the canonical answer, however the learner
+// typed it, so a why that names the kind around it never repeats a word.
+func TestAnswerWhy(t *testing.T) {
+	ex := lessons.Exercise{ID: "binding", Why: "Right: RoleBinding {detail} binds the Role configmap-editor to alice.",
+		Check: lessons.ExerciseCheck{Kind: lessons.CheckAnswer, Accept: []string{"alice-configmaps", "rolebinding alice-configmaps", "rolebinding/alice-configmaps"}}}
+	for _, typed := range []string{"alice-configmaps", "RoleBinding alice-configmaps", " rolebinding/alice-configmaps. "} {
+		res, err := exercises.NewChecker(nil, nil).Answer(context.Background(), ex, typed)
+		if err != nil || !res.Passed {
+			t.Fatalf("%q: %+v, %v", typed, res, err)
+		}
+		if got, want := exercises.Why(ex, res.Detail), "Right: RoleBinding alice-configmaps binds the Role configmap-editor to alice."; got != want {
+			t.Errorf("%q: why %q, want %q", typed, got, want)
+		}
 	}
 }

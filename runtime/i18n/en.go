@@ -22,6 +22,7 @@ type Strings struct {
 	KeyCollapseAll, KeyRaw, KeyUpstream, KeyWrap, KeySearch, KeyMatchNext, KeyMatchPrev string
 	KeyOpenMatch, KeyCommand, KeyFilter, KeyLoopback, KeyStageSource, KeyStageEtcd      string
 	KeyHeldStep, KeyHeldRun, KeyHeldAbort, KeyHelp, KeyQuit                             string
+	KeyZoom, BarZoom, BarUnzoom                                                         string
 	// Keys the help bar names only in one situation.
 	KeyAnyKey, KeyAnyOtherKey                                                     string
 	BarSearch, BarCancel, BarScroll, BarCloseHelp, BarBegin, BarClose, BarFilter  string
@@ -85,6 +86,8 @@ type Strings struct {
 	NoteStageNoCode        string
 	NoteStageNoEtcd        string
 	NoteStoppingKubectl    string
+	NoteKubectlBeside      string // %s: the command line that goes on beside
+	NoteKubectlBesideEnded string // %s: the command line
 	NoteNoLane             string
 	NoteEtcdNotWired       string
 	NoteKeyNotListed       string
@@ -110,6 +113,7 @@ type Strings struct {
 	CmdRequestsArg, CmdUnbreakWhich                                             string
 	CmdColumn                                                                   string // %d: a column, %s: the problem
 	CmdKubectlRunning                                                           string // %s: the command line
+	CmdKubectlBesideBusy                                                        string // %s: the command line beside
 	SuggestTitle, SuggestErrorTitle, SuggestCommandsTitle                       string
 	SuggestMore                                                                 string // %d: how many
 	PromptHint                                                                  string
@@ -181,8 +185,56 @@ type Strings struct {
 	LaneOpens                                                      string
 	LaneEtcdKey                                                    string // %s: the key
 
+	// What a request lane says about its stages (runtime/tracing assembles them: a stage's
+	// detail, its fields' labels and values). Users, keys, plugin and authorizer names, and
+	// the errors and reasons the server wrote go in as arguments, verbatim.
+	LaneListSep, LaneNamed                               string // LaneNamed: %s name, %s what it said
+	LaneUserGroups                                       string // %s user, %s groups
+	LaneAuthnNone, LaneAuthnErr, LaneAuthnLoopback       string // %s: the error, the user
+	LaneAuthnAccepted, LaneAuthnRefused                  string // %s: the user, the error
+	LaneAuthnNoCert, LaneAuthnNoToken, LaneAuthnNoAnon   string
+	LaneAuthnNoAnswer                                    string
+	LaneAccessCheck                                      string // %s verb, %s resource, %s name, %s decision
+	LaneImpTime, LaneImpDenied, LaneImpChecked           string
+	LaneImpActingAs                                      string // %s real user, %s impersonated user
+	LaneImpSkipped                                       string
+	LaneFlowTooMany, LaneFlowPF, LaneFlowLongRunning     string
+	LaneFlowAdmitted, LaneFlowNote                       string
+	LaneAllowed, LaneDenied, LaneNoOpinion               string
+	LaneAllowedBy                                        string // %s: the authorizer's reason, which says "allowed"
+	LaneAllowedReason, LaneDeniedReason                  string // %s: the authorizer's reason
+	LaneNoOpinionReason                                  string // %s: the authorizer's reason
+	LaneDecisionErr                                      string // %s decision, %s error
+	LaneForbidden                                        string // %s: why
+	LaneAuthzUnion                                       string
+	LaneHeldStepping                                     string // %s: since when
+	LaneHeldBreakpoint                                   string // %s breakpoint, %s since when
+	LaneHoldStepping                                     string // %s how long, %s then what
+	LaneHoldBreakpoint                                   string // %s breakpoint, %s how long, %s then what
+	LaneHoldStepped, LaneHoldContinued, LaneHoldFailed   string
+	LaneHoldTimeout, LaneHoldReleased, LaneHoldGone      string
+	LaneAbortedAt                                        string // %s: the stage
+	LaneHeldBeforeAdmission, LaneNoChange, LaneChanged   string
+	LaneFieldErrors1                                     string // %s: the strategy
+	LaneFieldErrors                                      string // %d errors, %s strategy
+	LaneStrategyValid, LaneValid                         string // %s: the strategy
+	LaneGenericRefused                                   string // %s: the function
+	LaneStorageRev, LaneStorageAskedRV, LaneStorageWhere string // %s
+	LaneDetailRev, LaneDetailWhere                       string // %s
+	LaneFromCache, LaneNotFound, LaneStreaming           string
+	LaneFieldTime, LaneFieldNote, LaneFieldChain         string
+	LaneFieldBreakpoint, LaneFieldOperation              string
+	LaneFieldStrategy, LaneFieldThen, LaneFieldKey       string
+	LaneFieldRevision, LaneFieldMessage                  string
+	LaneFieldAskedInHandler                              string
+	LaneUnauthenticated, LaneStoppedMark                 string
+	LaneAs                                               string // %s real user, %s impersonated user
+	LanePatchLine                                        string // %s: the patch
+
 	// The kubectl view.
 	KubectlShuttingDown, KubectlIntro, KubectlIntroWatch string
+	KubectlBeside                                        string // %s: the command line that goes on beside
+	KubectlBesideEarlier                                 string // %d: lines not shown
 	KubectlStarting                                      string // %w: the error
 	KubectlAs                                            string // %s: the context
 	KubectlDropped                                       string // %d
@@ -227,6 +279,7 @@ type Strings struct {
 	ServedContexts, ServedTry               string
 	ServedAsAdmin, ServedAliceWrites        string
 	ServedBobMayNot, ServedAliceRBAC        string
+	ServedCreatedBy, ServedEnvHint          string
 	ServedHere, ServedHereNote, ServedTitle string
 
 	// The lesson pane.
@@ -283,6 +336,7 @@ type Strings struct {
 	ExAnswerPrompt, ExAnswerHint                            string
 	NoteExLocked                                            string // %s: the phase
 	NoteExDone, NoteExAllHints, NoteExRight, NoteExNoAnswer string
+	NoteExDoneHints                                         string
 	NoteExWrong                                             string // %s: what was wrong
 	NoteExNoChoice                                          string // %d: the number pressed
 	NoteExHintFailed, NoteExAnswerFailed                    string // %s: the error
@@ -295,9 +349,23 @@ type Strings struct {
 	ExWrongEmpty, ExWrongAnswer, ExWrongNoKey, ExWrongRevision string
 	ExWrongChoice                                              string // %d: the option chosen
 	ExWrongRange                                               string // %d: the number of options
-	PlainExercises                                             string
-	PlainExercise                                              string // %s marker, %s title, %s goal
-	CLIExercisesReset                                          string
+	// What made an exercise pass ({detail} in its why): a request, a watch's event, an
+	// object's fields, an etcd key.
+	ExDetailRequest       string // %s who, %s VERB, %s path, %d code
+	ExDetailNobody        string // who, for an unauthenticated client
+	ExDetailWatchEvent    string // %s watcher, %s resource, %s namespace, %s writer, %s VERB, %s resource/name
+	ExDetailAllNamespaces string
+	ExDetailObjectExists  string // %s kind, %s namespace/name
+	ExDetailObjectHas     string // %s kind, %s namespace/name, %s the fields
+	ExDetailFieldValue    string // %s field, %s value
+	ExDetailAnd           string // between two fields
+	ExDetailAnnotation    string // %s: the annotation's key
+	ExDetailLabel         string // %s: the label's key
+	ExDetailEtcdKey       string // %s key, %d mod revision
+	ExDetailEtcdRevision  string // %s key, %s mod revision
+	PlainExercises        string
+	PlainExercise         string // %s marker, %s title, %s goal
+	CLIExercisesReset     string
 
 	// Errors the walkthrough returns to the command line.
 	ErrNoLessons    string
@@ -314,6 +382,15 @@ type Strings struct {
 	ErrRecord       string // %s the file, %w
 	ErrRecordCut    string // %s the file, %v
 	ErrTheme        string // %q the flag value, %s the themes
+
+	// kubewalk env: the export line for the running kubewalk, or why there is none.
+	CLIEnvComment string // %d pid, %s server address
+	ErrEnvNoPath  string
+	ErrEnvNone    string // %s kubeconfig path
+	ErrEnvNotYet  string // %d pid, %s kubeconfig path
+	ErrEnvEnded   string // %s kubeconfig path, %d pid
+	ErrEnvForeign string // %s kubeconfig path
+	ErrEnvRead    string // %s kubeconfig path, %w
 
 	// The command line (kubewalk tour, serve, lessons, glossary).
 	CLIInterrupted      string
@@ -339,6 +416,7 @@ type Strings struct {
 	CLINoProgress       string // %v
 	CLILessonsHeader    string // PHASE, STEPS, PROGRESS, EXERCISES, LESSON, tab-separated
 	CLILessonDone       string
+	CLIExercisesHeading string
 	CLIGlossaryHeader   string // ENGLISH, CHINESE, tab-separated
 	CLICrashedNoLog     string // %s: how
 	CLICrashed          string // %s how, %s log path
@@ -565,6 +643,9 @@ func english() Strings {
 		KeyLive:        "back to live",
 		KeyFocusNext:   "next pane",
 		KeyFocusPrev:   "previous pane",
+		KeyZoom:        "zoom the pane to the whole screen, and back",
+		BarZoom:        "zoom",
+		BarUnzoom:      "unzoom",
 		KeyServed:      "kubectl panel",
 		KeyUp:          "up",
 		KeyDown:        "down",
@@ -696,6 +777,8 @@ func english() Strings {
 		NoteStageNoCode:        "this stage names no code",
 		NoteStageNoEtcd:        "S opens the etcd key a request stored or read; this one never reached storage",
 		NoteStoppingKubectl:    "stopping kubectl…",
+		NoteKubectlBeside:      "kubectl %s goes on beside: its new lines show at the bottom",
+		NoteKubectlBesideEnded: "kubectl %s has ended",
 		NoteNoLane:             "no lane to open for this request",
 		NoteEtcdNotWired:       "the etcd explorer is not wired into this run",
 		NoteKeyNotListed:       "not among the keys listed so far; its value is shown",
@@ -729,6 +812,7 @@ func english() Strings {
 		CmdUnbreakWhich:      ":unbreak SPEC: which breakpoint? (tab lists them)",
 		CmdColumn:            "column %d: %s",
 		CmdKubectlRunning:    "kubectl %s is still running: esc in the kubectl view stops it",
+		CmdKubectlBesideBusy: "kubectl %s already runs beside: esc in the kubectl view stops the command in front, then that one",
 		SuggestTitle:         "suggestions · tab completes",
 		SuggestErrorTitle:    "not run · fix the line or esc",
 		SuggestCommandsTitle: "commands · tab completes",
@@ -869,39 +953,117 @@ func english() Strings {
 		LaneOpens:        " · s opens it",
 		LaneEtcdKey:      "S opens %s in the etcd explorer",
 
-		KubectlShuttingDown: "kubewalk is shutting down",
-		KubectlIntro:        "Type :k followed by kubectl's arguments, e.g. :k get cm or :k --context bob get cm. It runs the real kubectl command tree in-process against this run's server (no shell), as admin unless --context says alice or bob.",
-		KubectlIntroWatch:   "-w streams until esc. ↑/↓ in the prompt bring back earlier commands.",
-		KubectlStarting:     "starting kubectl: %w",
-		KubectlAs:           "   (as %s)",
-		KubectlDropped:      "… %d earlier lines dropped",
-		KubectlNotRun:       "not run",
-		KubectlRunning:      "running · esc stops it",
-		KubectlRefused:      "refused",
-		KubectlExit:         "exit %d",
-		KubectlStopped:      "stopped (esc) · exit %d",
-		KubectlStoppedEsc:   "■ stopped with esc",
-		KubectlExitOK:       "✓ exit 0",
-		KubectlExitFail:     "✗ exit %d",
-		KubectlRefusedWhy:   "✗ not run: %s",
-		BarRunManifest:      "run it",
-		BarPutAway:          "put it away",
-		BarQuitAll:          "quit kubewalk",
-		KubectlBoxHelp:      "-f - reads the manifest below: type or paste it, then ctrl+d runs the command · esc puts it away",
-		KubectlBoxFigure:    "manifest · ctrl+d runs",
-		KubectlBoxEmpty:     "the manifest was empty: nothing was run",
-		KubectlBoxCancelled: "put the manifest away: nothing was run",
-		KubectlElsewhere:    "Run it in another terminal:",
-		KubectlReqsIntro:    "The requests a command makes show here, each with its lane through the chain.",
-		KubectlReqsLater:    "The requests show here as their responses arrive.",
-		KubectlReqsNone:     "The command made no request.",
-		KubectlNoResponse:   "no response",
-		KubectlNoStore:      "audit ID %s (no trace store in this run)",
-		KubectlNoLane:       "audit ID %s · lane not recorded (yet)",
-		KubectlOpenLane:     "enter opens the lane in the Requests view",
-		KubectlNotServing:   "✗ the server is not serving yet — a client would get connection refused.",
-		KubectlRunToEnd:     "Run the startup to the end first: :lesson goes back to the walkthrough, where E runs it to serve.",
-		KubectlNotWired:     "kubectl inside kubewalk is not wired into this run. Run it in another terminal:",
+		LaneListSep:             ", ",
+		LaneNamed:               "%s: %s",
+		LaneUserGroups:          "%s (groups %s)",
+		LaneAuthnNone:           "401 Unauthorized: no authenticator accepted the request",
+		LaneAuthnErr:            "401 Unauthorized: %s",
+		LaneAuthnLoopback:       "loopback token: %s",
+		LaneAuthnAccepted:       "accepted: %s",
+		LaneAuthnRefused:        "refused: %s",
+		LaneAuthnNoCert:         "no answer: no client certificate",
+		LaneAuthnNoToken:        "no answer: no bearer token",
+		LaneAuthnNoAnon:         "no answer: anonymous requests are allowed on a few paths only",
+		LaneAuthnNoAnswer:       "no answer",
+		LaneAccessCheck:         "%s %s %s: %s",
+		LaneImpTime:             "until the authorization filter, max-in-flight included (it has no span)",
+		LaneImpDenied:           "403: may not impersonate",
+		LaneImpChecked:          "impersonation checked",
+		LaneImpActingAs:         "%s acting as %s",
+		LaneImpSkipped:          "no Impersonate-User header: the request acts as its own user",
+		LaneFlowTooMany:         "429 Too Many Requests: over the in-flight limit",
+		LaneFlowPF:              "priority and fairness: admitted",
+		LaneFlowLongRunning:     "max-in-flight: not counted (a long-running request)",
+		LaneFlowAdmitted:        "max-in-flight: admitted (no priority and fairness configured)",
+		LaneFlowNote:            "WithMaxInFlightLimit has no span: the request reached the authorization filter, so it was admitted; its wait is not measured",
+		LaneAllowed:             "allowed",
+		LaneDenied:              "denied",
+		LaneNoOpinion:           "no opinion",
+		LaneAllowedBy:           "%s",
+		LaneAllowedReason:       "allowed: %s",
+		LaneDeniedReason:        "denied: %s",
+		LaneNoOpinionReason:     "no opinion (%s)",
+		LaneDecisionErr:         "%s; error: %s",
+		LaneForbidden:           "403 Forbidden: %s",
+		LaneAuthzUnion:          "no authorizer allowed the request: a union with no Allow is a 403",
+		LaneHeldStepping:        "held by stepping since %s",
+		LaneHeldBreakpoint:      "held by breakpoint %s since %s",
+		LaneHoldStepping:        "held by stepping %s, then %s",
+		LaneHoldBreakpoint:      "held by breakpoint %s %s, then %s",
+		LaneHoldStepped:         "stepped on",
+		LaneHoldContinued:       "continued to the end",
+		LaneHoldFailed:          "failed",
+		LaneHoldTimeout:         "let go after the hold limit",
+		LaneHoldReleased:        "released (kubewalk stopping or every hold released)",
+		LaneHoldGone:            "the client went away",
+		LaneAbortedAt:           "failed by the learner at a breakpoint (%s)",
+		LaneHeldBeforeAdmission: "held before the first admission plugin",
+		LaneNoChange:            "no change",
+		LaneChanged:             "changed",
+		LaneFieldErrors1:        "422: 1 field error from %s",
+		LaneFieldErrors:         "422: %d field errors from %s",
+		LaneStrategyValid:       "%s: valid",
+		LaneValid:               "valid (%s)",
+		LaneGenericRefused:      "the generic ObjectMeta validation in %s refused",
+		LaneStorageRev:          " → rev %s",
+		LaneStorageAskedRV:      " (asked for rv %s)",
+		LaneStorageWhere:        ", %s",
+		LaneDetailRev:           " rev %s",
+		LaneDetailWhere:         " (%s)",
+		LaneFromCache:           "from the watch cache",
+		LaneNotFound:            "not found",
+		LaneStreaming:           "streaming",
+		LaneFieldTime:           "time",
+		LaneFieldNote:           "note",
+		LaneFieldChain:          "chain",
+		LaneFieldBreakpoint:     "breakpoint",
+		LaneFieldOperation:      "operation",
+		LaneFieldStrategy:       "strategy",
+		LaneFieldThen:           "then",
+		LaneFieldKey:            "key",
+		LaneFieldRevision:       "revision",
+		LaneFieldMessage:        "message",
+		LaneFieldAskedInHandler: "asked in the handler",
+		LaneUnauthenticated:     "(unauthenticated)",
+		LaneStoppedMark:         "■ stopped here",
+		LaneAs:                  "%s as %s",
+		LanePatchLine:           "patch %s",
+
+		KubectlShuttingDown:  "kubewalk is shutting down",
+		KubectlIntro:         "Type :k followed by kubectl's arguments, e.g. :k get cm or :k --context bob get cm. It runs the real kubectl command tree in-process against this run's server (no shell), as admin unless --context says alice or bob.",
+		KubectlIntroWatch:    "-w streams until esc; once its watch is open, the next :k runs beside it and the watch's new lines show below, as in a second terminal. ↑/↓ in the prompt bring back earlier commands.",
+		KubectlBeside:        "still running beside: kubectl %s (esc stops it once nothing runs in front)",
+		KubectlBesideEarlier: "… %d earlier lines",
+		KubectlStarting:      "starting kubectl: %w",
+		KubectlAs:            "   (as %s)",
+		KubectlDropped:       "… %d earlier lines dropped",
+		KubectlNotRun:        "not run",
+		KubectlRunning:       "running · esc stops it",
+		KubectlRefused:       "refused",
+		KubectlExit:          "exit %d",
+		KubectlStopped:       "stopped (esc) · exit %d",
+		KubectlStoppedEsc:    "■ stopped with esc",
+		KubectlExitOK:        "✓ exit 0",
+		KubectlExitFail:      "✗ exit %d",
+		KubectlRefusedWhy:    "✗ not run: %s",
+		BarRunManifest:       "run it",
+		BarPutAway:           "put it away",
+		BarQuitAll:           "quit kubewalk",
+		KubectlBoxHelp:       "-f - reads the manifest below: type or paste it, then ctrl+d runs the command · esc puts it away",
+		KubectlBoxFigure:     "manifest · ctrl+d runs",
+		KubectlBoxEmpty:      "the manifest was empty: nothing was run",
+		KubectlBoxCancelled:  "put the manifest away: nothing was run",
+		KubectlElsewhere:     "Run it in another terminal:",
+		KubectlReqsIntro:     "The requests a command makes show here, each with its lane through the chain.",
+		KubectlReqsLater:     "The requests show here as their responses arrive.",
+		KubectlReqsNone:      "The command made no request.",
+		KubectlNoResponse:    "no response",
+		KubectlNoStore:       "audit ID %s (no trace store in this run)",
+		KubectlNoLane:        "audit ID %s · lane not recorded (yet)",
+		KubectlOpenLane:      "enter opens the lane in the Requests view",
+		KubectlNotServing:    "✗ the server is not serving yet — a client would get connection refused.",
+		KubectlRunToEnd:      "Run the startup to the end first: :lesson goes back to the walkthrough, where E runs it to serve.",
+		KubectlNotWired:      "kubectl inside kubewalk is not wired into this run. Run it in another terminal:",
 
 		EtcdSelect:        "Select a key (↑/↓, enter opens a resource or namespace) to see its value decoded with the server's own codecs.",
 		EtcdKey:           "key",
@@ -935,6 +1097,8 @@ func english() Strings {
 		ServedAsAdmin:     "# as admin (system:masters)",
 		ServedAliceWrites: "# alice may write configmaps",
 		ServedBobMayNot:   "# bob may not: expect Forbidden",
+		ServedCreatedBy:   "# admission added kubewalk.io/created-by: alice",
+		ServedEnvHint:     "# the same, in any shell: eval \"$(kubewalk env)\"",
 		ServedAliceRBAC:   "# what RBAC allows alice",
 		ServedHere:        "Or right here, on the : command line:",
 		ServedHereNote:    "# :k runs kubectl inside kubewalk; :req lists every request with its lane through the chain",
@@ -1015,6 +1179,7 @@ func english() Strings {
 		NoteExLocked:       "this exercise opens when the walkthrough reaches %s",
 		NoteExDone:         "this exercise is done already",
 		NoteExAllHints:     "every hint is shown",
+		NoteExDoneHints:    "this exercise is done: no more hints are counted for it",
 		NoteExRight:        "✓ right",
 		NoteExNoAnswer:     "this exercise is checked on the live server: there is nothing to type",
 		NoteExWrong:        "✗ not yet: %s",
@@ -1025,15 +1190,27 @@ func english() Strings {
 		ToastDone:          "✓ %s",
 		ToastMore:          "and %d more",
 
-		ExWrongEmpty:      "the answer is empty",
-		ExWrongAnswer:     "not the expected answer",
-		ExWrongNoKey:      "that key is not in etcd yet",
-		ExWrongRevision:   "not the key's current mod revision",
-		ExWrongChoice:     "option %d is not right",
-		ExWrongRange:      "pick an option from 1 to %d",
-		PlainExercises:    "Exercises of this lesson (the full-screen UI checks them live: :exercises):",
-		PlainExercise:     "  %s %s: %s",
-		CLIExercisesReset: "exercise progress cleared",
+		ExWrongEmpty:          "the answer is empty",
+		ExWrongAnswer:         "not the expected answer",
+		ExWrongNoKey:          "that key is not in etcd yet",
+		ExWrongRevision:       "not the key's current mod revision",
+		ExWrongChoice:         "option %d is not right",
+		ExWrongRange:          "pick an option from 1 to %d",
+		ExDetailRequest:       "%s %s %s → %d",
+		ExDetailNobody:        "an unauthenticated client",
+		ExDetailWatchEvent:    "%s's watch on %s in %s got the event of %s's %s of %s",
+		ExDetailAllNamespaces: "all namespaces",
+		ExDetailObjectExists:  "%s %s exists",
+		ExDetailObjectHas:     "%s %s has %s",
+		ExDetailFieldValue:    "%s = %s",
+		ExDetailAnd:           ", ",
+		ExDetailAnnotation:    "annotation %s",
+		ExDetailLabel:         "label %s",
+		ExDetailEtcdKey:       "%s (mod revision %d)",
+		ExDetailEtcdRevision:  "%s is at mod revision %s",
+		PlainExercises:        "Exercises of this lesson (the full-screen UI checks them live: :exercises):",
+		PlainExercise:         "  %s %s: %s",
+		CLIExercisesReset:     "exercise progress cleared",
 
 		ErrNoLessons:    "no lessons loaded",
 		ErrStart:        "start the server: %w",
@@ -1049,6 +1226,14 @@ func english() Strings {
 		ErrRecord:       "--record %s: %w",
 		ErrRecordCut:    "the recording %s is incomplete: %v",
 		ErrTheme:        "--theme %q: no such theme; choose %s",
+
+		CLIEnvComment: "# kubewalk (pid %d) serves %s; eval \"$(kubewalk env)\" points this shell's kubectl at it",
+		ErrEnvNoPath:  "no default kubeconfig path (no $XDG_RUNTIME_DIR and no home directory): pass --kubeconfig, the path kubewalk printed",
+		ErrEnvNone:    "no kubewalk is running: there is no kubeconfig at %s. Start one (kubewalk, or go run ./cmd/kubewalk) in another terminal, or pass --kubeconfig if you gave it one",
+		ErrEnvNotYet:  "kubewalk (pid %d) is running but has not written %s yet: it does when the server serves, at the last step of the serve phase (E runs there)",
+		ErrEnvEnded:   "no kubewalk is running: the run that wrote %s (pid %d) has ended. Start kubewalk again",
+		ErrEnvForeign: "%s was not written by kubewalk: pass --kubeconfig, the path kubewalk printed",
+		ErrEnvRead:    "--kubeconfig %s: %w",
 
 		CLIInterrupted:      "interrupted; everything was shut down",
 		CLIInterruptedShort: "interrupted",
@@ -1072,6 +1257,7 @@ func english() Strings {
 		CLINoProgress:       "warning: %v; showing no progress",
 		CLILessonsHeader:    "PHASE\tSTEPS\tPROGRESS\tEXERCISES\tLESSON",
 		CLILessonDone:       "done",
+		CLIExercisesHeading: "Exercises (✓ done, ○ not yet; kubewalk tour, then :exercises, to do them):",
 		CLIGlossaryHeader:   "ENGLISH\tCHINESE",
 		CLICrashedNoLog:     "kubewalk crashed (%s) before it opened its log; its error output, if any, is above",
 		CLICrashed:          "kubewalk crashed (%s); the log is at %s",

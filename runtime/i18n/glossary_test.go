@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/kubewalk/kubewalk/runtime/tracing"
 )
 
 // TestGlossaryData: the embedded glossary parses, has no duplicate term, fills both columns and
@@ -58,16 +56,6 @@ func TestGlossaryData(t *testing.T) {
 				t.Errorf("glossary: %q does not reject %q (rejects %q)", tt.en, r, term.Rejected)
 			}
 		}
-	}
-}
-
-// TestStageNames: the stage names the checker refuses to call a phase are runtime/tracing's
-// stages, less those that are also phase names (admission, storage).
-func TestStageNames(t *testing.T) {
-	want := []string{tracing.StageAuthentication, tracing.StageImpersonation, tracing.StageFlowControl, tracing.StageAuthorization,
-		tracing.StageValidation, tracing.StageResponse, strings.TrimSuffix(tracing.StageMutatingPrefix, "/"), strings.TrimSuffix(tracing.StageValidatingPrefix, "/")}
-	if !slices.Equal(StageNames, want) {
-		t.Errorf("StageNames = %q, want %q", StageNames, want)
 	}
 }
 

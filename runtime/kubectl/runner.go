@@ -6,9 +6,10 @@
 //
 // kubectl is written as a program: it keeps state in process-wide variables and ends the
 // process on errors. Runner contains that (see Run): one command runs at a time in the whole
-// process; the fatal-error handler ends only the command; the warning handler kubectl installs
-// is put back after each command; nothing is written to the process's stdout or stderr; the
-// commands that need a terminal of their own are refused with the line to run elsewhere.
+// process, except beside a command whose watch is open (see Run); the fatal-error handler ends
+// only the command that called it; the warning handler kubectl installs is put back after each
+// command; nothing is written to the process's stdout or stderr; the commands that need a
+// terminal of their own are refused with the line to run elsewhere.
 package kubectl
 
 import (
@@ -170,8 +171,10 @@ func (r Result) AuditIDs() []string {
 	return ids
 }
 
-// runSlot serialises commands process-wide: kubectl's fatal-error handler and client-go's
-// default warning handler are global, and kubectl sets both for the command it runs.
+// runSlot serialises commands process-wide: kubectl sets process-wide state while it starts a
+// command (client-go's default warning handler, its profiling flags, os.Stdin for `-f -`,
+// os.Stderr for logs). A command gives the slot up before it ends once its watch is open
+// (runState.yield), when it has nothing left to set.
 var runSlot = make(chan struct{}, 1)
 
 // RunLine splits line as a shell would (see Split; nothing is expanded) and runs it. A leading
@@ -200,6 +203,13 @@ func (r *Runner) RunLine(ctx context.Context, line string, out io.Writer) (Resul
 //
 // If out implements RequestObserver, it hears of each request as its response arrives.
 //
+// Commands run one at a time, in the whole process: Run waits for the command before to end —
+// or to have its watch open. A command whose watch request has been answered 200 (`get -w`,
+// `events -w`, `rollout status`, `wait`, `get --raw '...?watch=1'`) only streams and prints from
+// then on, so the next command runs beside it while it goes on: a watch in one place and the
+// change that reaches it typed in another, as with two terminals. (A `logs` command, which has
+// os.Stderr captured, keeps the slot to its end.)
+//
 // Cancelling ctx stops the command: every HTTP request it makes carries a context that ends
 // with ctx, so `get -w` and `logs -f` return promptly, and Run leaves no goroutine behind. Should
 // a command still not return within Options.StopGrace, Run returns an error while the command
@@ -221,10 +231,11 @@ func (r *Runner) Run(ctx context.Context, args []string, out io.Writer) (Result,
 	if o, ok := out.(RequestObserver); ok {
 		st.rec.observe = o.ObserveRequest
 	}
+	st.rec.watchOpen = st.yield
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		defer func() { <-runSlot }()
+		defer st.release()
 		r.execute(runCtx, st, args)
 	}()
 	select {
@@ -255,14 +266,23 @@ func (r *Runner) Run(ctx context.Context, args []string, out io.Writer) (Result,
 
 // execute builds and runs the command on the current goroutine, which Run started for it, and
 // restores the globals it changed. kubectl's fatal-error handler (cmdutil.BehaviorOnFatal)
-// would call os.Exit; here it records the code and ends the calling goroutine with
-// runtime.Goexit. Goexit rather than a panic: kubectl calls cmdutil.CheckErr from goroutines of
-// its own too (cp), where a panic could not be recovered and would end the process, and no
-// recover() in kubectl or client-go can swallow a Goexit.
+// would call os.Exit; here (fatalRoute) it records the code in the run of the goroutine that
+// calls it and ends that goroutine with runtime.Goexit. Goexit rather than a panic: kubectl
+// calls cmdutil.CheckErr from goroutines of its own too (cp), where a panic could not be
+// recovered and would end the process, and no recover() in kubectl or client-go can swallow a
+// Goexit.
 func (r *Runner) execute(ctx context.Context, st *runState, args []string) {
-	cmdutil.BehaviorOnFatal(st.fatal)
-	defer cmdutil.DefaultBehaviorOnFatal()
-	defer rest.SetDefaultWarningHandler(r.warningHandler())
+	defer routeFatal(st)()
+	defer func() {
+		// A watch that gave its turn up and ends while the command in front runs leaves that
+		// command's handler in place: the one in front puts the default back when it ends.
+		st.mu.Lock()
+		yielded := st.released
+		st.mu.Unlock()
+		if !yielded || !othersLive(st) {
+			rest.SetDefaultWarningHandler(r.warningHandler())
+		}
+	}()
 	defer st.restoreStderr()
 	defer st.restoreStdin()
 	defer func() {
@@ -456,6 +476,33 @@ type runState struct {
 	origStdin  *os.File
 	stdinPipe  *os.File
 	copied     chan struct{}
+	released   bool // the run gave runSlot back (yield or release)
+}
+
+// yield gives runSlot back while the command goes on, once its watch is open (the recorder
+// calls it when a watch request is answered 200): from then on the command only streams and
+// prints to its own writer. It puts os.Stdin back first — a manifest given with `-f -` has been
+// read before any watch starts — and does nothing while os.Stderr is captured (logs), which
+// only the end of the command puts back.
+func (st *runState) yield() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.released || st.stderrPipe != nil {
+		return
+	}
+	st.restoreStdinLocked()
+	st.released = true
+	<-runSlot
+}
+
+// release gives runSlot back when the command has ended, unless yield did.
+func (st *runState) release() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.released {
+		st.released = true
+		<-runSlot
+	}
 }
 
 // set runs f with the state locked.
@@ -523,7 +570,7 @@ func (st *runState) captureStderr() error {
 	if err != nil {
 		return fmt.Errorf("capturing kubectl logs' stderr: %w", err)
 	}
-	st.origStderr, st.stderrPipe, st.copied = os.Stderr, pw, make(chan struct{})
+	st.set(func() { st.origStderr, st.stderrPipe, st.copied = os.Stderr, pw, make(chan struct{}) })
 	os.Stderr = pw
 	go func() {
 		defer close(st.copied)
@@ -543,7 +590,7 @@ func (st *runState) feedStdin(input string) error {
 	if err != nil {
 		return fmt.Errorf("kubectl's standard input: %w", err)
 	}
-	st.origStdin, st.stdinPipe = os.Stdin, pr
+	st.set(func() { st.origStdin, st.stdinPipe = os.Stdin, pr })
 	os.Stdin = pr
 	go func() {
 		_, _ = io.WriteString(pw, input)
@@ -552,8 +599,15 @@ func (st *runState) feedStdin(input string) error {
 	return nil
 }
 
-// restoreStdin undoes feedStdin.
+// restoreStdin undoes feedStdin, unless yield has.
 func (st *runState) restoreStdin() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.restoreStdinLocked()
+}
+
+// restoreStdinLocked is restoreStdin with st.mu held.
+func (st *runState) restoreStdinLocked() {
 	if st.stdinPipe == nil {
 		return
 	}
@@ -564,13 +618,16 @@ func (st *runState) restoreStdin() {
 
 // restoreStderr undoes captureStderr, once everything written has been copied.
 func (st *runState) restoreStderr() {
-	if st.stderrPipe == nil {
+	st.mu.Lock()
+	pipe, orig, copied := st.stderrPipe, st.origStderr, st.copied
+	st.mu.Unlock()
+	if pipe == nil {
 		return
 	}
-	os.Stderr = st.origStderr
-	st.stderrPipe.Close()
-	<-st.copied
-	st.stderrPipe = nil
+	os.Stderr = orig
+	pipe.Close()
+	<-copied // the copy writes through st.stream, which takes st.mu
+	st.set(func() { st.stderrPipe = nil })
 }
 
 // result fills res from the run's state.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 )
 
@@ -20,7 +22,14 @@ type Request struct {
 	AuditID string
 	// Err is why no response arrived, if none did.
 	Err string
+	// Watch is set for a watch request (?watch=true, or a /watch/ path): answered 200, it
+	// streams until stopped, and the next command may run beside it (see Runner.Run).
+	Watch bool
 }
+
+// WatchOpen reports whether q is a watch the server has answered 200: it streams events from
+// then on, and the next command may run beside the one that opened it.
+func (q Request) WatchOpen() bool { return q.Watch && q.Code == http.StatusOK }
 
 // RequestObserver may be implemented by the writer Run is given: ObserveRequest is then
 // called with each request the command makes as its response arrives (or as it fails), while
@@ -38,8 +47,11 @@ type RequestObserver interface {
 type recorder struct {
 	ctx     context.Context // the Run's context; cancelled when Run ends
 	observe func(Request)   // nil, or the output's RequestObserver
-	mu      sync.Mutex
-	reqs    []*Request
+	// watchOpen, if set, is called when a watch request is answered 200, before the observer
+	// hears of it.
+	watchOpen func()
+	mu        sync.Mutex
+	reqs      []*Request
 }
 
 // done records how a request ended and tells the observer.
@@ -84,7 +96,7 @@ func (t *recordingRoundTripper) RoundTrip(req *http.Request) (*http.Response, er
 	stop := context.AfterFunc(t.rec.ctx, cancel)
 	release := func() { stop(); cancel() }
 
-	entry := &Request{Method: req.Method, Path: req.URL.RequestURI()}
+	entry := &Request{Method: req.Method, Path: req.URL.RequestURI(), Watch: isWatch(req.URL)}
 	t.rec.mu.Lock()
 	t.rec.reqs = append(t.rec.reqs, entry)
 	t.rec.mu.Unlock()
@@ -94,6 +106,9 @@ func (t *recordingRoundTripper) RoundTrip(req *http.Request) (*http.Response, er
 		release()
 		t.rec.done(entry, func(q *Request) { q.Err = err.Error() })
 		return nil, err
+	}
+	if entry.Watch && resp.StatusCode == http.StatusOK && t.rec.watchOpen != nil {
+		t.rec.watchOpen()
 	}
 	t.rec.done(entry, func(q *Request) { q.Code, q.AuditID = resp.StatusCode, resp.Header.Get("Audit-Id") })
 	resp.Body = &releasingBody{ReadCloser: resp.Body, release: release}
@@ -114,4 +129,22 @@ func (b *releasingBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.once.Do(b.release)
 	return err
+}
+
+// isWatch reports whether u asks the API server for a watch: a watch query parameter that is
+// not false (the server's own conversion, runtime.Convert_Slice_string_To_bool: anything but
+// "0" and "false" is true, an empty value too), or the deprecated /watch/ path segment after
+// the group version (/api/v1/watch/..., /apis/G/V/watch/...).
+func isWatch(u *url.URL) bool {
+	if vs, ok := u.Query()["watch"]; ok && len(vs) > 0 && vs[0] != "0" && !strings.EqualFold(vs[0], "false") {
+		return true
+	}
+	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
+	switch {
+	case len(parts) > 2 && parts[0] == "api":
+		return parts[2] == "watch"
+	case len(parts) > 3 && parts[0] == "apis":
+		return parts[3] == "watch"
+	}
+	return false
 }

@@ -78,7 +78,7 @@ func (c *clients) missing(n *server.Node, what, create string) *server.Node {
 }
 
 // createConfigMap is the command the apimachinery lesson gives.
-const createConfigMap = "kubectl create configmap " + ConfigMapName + " --from-literal=greeting=hello"
+const createConfigMap = "kubectl --context alice create configmap " + ConfigMapName + " --from-literal=greeting=hello"
 
 // objectMeta shows TypeMeta and ObjectMeta of the learner's configmap: as it travels (JSON,
 // with apiVersion and kind) and as client-go's typed client hands it back (TypeMeta empty).

@@ -36,7 +36,8 @@ type Options struct {
 	// Interactive waits for Enter between steps and, at the end, keeps the server running until
 	// Enter (stdin is a terminal and --auto is off). Answering "a" stops the pauses only.
 	Interactive bool
-	// Width wraps lesson text; 0 means 100.
+	// Width is the transcript's width: lesson text is wrapped to it, and every longer line is
+	// folded at its spaces. 0 means DefaultWidth; TerminalWidth gives the terminal's.
 	Width int
 	// Context lines shown around the focus in the source excerpt; 0 means 4.
 	Context int
@@ -126,8 +127,9 @@ var errQuit = errors.New("quit")
 // as ctx ends (also while a prompt waits); it does not close the engine.
 func Run(ctx context.Context, eng *engine.Engine, w Walkthrough, o Options) error {
 	if o.Width <= 0 {
-		o.Width = 100
+		o.Width = DefaultWidth
 	}
+	o.Out = newFoldWriter(o.Out, o.Width)
 	if o.Context <= 0 {
 		o.Context = 4
 	}
@@ -339,7 +341,7 @@ func finish(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr 
 		// Padded in terminal cells: a CJK description is two cells a character.
 		res, auditID := outcome(ctx, s, r, tr)
 		fmt.Fprintf(o.Out, "  %s %s → %s\n", i18n.PadRight(r.who, 7), i18n.PadRight(r.what, 52), res)
-		printLane(ctx, o, auditID)
+		printLane(ctx, o, tr, auditID)
 	}
 	if err := printTrack(ctx, s, w, o, tr, pause, class); err != nil {
 		return err
@@ -463,15 +465,16 @@ func printTrack(ctx context.Context, s *server.Server, w Walkthrough, o Options,
 	return nil
 }
 
-// printLane prints the lane of the request with audit ID id, once it has finished.
-func printLane(ctx context.Context, o Options, id string) {
+// printLane prints the lane of the request with audit ID id, once it has finished, in the
+// transcript's language.
+func printLane(ctx context.Context, o Options, tr *i18n.Strings, id string) {
 	if o.Traces == nil || id == "" {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if tr, ok := o.Traces.WaitDone(ctx, id); ok {
-		tracing.WriteLane(o.Out, tr, "      ")
+	if t, ok := o.Traces.WaitDone(ctx, id); ok {
+		tracing.WriteLane(o.Out, t, "      ", tr)
 	}
 }
 

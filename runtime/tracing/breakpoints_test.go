@@ -98,7 +98,10 @@ func TestBreakpoints(t *testing.T) {
 		tr, _ := store.Get(h.ID)
 		if az := stage(t, tr, tracing.StageAuthorization); az.Outcome != tracing.OutcomeHeld {
 			t.Errorf("lane while held: %+v", az)
+		} else if zh := az.DetailIn(zhStrings); !strings.Contains(zh, "被断点 authorization:user=alice,resource=configmaps 挂起") {
+			t.Errorf("held detail in zh-CN = %q", zh)
 		}
+		checkWorded(t, tr, map[string]bool{})
 		blocked(t, done, "alice's GET")
 
 		// Other clients are not blocked meanwhile.
@@ -277,6 +280,13 @@ func TestBreakpoints(t *testing.T) {
 	if got := bp.List(); len(got) != 0 {
 		t.Errorf("breakpoints left: %+v", got)
 	}
+	// Every lane, the held, stepped, failed and released ones among them, in both languages.
+	seen := checkStoreWorded(t, store)
+	for _, k := range []string{"LaneHoldStepped", "LaneHoldContinued", "LaneHoldReleased", "LaneAbortedAt", "LaneFieldBreakpoint"} {
+		if !seen[k] {
+			t.Errorf("no lane used %s", k)
+		}
+	}
 }
 
 // TestHoldLimit: a request no one releases goes on by itself after the hold limit.
@@ -298,6 +308,20 @@ func TestHoldLimit(t *testing.T) {
 	if b := bp.List(); len(b) != 1 || b[0].Hits != 1 {
 		t.Errorf("breakpoints = %+v", b)
 	}
+	if zh := stage(t, tr, tracing.StageStorage); !strings.Contains(fieldIn(zh, "breakpoint"), "超过挂起时限后被放行") {
+		t.Errorf("storage breakpoint field in zh-CN = %q", fieldIn(zh, "breakpoint"))
+	}
+	checkStoreWorded(t, store)
+}
+
+// fieldIn is the value of the stage's field labelled label (in English), in Chinese.
+func fieldIn(st tracing.Stage, label string) string {
+	for _, f := range st.Fields {
+		if f.Label == label {
+			return f.ValueIn(zhStrings)
+		}
+	}
+	return ""
 }
 
 // TestCloseReleasesHeld: Server.Close lets a held request go rather than wait for it.

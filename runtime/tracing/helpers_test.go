@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -219,4 +220,10 @@ func stage(t testing.TB, tr tracing.Trace, name string) tracing.Stage {
 	}
 	t.Fatalf("lane %s has no stage %q: %v", tr.ID, name, stageNames(tr))
 	return tracing.Stage{}
+}
+
+// hasField reports whether the stage has a field labelled label (in English) whose value is
+// value.
+func hasField(st tracing.Stage, label, value string) bool {
+	return slices.ContainsFunc(st.Fields, func(f tracing.Field) bool { return f.Label == label && f.Value == value })
 }

@@ -32,6 +32,7 @@ const (
 // stopped the request only the response follows.
 func assemble(e *entry) Trace {
 	t := Trace{ID: e.id, Seq: e.seq, Done: e.done}
+	t.Stages = make([]Stage, 0, 8+len(e.adm)) // the chain's stages and a box per plugin run
 	b := &builder{e: e, t: &t, audit: lastAudit(e)}
 	b.requestInfo()
 	b.authentication()
@@ -89,7 +90,7 @@ func (b *builder) requestInfo() {
 		t.Received = r.Received
 		t.Verb, t.Path, t.APIGroup, t.APIVersion = r.Verb, r.Path, r.APIGroup, r.APIVersion
 		t.Resource, t.Subresource, t.Namespace, t.Name = r.Resource, r.Subresource, r.Namespace, r.Name
-		t.LongRunning, t.UserAgent = r.LongRunning, r.UserAgent
+		t.LongRunning, t.UserAgent, t.Command = r.LongRunning, r.UserAgent, r.Command
 	}
 	if a != nil {
 		if t.Received.IsZero() {
@@ -183,21 +184,45 @@ func applyHold(st *Stage, h *hold) {
 	if h == nil {
 		return
 	}
-	by := "by stepping"
-	if h.spec != "" {
-		by = "by breakpoint " + h.spec
-	}
-	switch {
-	case h.until.IsZero():
+	if h.until.IsZero() {
 		st.Outcome = OutcomeHeld
-		st.Detail = "held " + by + " since " + h.since.Format("15:04:05") // no field repeating it
-	case h.outcome == holdAbort:
-		st.Outcome, st.Stopped = OutcomeAborted, true
-		st.Detail = "failed by the learner at a breakpoint (" + st.Name + ")"
-		st.Fields = append(st.Fields, Field{"breakpoint", fmt.Sprintf("held %s %s, then failed", by, round(h.until.Sub(h.since)))})
-	default:
-		st.Fields = append(st.Fields, Field{"breakpoint", fmt.Sprintf("held %s %s, then %s", by, round(h.until.Sub(h.since)), h.outcome)})
+		since := h.since.Format("15:04:05")
+		if h.spec == "" {
+			st.setDetail(say("LaneHeldStepping", since)) // no field repeating it
+		} else {
+			st.setDetail(say("LaneHeldBreakpoint", h.spec, since))
+		}
+		return
 	}
+	if h.outcome == holdAbort {
+		st.Outcome, st.Stopped = OutcomeAborted, true
+		st.setDetail(say("LaneAbortedAt", st.Name))
+	}
+	held := round(h.until.Sub(h.since)).String()
+	if h.spec == "" {
+		st.addWordedField("LaneFieldBreakpoint", say("LaneHoldStepping", held, holdOutcome(h.outcome)))
+	} else {
+		st.addWordedField("LaneFieldBreakpoint", say("LaneHoldBreakpoint", h.spec, held, holdOutcome(h.outcome)))
+	}
+}
+
+// holdOutcome words how a hold ended (one of the hold* constants).
+func holdOutcome(outcome string) Text {
+	switch outcome {
+	case holdStep:
+		return say("LaneHoldStepped")
+	case holdContinue:
+		return say("LaneHoldContinued")
+	case holdAbort:
+		return say("LaneHoldFailed")
+	case holdTimeout:
+		return say("LaneHoldTimeout")
+	case holdReleased:
+		return say("LaneHoldReleased")
+	case holdGone:
+		return say("LaneHoldGone")
+	}
+	return verbatim(outcome)
 }
 
 func round(d time.Duration) time.Duration {
@@ -233,7 +258,7 @@ func (b *builder) authentication() {
 		if r.Chain {
 			continue
 		}
-		st.Fields = append(st.Fields, Field{r.Authenticator, describeAuthn(r)})
+		st.addField(r.Authenticator, describeAuthn(r))
 		if r.OK {
 			answered = r
 		}
@@ -241,33 +266,31 @@ func (b *builder) authentication() {
 	switch {
 	case chain == nil && b.code() == http.StatusUnauthorized:
 		st.Outcome, st.Stopped = OutcomeFailed, true
-		st.Detail = "401 Unauthorized: no authenticator accepted the request"
+		st.setDetail(say("LaneAuthnNone"))
 	case chain == nil:
 		return // not answered yet
 	case chain.OK:
 		st.Outcome = OutcomeOK
 		st.Duration = chain.Duration
-		who := chain.User
-		if len(chain.Groups) > 0 {
-			who += " (groups " + strings.Join(chain.Groups, ", ") + ")"
-		}
-		st.Detail = who
-		if answered == nil && chain.User == LoopbackUser {
+		who := userGroups(chain.User, chain.Groups)
+		switch {
+		case answered != nil:
+			st.setDetail(say("LaneNamed", answered.Authenticator, who))
+			st.Source = source(answered.Source, anchorAuthn, upstreamAuthentication)
+		case chain.User == LoopbackUser:
 			// genericapiserver's Complete() puts the loopback token's authenticator in front
 			// of the chain (AuthorizeClientBearerToken); it is not one of ours.
-			st.Detail = "loopback token: " + who
+			st.setDetail(say("LaneAuthnLoopback", who))
 			st.Source.Upstream = "k8s.io/apiserver/pkg/server.AuthorizeClientBearerToken"
-		}
-		if answered != nil {
-			st.Detail = answered.Authenticator + ": " + who
-			st.Source = source(answered.Source, anchorAuthn, upstreamAuthentication)
+		default:
+			st.setDetail(who)
 		}
 	default:
 		st.Outcome, st.Stopped = OutcomeFailed, true
 		st.Duration = chain.Duration
-		st.Detail = "401 Unauthorized: no authenticator accepted the request"
+		st.setDetail(say("LaneAuthnNone"))
 		if chain.Err != "" {
-			st.Detail = "401 Unauthorized: " + chain.Err
+			st.setDetail(say("LaneAuthnErr", chain.Err))
 		}
 	}
 	applyHold(&st, h)
@@ -277,26 +300,30 @@ func (b *builder) authentication() {
 // describeAuthn reads one authenticator's answer. An authenticator that neither accepts nor
 // refuses had nothing to check: kubewalk's x509 and token authenticators answer only when
 // their credential is in the request, the anonymous one only on its paths.
-func describeAuthn(r *observe.Authn) string {
+func describeAuthn(r *observe.Authn) Text {
 	switch {
 	case r.OK:
-		s := "accepted: " + r.User
-		if len(r.Groups) > 0 {
-			s += " (groups " + strings.Join(r.Groups, ", ") + ")"
-		}
-		return s
+		return say("LaneAuthnAccepted", userGroups(r.User, r.Groups))
 	case r.Err != "":
-		return "refused: " + r.Err
+		return say("LaneAuthnRefused", r.Err)
 	}
 	switch r.Authenticator {
 	case "x509":
-		return "no answer: no client certificate"
+		return say("LaneAuthnNoCert")
 	case "token":
-		return "no answer: no bearer token"
+		return say("LaneAuthnNoToken")
 	case "anonymous":
-		return "no answer: anonymous requests are allowed on a few paths only"
+		return say("LaneAuthnNoAnon")
 	}
-	return "no answer"
+	return say("LaneAuthnNoAnswer")
+}
+
+// userGroups is a user with its groups, "alice (groups system:authenticated)".
+func userGroups(user string, groups []string) Text {
+	if len(groups) == 0 {
+		return verbatim(user)
+	}
+	return say("LaneUserGroups", user, strings.Join(groups, ", "))
 }
 
 // passedAuthentication reports whether the request went on past authentication.
@@ -322,36 +349,33 @@ func (b *builder) impersonation() {
 	for _, r := range b.e.authz {
 		if r.Purpose == observe.PurposeImpersonation {
 			checks = append(checks, r)
-			st.Fields = append(st.Fields, Field{r.Authorizer, fmt.Sprintf("%s %s %s: %s", r.Verb, r.Resource, r.Name, describeDecision(r))})
+			st.addField(r.Authorizer, say("LaneAccessCheck", r.Verb, r.Resource, r.Name, describeDecision(r)))
 		}
 	}
 	a := b.audit
 	authzStart, _ := b.spanStart("authorization")
 	if !start.IsZero() && !authzStart.IsZero() {
 		st.Duration = authzStart.Sub(start)
-		st.Fields = append(st.Fields, Field{"time", "until the authorization filter, max-in-flight included (it has no span)"})
+		st.addWordedField("LaneFieldTime", say("LaneImpTime"))
 	}
 	switch {
 	case a != nil && a.ImpersonatedUser != "":
 		st.Outcome = OutcomeOK
-		st.Detail = fmt.Sprintf("%s acting as %s", a.User, a.ImpersonatedUser)
-		if len(a.ImpersonatedGroups) > 0 {
-			st.Detail += " (groups " + strings.Join(a.ImpersonatedGroups, ", ") + ")"
-		}
+		st.setDetail(say("LaneImpActingAs", a.User, userGroups(a.ImpersonatedUser, a.ImpersonatedGroups)))
 	case len(checks) > 0 && b.code() == http.StatusForbidden && !b.asked(observe.PurposeAuthorization):
 		st.Outcome, st.Stopped = OutcomeDenied, true
-		st.Detail = "403: may not impersonate"
+		st.setDetail(say("LaneImpDenied"))
 		if a != nil && a.Message != "" {
-			st.Detail = "403: " + a.Message
+			st.setDetail(verbatim("403: " + a.Message))
 		}
 	case len(checks) > 0:
 		st.Outcome = OutcomeOK
-		st.Detail = "impersonation checked"
+		st.setDetail(say("LaneImpChecked"))
 	case start.IsZero() && b.code() == 0:
 		return // not reached yet
 	default:
 		st.Outcome = OutcomeSkipped
-		st.Detail = "no Impersonate-User header: the request acts as its own user"
+		st.setDetail(say("LaneImpSkipped"))
 		st.Duration = 0
 		st.Fields = nil
 	}
@@ -378,10 +402,10 @@ func (b *builder) flowControl() {
 	switch {
 	case b.code() == http.StatusTooManyRequests && authzStart.IsZero():
 		st.Outcome, st.Stopped = OutcomeFailed, true
-		st.Detail = "429 Too Many Requests: over the in-flight limit"
+		st.setDetail(say("LaneFlowTooMany"))
 	case !pf.IsZero():
 		st.Outcome, st.Source.Upstream = OutcomeOK, upstreamPriority
-		st.Detail = "priority and fairness: admitted"
+		st.setDetail(say("LaneFlowPF"))
 		if !authzStart.IsZero() {
 			st.Duration = authzStart.Sub(pf)
 		}
@@ -389,11 +413,11 @@ func (b *builder) flowControl() {
 		return // not past it yet
 	case b.t.LongRunning:
 		st.Outcome = OutcomeOK
-		st.Detail = "max-in-flight: not counted (a long-running request)"
+		st.setDetail(say("LaneFlowLongRunning"))
 	default:
 		st.Outcome = OutcomeOK
-		st.Detail = "max-in-flight: admitted (no priority and fairness configured)"
-		st.Fields = []Field{{"note", "WithMaxInFlightLimit has no span: the request reached the authorization filter, so it was admitted; its wait is not measured"}}
+		st.setDetail(say("LaneFlowAdmitted"))
+		st.addWordedField("LaneFieldNote", say("LaneFlowNote"))
 	}
 	b.add(st)
 }
@@ -419,11 +443,12 @@ func (b *builder) authorization() {
 	}
 	st := Stage{Name: StageAuthorization, Source: SourceRef{Anchor: anchorAuthz, Upstream: upstreamAuthorization}}
 	var decider *observe.Authz
-	var opinions []string
+	var opinions Texts
 	for _, r := range recs {
 		st.Duration += r.Duration
-		st.Fields = append(st.Fields, Field{r.Authorizer, describeDecision(r)})
-		opinions = append(opinions, r.Authorizer+": "+describeDecision(r))
+		d := describeDecision(r)
+		st.addField(r.Authorizer, d)
+		opinions = append(opinions, say("LaneNamed", r.Authorizer, d))
 		if r.Decision == observe.DecisionAllow || r.Decision == observe.DecisionDeny {
 			decider = r
 		}
@@ -431,66 +456,67 @@ func (b *builder) authorization() {
 	switch {
 	case decision == "allow" || (decider != nil && decider.Decision == observe.DecisionAllow):
 		st.Outcome = OutcomeAllowed
-		st.Detail = "allowed"
+		st.setDetail(say("LaneAllowed"))
 		if decider != nil {
-			st.Detail = decider.Authorizer + ": " + allowedReason(decider)
+			st.setDetail(say("LaneNamed", decider.Authorizer, allowedReason(decider)))
 			st.Source = source(decider.Source, anchorAuthz, upstreamAuthorization)
 		}
 	case decision == "forbid" || (decider != nil && decider.Decision == observe.DecisionDeny):
 		st.Outcome, st.Stopped = OutcomeDenied, true
-		st.Detail = "403 Forbidden: " + strings.Join(opinions, ", ")
+		st.setDetail(say("LaneForbidden", opinions))
 		if decider != nil {
-			st.Detail = "403 Forbidden: " + decider.Authorizer + ": " + describeDecision(decider)
+			st.setDetail(say("LaneForbidden", say("LaneNamed", decider.Authorizer, describeDecision(decider))))
 			st.Source = source(decider.Source, anchorAuthz, upstreamAuthorization)
 		} else if len(recs) == 0 && a != nil && a.DecisionReason != "" {
-			st.Detail = "403 Forbidden: " + a.DecisionReason
+			st.setDetail(say("LaneForbidden", a.DecisionReason))
 		}
 		if len(recs) > 0 {
-			st.Fields = append(st.Fields, Field{"chain", "no authorizer allowed the request: a union with no Allow is a 403"})
+			st.addWordedField("LaneFieldChain", say("LaneAuthzUnion"))
 			if decider == nil {
 				st.Source = source(recs[len(recs)-1].Source, anchorAuthz, upstreamAuthorization)
 			}
 		}
 	default:
 		st.Outcome = OutcomeNoOpinion
-		st.Detail = strings.Join(opinions, ", ")
+		st.setDetail(list(opinions))
 	}
 	applyHold(&st, h)
 	b.add(st)
 }
 
 // describeDecision reads an authorizer's decision: "no opinion", "allowed by …", "denied: …".
-func describeDecision(r *observe.Authz) string {
-	var s string
-	switch r.Decision {
-	case observe.DecisionAllow:
+func describeDecision(r *observe.Authz) Text {
+	var s Text
+	reason := trimReason(r)
+	switch {
+	case r.Decision == observe.DecisionAllow:
 		s = allowedReason(r)
-	case observe.DecisionDeny:
-		s = "denied"
-		if reason := trimReason(r); reason != "" {
-			s += ": " + reason
-		}
+	case r.Decision == observe.DecisionDeny && reason == "":
+		s = say("LaneDenied")
+	case r.Decision == observe.DecisionDeny:
+		s = say("LaneDeniedReason", reason)
+	case reason == "":
+		s = say("LaneNoOpinion")
 	default:
-		s = "no opinion"
-		if reason := trimReason(r); reason != "" {
-			s += " (" + reason + ")"
-		}
+		s = say("LaneNoOpinionReason", reason)
 	}
 	if r.Err != "" {
-		s += "; error: " + r.Err
+		s = say("LaneDecisionErr", s, r.Err)
 	}
 	return s
 }
 
-func allowedReason(r *observe.Authz) string {
+// allowedReason words an Allow with the authorizer's reason, which RBAC already starts with
+// "allowed by …" (shown as it is in English, after the word in another language).
+func allowedReason(r *observe.Authz) Text {
 	reason := trimReason(r)
 	switch {
 	case reason == "":
-		return "allowed"
+		return say("LaneAllowed")
 	case strings.HasPrefix(reason, "allowed"):
-		return reason
+		return say("LaneAllowedBy", reason)
 	}
-	return "allowed: " + reason
+	return say("LaneAllowedReason", reason)
 }
 
 // trimReason drops the authorizer's own name from its reason ("RBAC: allowed by …").
@@ -509,7 +535,7 @@ func (b *builder) admissionHold() {
 		return
 	}
 	st := Stage{Name: StageMutatingAdmission, Outcome: OutcomeOK, Source: SourceRef{Anchor: anchorAdmission}}
-	st.Detail = "held before the first admission plugin"
+	st.setDetail(say("LaneHeldBeforeAdmission"))
 	if !h.until.IsZero() {
 		st.Duration = h.until.Sub(h.since)
 	}
@@ -542,20 +568,22 @@ func (b *builder) admission(mutating bool) {
 		switch {
 		case r.Err != "":
 			st.Outcome, st.Stopped = OutcomeRefused, true
-			st.Detail = r.Err
+			st.setDetail(verbatim(r.Err))
 		case mutating && patchOf(r) != "":
 			st.Outcome = OutcomeChanged
 			st.Patch = patchOf(r)
 			if observe.IsSecretResource(b.t.Resource) || observe.IsSecretResource(r.Resource) {
 				st.Patch = observe.RedactPatch(st.Patch)
 			}
-			st.Detail = summarizePatch(st.Patch)
+			st.setDetail(summarizePatch(st.Patch))
 		case mutating:
-			st.Outcome, st.Detail = OutcomeNoChange, "no change"
+			st.Outcome = OutcomeNoChange
+			st.setDetail(say("LaneNoChange"))
 		default:
-			st.Outcome, st.Detail = OutcomeOK, "allowed"
+			st.Outcome = OutcomeOK
+			st.setDetail(say("LaneAllowed"))
 		}
-		st.Fields = append(st.Fields, Field{"operation", r.Operation})
+		st.addWordedField("LaneFieldOperation", verbatim(r.Operation))
 		b.add(st)
 	}
 }
@@ -563,8 +591,9 @@ func (b *builder) admission(mutating bool) {
 // patchOf returns a mutating plugin's patch (observe computes it once per record).
 func patchOf(r *observe.Admission) string { return r.Patch() }
 
-// summarizePatch names a patch's operations: "add /metadata/annotations".
-func summarizePatch(patch string) string {
+// summarizePatch names a patch's operations: "add /metadata/annotations" (JSON patch words,
+// the same in every language).
+func summarizePatch(patch string) Text {
 	var ops []string
 	rest := patch
 	for len(ops) < 4 {
@@ -583,9 +612,9 @@ func summarizePatch(patch string) string {
 		rest = tail
 	}
 	if len(ops) == 0 {
-		return "changed"
+		return say("LaneChanged")
 	}
-	return strings.Join(ops, ", ")
+	return verbatim(strings.Join(ops, ", "))
 }
 
 func (b *builder) validation() {
@@ -605,19 +634,19 @@ func (b *builder) validation() {
 	switch {
 	case v == nil && code == http.StatusUnprocessableEntity:
 		st.Outcome, st.Stopped = OutcomeRefused, true
-		st.Detail = "422 Unprocessable Entity: " + b.message()
+		st.setDetail(verbatim("422 Unprocessable Entity: " + b.message()))
 	case v == nil:
 		return
 	case len(v.Errors) > 0:
 		st.Source.Anchor = v.Strategy
 		st.Duration = v.Duration
 		st.Outcome, st.Stopped = OutcomeRefused, true
-		n := "1 field error"
-		if len(v.Errors) > 1 {
-			n = fmt.Sprintf("%d field errors", len(v.Errors))
+		if len(v.Errors) == 1 {
+			st.setDetail(say("LaneFieldErrors1", v.Strategy))
+		} else {
+			st.setDetail(say("LaneFieldErrors", len(v.Errors), v.Strategy))
 		}
-		st.Detail = fmt.Sprintf("422: %s from %s", n, v.Strategy)
-		for _, fe := range v.Errors {
+		for _, fe := range v.Errors { // the server's words: type, value, detail
 			val := fe.Type
 			if fe.Value != "" {
 				val += ": " + strconv.Quote(fe.Value)
@@ -625,22 +654,23 @@ func (b *builder) validation() {
 			if fe.Detail != "" {
 				val += ": " + fe.Detail
 			}
-			st.Fields = append(st.Fields, Field{fe.Field, val})
+			st.addField(fe.Field, verbatim(val))
 		}
-		st.Fields = append(st.Fields, Field{"strategy", v.Strategy})
+		st.addWordedField("LaneFieldStrategy", verbatim(v.Strategy))
 	case code == http.StatusUnprocessableEntity && !b.pastValidation():
 		// The strategy passed; rest.ValidateCreate's generic ObjectMeta checks, which run
 		// after it, refused.
 		st.Source.Anchor = v.Strategy
 		st.Outcome, st.Stopped = OutcomeRefused, true
-		st.Detail = "422: " + b.message()
-		st.Fields = []Field{{"strategy", v.Strategy + ": valid"}, {"then", "the generic ObjectMeta validation in " + upstream + " refused"}}
+		st.setDetail(verbatim("422: " + b.message()))
+		st.addWordedField("LaneFieldStrategy", say("LaneStrategyValid", v.Strategy))
+		st.addWordedField("LaneFieldThen", say("LaneGenericRefused", upstream))
 	default:
 		st.Source.Anchor = v.Strategy
 		st.Duration = v.Duration
 		st.Outcome = OutcomeOK
-		st.Detail = "valid (" + v.Strategy + ")"
-		st.Fields = []Field{{"strategy", v.Strategy}}
+		st.setDetail(say("LaneValid", v.Strategy))
+		st.addWordedField("LaneFieldStrategy", verbatim(v.Strategy))
 	}
 	b.add(st)
 }
@@ -689,20 +719,20 @@ func (b *builder) storage() {
 	for _, op := range ops {
 		w := b.servedFrom(op)
 		st.Duration += op.Duration
-		line := op.Key
+		line := []Text{verbatim(op.Key)}
 		if op.Revision != "" {
-			line += " → rev " + op.Revision
+			line = append(line, say("LaneStorageRev", op.Revision))
 		}
 		if op.ResourceVersion != "" {
-			line += " (asked for rv " + op.ResourceVersion + ")"
+			line = append(line, say("LaneStorageAskedRV", op.ResourceVersion))
 		}
 		switch {
 		case op.Err != "":
-			line += ": " + op.Err
+			line = append(line, verbatim(": "+op.Err))
 		case w != "":
-			line += ", " + describeWhere(w)
+			line = append(line, say("LaneStorageWhere", describeWhere(w)))
 		}
-		st.Fields = append(st.Fields, Field{op.Op, line})
+		st.addField(op.Op, joined(line...))
 		main, where = op, w
 	}
 	switch {
@@ -711,25 +741,26 @@ func (b *builder) storage() {
 	case main.Err != "":
 		st.Outcome = OutcomeFailed
 		st.Stopped = b.code() >= 400
-		st.Detail = strings.ToUpper(main.Op) + " " + main.Key + ": " + shortStorageError(main.Err)
+		st.setDetail(joined(verbatim(strings.ToUpper(main.Op)+" "+main.Key+": "), shortStorageError(main.Err)))
 	default:
 		st.Outcome = OutcomeEtcd
 		if where == "cache" {
 			st.Outcome = OutcomeCache
 		}
-		st.Detail = strings.ToUpper(main.Op) + " " + main.Key
+		detail := []Text{verbatim(strings.ToUpper(main.Op) + " " + main.Key)}
 		if main.Revision != "" {
-			st.Detail += " rev " + main.Revision
+			detail = append(detail, say("LaneDetailRev", main.Revision))
 		}
 		if where != "" {
-			st.Detail += " (" + describeWhere(where) + ")"
+			detail = append(detail, say("LaneDetailWhere", describeWhere(where)))
 		}
+		st.setDetail(joined(detail...))
 	}
 	if main != nil {
 		st.Source.Upstream = storageUpstream(main.Op, where)
-		st.Fields = append(st.Fields, Field{"key", main.Key})
+		st.addWordedField("LaneFieldKey", verbatim(main.Key))
 		if main.Revision != "" {
-			st.Fields = append(st.Fields, Field{"revision", main.Revision})
+			st.addWordedField("LaneFieldRevision", verbatim(main.Revision))
 		}
 	}
 	applyHold(&st, h)
@@ -737,18 +768,18 @@ func (b *builder) storage() {
 }
 
 // shortStorageError says "not found" for the storage layer's long NotFound text.
-func shortStorageError(err string) string {
+func shortStorageError(err string) Text {
 	if strings.Contains(err, "key not found") {
-		return "not found"
+		return say("LaneNotFound")
 	}
-	return err
+	return verbatim(err)
 }
 
-func describeWhere(w string) string {
+func describeWhere(w string) Text {
 	if w == "cache" {
-		return "from the watch cache"
+		return say("LaneFromCache")
 	}
-	return "etcd"
+	return verbatim("etcd")
 }
 
 // servedFrom tells where a storage call was served, from the spans the library emitted
@@ -803,20 +834,21 @@ func (b *builder) response() {
 	if a.Code >= 400 {
 		st.Outcome = OutcomeFailed
 	}
-	parts := []string{fmt.Sprintf("%d %s", a.Code, http.StatusText(a.Code))}
+	detail := fmt.Sprintf("%d %s", a.Code, http.StatusText(a.Code))
 	if t.Bytes > 0 {
-		parts = append(parts, fmt.Sprintf("%d B", t.Bytes))
+		detail += fmt.Sprintf(" · %d B", t.Bytes)
 	}
 	if !t.Done && t.LongRunning {
-		parts = append(parts, "streaming")
+		st.setDetail(joined(verbatim(detail+" · "), say("LaneStreaming")))
+	} else {
+		st.setDetail(verbatim(detail))
 	}
-	st.Detail = strings.Join(parts, " · ")
 	if m := b.message(); m != "" && a.Code >= 400 {
-		st.Fields = append(st.Fields, Field{"message", m})
+		st.addWordedField("LaneFieldMessage", verbatim(m))
 	}
 	for _, r := range b.e.authz {
 		if r.Purpose == observe.PurposeHandler {
-			st.Fields = append(st.Fields, Field{"asked in the handler", fmt.Sprintf("%s %s %s: %s: %s", r.Verb, r.Resource, r.Name, r.Authorizer, describeDecision(r))})
+			st.addWordedField("LaneFieldAskedInHandler", say("LaneAccessCheck", r.Verb, r.Resource, r.Name, say("LaneNamed", r.Authorizer, describeDecision(r))))
 		}
 	}
 	b.t.Stages = append(b.t.Stages, st)

@@ -87,6 +87,7 @@ func TestLanes(t *testing.T) {
 	ctx := context.Background()
 	admin, adminIDs := client(t, s, "admin")
 	alice, aliceIDs := client(t, s, "alice")
+	createdRV := "0" // the resourceVersion "create" wrote "traced" at
 
 	t.Run("401 bad token", func(t *testing.T) {
 		c, ids := client(t, s, "", func(cfg *rest.Config) { cfg.BearerToken = "not-a-token-of-this-run" })
@@ -196,6 +197,7 @@ func TestLanes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		createdRV = cm.ResourceVersion
 		tr := waitDone(t, store, aliceIDs.last(t))
 		checkLane(t, tr)
 		want := []string{tracing.StageAuthentication, tracing.StageImpersonation, tracing.StageFlowControl, tracing.StageAuthorization,
@@ -232,8 +234,7 @@ func TestLanes(t *testing.T) {
 		if err != nil || len(resp.Kvs) != 1 {
 			t.Fatalf("etcd get %s: %v %v", key, resp, err)
 		}
-		if rev := fmt.Sprint(resp.Kvs[0].ModRevision); !slices.Contains(st.Fields, tracing.Field{Label: "revision", Value: rev}) ||
-			!slices.Contains(st.Fields, tracing.Field{Label: "key", Value: key}) {
+		if rev := fmt.Sprint(resp.Kvs[0].ModRevision); !hasField(st, "revision", rev) || !hasField(st, "key", key) {
 			t.Errorf("etcd has %s at mod revision %s; storage fields %+v", key, rev, st.Fields)
 		}
 		if tr.Name != "traced" || tr.Code != 201 || tr.Bytes == 0 || tr.Duration <= 0 {
@@ -243,7 +244,9 @@ func TestLanes(t *testing.T) {
 
 	t.Run("reads: watch cache and etcd", func(t *testing.T) {
 		cms := alice.CoreV1().ConfigMaps("default")
-		if _, err := cms.Get(ctx, "traced", metav1.GetOptions{ResourceVersion: "0"}); err != nil {
+		// A GET with a resourceVersion is served from the watch cache once the cache has
+		// caught up with it ("0" could find the cache a write behind and answer 404).
+		if _, err := cms.Get(ctx, "traced", metav1.GetOptions{ResourceVersion: createdRV}); err != nil {
 			t.Fatal(err)
 		}
 		cached := waitDone(t, store, aliceIDs.last(t))
@@ -351,15 +354,63 @@ func TestLanes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			text := string(data) + tracing.LaneText(tr, "")
+			text := string(data) + tracing.LaneText(tr, "", nil) + tracing.LaneText(tr, "", zhStrings)
 			for _, sf := range tr.Stages {
-				text += fmt.Sprint(sf.Fields)
+				text += fmt.Sprint(sf.Fields) + sf.DetailIn(zhStrings)
+				for _, f := range sf.Fields {
+					text += f.ValueIn(zhStrings)
+				}
 			}
 			for _, sec := range secrets {
 				if len(sec) >= 8 && strings.Contains(text, sec) {
 					t.Errorf("trace %s (%s %s) holds a secret of the run", tr.ID, tr.Verb, tr.Path)
 				}
 			}
+		}
+	})
+
+	t.Run("every text worded in both languages", func(t *testing.T) {
+		seen := checkStoreWorded(t, store)
+		if len(seen) < 25 {
+			t.Errorf("the lanes used only %d catalogue keys: %v", len(seen), seen)
+		}
+		// Bob's 403, as a zh-CN learner reads it: kubewalk's words in Chinese, the user, the
+		// authorizers' names and the groups as the server has them.
+		bob := store.List(tracing.Filter{Text: "bob"})
+		if len(bob) == 0 {
+			t.Fatal("no lane of bob's")
+		}
+		for _, c := range []struct {
+			stage string
+			want  []string
+			not   []string
+		}{
+			{tracing.StageAuthentication, []string{"token：bob（组：system:authenticated）"}, []string{"groups"}},
+			{tracing.StageImpersonation, []string{"没有 Impersonate-User 头"}, []string{"acts as"}},
+			{tracing.StageAuthorization, []string{"403 Forbidden：", "privileged-groups：不表态", "rbac：不表态"}, []string{"no opinion"}},
+		} {
+			zh := stage(t, bob[0], c.stage).DetailIn(zhStrings)
+			for _, w := range c.want {
+				if !strings.Contains(zh, w) {
+					t.Errorf("%s in zh-CN = %q, want %q in it", c.stage, zh, w)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(zh, w) {
+					t.Errorf("%s in zh-CN = %q: English %q left in it", c.stage, zh, w)
+				}
+			}
+		}
+		// Plain mode's text of the lane: the outcomes, the details and the stop in Chinese,
+		// the stage names and the server's message as they are.
+		plain := tracing.LaneText(bob[0], "", zhStrings)
+		for _, w := range []string{"authorization", "拒绝", "403 Forbidden：privileged-groups：不表态", "鉴权链：没有鉴权器允许这个请求", "■ 请求在此终止"} {
+			if !strings.Contains(plain, w) {
+				t.Errorf("plain lane in zh-CN lacks %q:\n%s", w, plain)
+			}
+		}
+		if en := tracing.LaneText(bob[0], "", nil); !strings.Contains(en, "■ stopped here") || !strings.Contains(en, "denied") {
+			t.Errorf("plain lane in English:\n%s", en)
 		}
 	})
 

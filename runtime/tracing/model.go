@@ -50,6 +50,11 @@ const (
 type Field struct {
 	Label string `json:"label"`
 	Value string `json:"value"`
+	// LabelKey names the catalogue word for the label ("" when Label is an identifier shown
+	// as it is: an authenticator, an authorizer, a field path); ValueText words the value in
+	// any language (see Text; zero when Value is shown as it is).
+	LabelKey  string `json:"-"`
+	ValueText Text   `json:"-"`
 }
 
 // SourceRef points at the code that ran a stage: kubewalk's own server/ source (Anchor, a Go
@@ -69,6 +74,8 @@ type Stage struct {
 	// Detail is a one-line summary: "x509: CN=kubewalk-admin", "rbac: allowed by RoleBinding
 	// \"x\" of Role \"y\"", "GET /registry/configmaps/default/x rev 42".
 	Detail string `json:"detail"`
+	// DetailText words Detail in any language (see Text); zero when Detail is shown as it is.
+	DetailText Text `json:"-"`
 	// Fields are the stage's details, one per line, for the details pane.
 	Fields []Field `json:"fields,omitempty"`
 	// Patch is a mutating plugin's change as an RFC 6902 JSON patch ("" when none).
@@ -106,6 +113,9 @@ type Trace struct {
 	Name        string `json:"name,omitempty"`
 	LongRunning bool   `json:"longRunning,omitempty"`
 	UserAgent   string `json:"userAgent,omitempty"`
+	// Command is the kubectl command that sent the request ("kubectl explain"), from its
+	// Kubectl-Command header; "" for other clients.
+	Command string `json:"command,omitempty"`
 
 	// Who: the authenticated user (the impersonated one when --as was used; Impersonator is
 	// then the real user).
@@ -114,6 +124,10 @@ type Trace struct {
 	Impersonator string   `json:"impersonator,omitempty"`
 	// Loopback is set for the server's own traffic (informers, post-start hooks).
 	Loopback bool `json:"loopback,omitempty"`
+	// Hidden is set for the traffic the learner did not make: the server's loopback and
+	// kubewalk's own requests (a User-Agent starting with HiddenAgentPrefix). The Store keeps
+	// it in a ring of its own.
+	Hidden bool `json:"-"`
 
 	// Code is the HTTP status (0 while in flight); Bytes the response size when known.
 	Code  int   `json:"code"`
@@ -127,7 +141,9 @@ type Trace struct {
 
 // Filter selects traces for a view.
 type Filter struct {
-	// Loopback includes the server's own traffic (hidden by default).
+	// Loopback includes the hidden traffic (left out by default): the server's own loopback
+	// requests, and kubewalk's own (the exercise checks, the health polls), which the store
+	// keeps in a ring of its own.
 	Loopback bool
 	// Text matches user, verb, resource, namespace, name, path or code (substring, any case).
 	Text string

@@ -22,27 +22,33 @@ const LoopbackUser = "system:apiserver"
 // only appends under a short lock. Lanes are assembled from the records when a view asks
 // (List, Get), outside the lock, and cached until the next record for that request arrives.
 //
-// The Store is a bounded ring: once it holds its capacity, each new request pushes out the
-// oldest one (in arrival order, finished or not), and Dropped counts them. Records for a
-// request the ring no longer holds are ignored.
+// The Store keeps two bounded rings: one for the learner's requests and one for the hidden
+// traffic — kubewalk's own requests, whose User-Agent starts with "kubewalk-" (HiddenAgentPrefix:
+// the server's loopback client, the exercise checks, the TUI's health polls). Once a ring holds
+// its capacity, each new request of its kind pushes out that ring's oldest one (in arrival
+// order, finished or not), and Dropped (the learner's) or HiddenDropped counts them: however
+// much hidden traffic passes, it never pushes out a learner's lane. Records for a request the
+// store no longer holds are ignored.
 type Store struct {
 	mu       sync.Mutex
 	capacity int
-	ring     []*entry // circular, in arrival order; next is the slot the next request takes
-	next     int
+	learner  ring
+	hidden   ring
 	byID     map[string]*entry
 	seq      uint64
-	dropped  uint64
 	subs     map[*subscriber]struct{}
 
 	// Notifications are rate-limited: at most one per notifyInterval, the first at once,
 	// the rest together at the end of the interval. Waking a subscriber's goroutine on each
 	// request puts it in the request's way on a small machine.
-	pendingID   string // the one trace changed since the last notification, "" for several
-	pending     bool
-	scheduled   bool // a trailing notification is due
-	lastNotify  time.Time
-	notifyTimer *time.Timer
+	pendingID string // the one trace changed since the last notification, "" for several
+	pending   bool
+	// The same for the learner's traces only, for SubscribeLearner.
+	pendingLearnerID string
+	pendingLearner   bool
+	scheduled        bool // a trailing notification is due
+	lastNotify       time.Time
+	notifyTimer      *time.Timer
 }
 
 // notifyInterval is the shortest time between two notifications to subscribers: a view at 60
@@ -51,17 +57,59 @@ const notifyInterval = 10 * time.Millisecond
 
 var _ observe.Recorder = (*Store)(nil)
 
-// NewStore returns a store keeping up to capacity traces (DefaultCapacity when capacity <= 0).
+// HiddenAgentPrefix starts the User-Agent of every request kubewalk makes itself: the server's
+// loopback client ("kubewalk-loopback"), the exercise checks ("kubewalk-exercises"), the TUI's
+// health polls and probes. The Store keeps them apart from the learner's (Trace.Hidden).
+const HiddenAgentPrefix = "kubewalk-"
+
+// NewStore returns a store keeping up to capacity of the learner's traces, and as many of the
+// hidden traffic's (DefaultCapacity when capacity <= 0).
 func NewStore(capacity int) *Store {
 	if capacity <= 0 {
 		capacity = DefaultCapacity
 	}
 	return &Store{
 		capacity: capacity,
-		ring:     make([]*entry, capacity),
+		learner:  ring{slots: make([]*entry, capacity)},
+		hidden:   ring{slots: make([]*entry, capacity)},
 		byID:     make(map[string]*entry, capacity),
 		subs:     map[*subscriber]struct{}{},
 	}
+}
+
+// ring is one bounded ring of traces, in arrival order.
+type ring struct {
+	slots   []*entry // circular; next is the slot the next request takes
+	next    int
+	dropped uint64
+}
+
+// held counts the traces the ring holds. s.mu is held.
+func (r *ring) held(byID map[string]*entry) int {
+	n := 0
+	for _, e := range r.slots {
+		if e != nil && byID[e.id] == e {
+			n++
+		}
+	}
+	return n
+}
+
+// newest returns the entries the ring holds, newest first, down to (not including) seq.
+// s.mu is held.
+func (r *ring) newest(byID map[string]*entry, after uint64) []*entry {
+	n := len(r.slots)
+	var out []*entry
+	for i := 1; i <= n; i++ {
+		e := r.slots[(r.next-i+n)%n]
+		if e == nil || e.seq <= after {
+			break
+		}
+		if byID[e.id] == e {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // entry is one request's records, in arrival order per kind.
@@ -77,6 +125,9 @@ type entry struct {
 	spans  []*observe.Span
 	audits []*observe.Audit
 	holds  []hold
+	// hidden is set for kubewalk's own requests (HiddenAgentPrefix): they live in the hidden
+	// ring.
+	hidden bool
 	// final is set by the request's last audit event; server by the end of the HTTP server
 	// span, which WithTracing ends after WithAudit's last event (it carries the response
 	// size). A request refused by authentication never reaches WithTracing.
@@ -106,11 +157,16 @@ func (s *Store) Record(r observe.Record) {
 	s.mu.Lock()
 	e := s.byID[id]
 	if e == nil {
-		if !starts(r) {
+		req, ok := r.(*observe.Request)
+		if !ok {
+			// Only the *observe.Request that the decorated authenticator chain records as a
+			// request arrives opens a trace (every request meets it); a record for an unknown
+			// ID belongs to a request the store has dropped, and is ignored: so each request is
+			// traced once or counted once as dropped.
 			s.mu.Unlock()
 			return
 		}
-		e = s.add(id)
+		e = s.add(id, strings.HasPrefix(req.UserAgent, HiddenAgentPrefix))
 	}
 	// Views hear of a trace when it opens, when a long-running request's response starts,
 	// when it finishes, and when it is held or let go (holdStarted, holdEnded): what a list or
@@ -146,19 +202,9 @@ func (s *Store) Record(r observe.Record) {
 	visible = visible || e.done != wasDone
 	e.version++
 	if visible {
-		s.notifyLocked(id)
+		s.notifyLocked(e)
 	}
 	s.mu.Unlock()
-}
-
-// starts reports whether r may open a trace: only the *observe.Request that the decorated
-// authenticator chain records as a request arrives (every request meets it; the
-// "authentication" span that starts just before it carries nothing a lane needs). A record
-// for an unknown ID belongs to a request the ring has dropped, and is ignored: so each request
-// is traced once or counted once as dropped.
-func starts(r observe.Record) bool {
-	_, ok := r.(*observe.Request)
-	return ok
 }
 
 // finished reports whether an audit event is the request's last: ResponseComplete or Panic,
@@ -174,38 +220,60 @@ func finished(a *observe.Audit) bool {
 	return false
 }
 
-// add opens a trace for id, pushing out the oldest when the ring is full. s.mu is held.
-func (s *Store) add(id string) *entry {
-	if old := s.ring[s.next]; old != nil {
+// add opens a trace for id in the learner's ring or the hidden one, pushing out that ring's
+// oldest when it is full. s.mu is held.
+func (s *Store) add(id string, hidden bool) *entry {
+	r := &s.learner
+	if hidden {
+		r = &s.hidden
+	}
+	if old := r.slots[r.next]; old != nil {
 		if s.byID[old.id] == old {
 			delete(s.byID, old.id)
 		}
-		s.dropped++
+		r.dropped++
 	}
 	s.seq++
-	e := &entry{seq: s.seq, id: id}
-	s.ring[s.next] = e
-	s.next = (s.next + 1) % s.capacity
+	e := &entry{seq: s.seq, id: id, hidden: hidden}
+	r.slots[r.next] = e
+	r.next = (r.next + 1) % len(r.slots)
 	s.byID[id] = e
 	return e
 }
 
-// Dropped returns how many traces the ring has pushed out.
+// Dropped returns how many of the learner's traces the store has pushed out (the hidden
+// traffic's are HiddenDropped).
 func (s *Store) Dropped() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.dropped
+	return s.learner.dropped
 }
 
-// Len returns how many traces the store holds.
+// HiddenDropped returns how many traces of kubewalk's own requests the hidden ring has pushed
+// out.
+func (s *Store) HiddenDropped() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hidden.dropped
+}
+
+// Len returns how many of the learner's traces the store holds (HiddenLen the hidden
+// traffic's).
 func (s *Store) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.byID)
+	return s.learner.held(s.byID)
 }
 
-// Seen returns how many requests the store has opened a trace for since it was made: Len plus
-// Dropped.
+// HiddenLen returns how many traces of kubewalk's own requests the hidden ring holds.
+func (s *Store) HiddenLen() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hidden.held(s.byID)
+}
+
+// Seen returns how many requests the store has opened a trace for since it was made: Len,
+// HiddenLen, Dropped and HiddenDropped together. Trace.Seq numbers them.
 func (s *Store) Seen() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -226,13 +294,25 @@ func (s *Store) Get(id string) (Trace, bool) {
 	}
 	snap, v := e.snapshot(), e.version
 	s.mu.Unlock()
-	t := assemble(&snap)
-	s.keep(e, &t, v)
-	return t, true
+	return *s.build(e, &snap, v), true
 }
 
 // List returns the traces f selects, newest first.
 func (s *Store) List(f Filter) []Trace {
+	return s.list(f, 0)
+}
+
+// Since returns the traces f selects that arrived after the one numbered seq (Trace.Seq), in
+// arrival order: a reader that keeps the highest Seq it has seen reads each trace once, however
+// many the store holds.
+func (s *Store) Since(seq uint64, f Filter) []Trace {
+	out := s.list(f, seq)
+	slices.Reverse(out)
+	return out
+}
+
+// list returns the traces f selects with a Seq above after, newest first.
+func (s *Store) list(f Filter, after uint64) []Trace {
 	text := strings.ToLower(strings.TrimSpace(f.Text))
 	type item struct {
 		e    *entry
@@ -241,15 +321,25 @@ func (s *Store) List(f Filter) []Trace {
 		v    uint64
 	}
 	s.mu.Lock()
-	items := make([]item, 0, len(s.byID))
-	for i := 1; i <= s.capacity; i++ {
-		e := s.ring[(s.next-i+s.capacity)%s.capacity]
-		if e == nil {
-			break
+	entries := s.learner.newest(s.byID, after)
+	if f.Loopback {
+		// Both rings, merged newest first.
+		hidden := s.hidden.newest(s.byID, after)
+		merged := make([]*entry, 0, len(entries)+len(hidden))
+		i, j := 0, 0
+		for i < len(entries) || j < len(hidden) {
+			if j == len(hidden) || (i < len(entries) && entries[i].seq > hidden[j].seq) {
+				merged = append(merged, entries[i])
+				i++
+			} else {
+				merged = append(merged, hidden[j])
+				j++
+			}
 		}
-		if s.byID[e.id] != e {
-			continue
-		}
+		entries = merged
+	}
+	items := make([]item, 0, len(entries))
+	for _, e := range entries {
 		it := item{e: e, t: e.cached()}
 		if it.t == nil {
 			it.snap, it.v = e.snapshot(), e.version
@@ -261,9 +351,7 @@ func (s *Store) List(f Filter) []Trace {
 	for _, it := range items {
 		t := it.t
 		if t == nil {
-			built := assemble(&it.snap)
-			t = &built
-			s.keep(it.e, t, it.v)
+			t = s.build(it.e, &it.snap, it.v)
 		}
 		if t.Loopback && !f.Loopback {
 			continue
@@ -274,6 +362,14 @@ func (s *Store) List(f Filter) []Trace {
 		out = append(out, *t)
 	}
 	return out
+}
+
+// build assembles the lane of a snapshot of e taken at version v, and caches it.
+func (s *Store) build(e *entry, snap *entry, v uint64) *Trace {
+	t := assemble(snap)
+	t.Hidden = snap.hidden || t.Loopback
+	s.keep(e, &t, v)
+	return &t
 }
 
 // matches reports whether text (lower case) occurs in one of the trace's listed fields.
@@ -344,7 +440,7 @@ func (s *Store) holdStarted(id, stage, spec string, since time.Time) {
 	}
 	e.holds = append(e.holds, hold{stage: stage, since: since, spec: spec})
 	e.version++
-	s.notifyLocked(id)
+	s.notifyLocked(e)
 }
 
 // holdEnded notes how request id's hold at stage ended.
@@ -362,7 +458,7 @@ func (s *Store) holdEnded(id, stage, outcome string, at time.Time) {
 		}
 	}
 	e.version++
-	s.notifyLocked(id)
+	s.notifyLocked(e)
 }
 
 // Subscriptions.
@@ -371,7 +467,8 @@ func (s *Store) holdEnded(id, stage, outcome string, at time.Time) {
 // replaces a pending one, for another trace with Event{} ("several changed"), so a slow
 // subscriber never blocks recording and never misses that something changed.
 type subscriber struct {
-	ch chan Event
+	ch      chan Event
+	learner bool // hears only of the learner's traces
 }
 
 // Subscribe returns a channel that receives an Event whenever a trace arrives, finishes, is
@@ -382,7 +479,18 @@ type subscriber struct {
 // spell is sent at once), and Event.ID is "" when several traces changed since the subscriber
 // last received. Views re-read the store (List, Get) on each event.
 func (s *Store) Subscribe() (<-chan Event, func()) {
-	sub := &subscriber{ch: make(chan Event, 1)}
+	return s.subscribe(false)
+}
+
+// SubscribeLearner is Subscribe for the learner's traces only: the hidden traffic (the
+// server's loopback, kubewalk's own requests) sends it nothing, so a reader that only cares
+// about the learner is not woken by kubewalk's own polls.
+func (s *Store) SubscribeLearner() (<-chan Event, func()) {
+	return s.subscribe(true)
+}
+
+func (s *Store) subscribe(learner bool) (<-chan Event, func()) {
+	sub := &subscriber{ch: make(chan Event, 1), learner: learner}
 	s.mu.Lock()
 	s.subs[sub] = struct{}{}
 	s.mu.Unlock()
@@ -396,18 +504,27 @@ func (s *Store) Subscribe() (<-chan Event, func()) {
 	}
 }
 
-// notifyLocked notes that trace id changed and tells the subscribers: at once if the last
+// notifyLocked notes that e's trace changed and tells the subscribers: at once if the last
 // notification is older than notifyInterval, else once the interval is over (with Event.ID ""
 // if several traces changed meanwhile). s.mu is held.
-func (s *Store) notifyLocked(id string) {
+func (s *Store) notifyLocked(e *entry) {
 	if len(s.subs) == 0 {
 		return
 	}
+	id := e.id
 	switch {
 	case !s.pending:
 		s.pending, s.pendingID = true, id
 	case s.pendingID != id:
 		s.pendingID = ""
+	}
+	if !e.hidden {
+		switch {
+		case !s.pendingLearner:
+			s.pendingLearner, s.pendingLearnerID = true, id
+		case s.pendingLearnerID != id:
+			s.pendingLearnerID = ""
+		}
 	}
 	if s.scheduled {
 		return
@@ -425,6 +542,14 @@ func (s *Store) notifyLocked(id string) {
 	}
 }
 
+// LearnerNotifyPending reports whether a change to one of the learner's traces waits to be
+// told to the subscribers (notifications are spaced by 10 ms).
+func (s *Store) LearnerNotifyPending() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pendingLearner
+}
+
 // trailingNotify delivers what changed since the last notification.
 func (s *Store) trailingNotify() {
 	s.mu.Lock()
@@ -438,14 +563,21 @@ func (s *Store) trailingNotify() {
 // deliverLocked sends the pending change to every subscriber. s.mu is held, which also keeps
 // two deliveries from racing on one channel.
 func (s *Store) deliverLocked() {
-	id := s.pendingID
+	id, learnerID, learner := s.pendingID, s.pendingLearnerID, s.pendingLearner
 	s.pending, s.pendingID = false, ""
+	s.pendingLearner, s.pendingLearnerID = false, ""
 	s.lastNotify = time.Now()
 	for sub := range s.subs {
 		ev := Event{ID: id}
+		if sub.learner {
+			if !learner {
+				continue
+			}
+			ev.ID = learnerID
+		}
 		select {
 		case pending := <-sub.ch:
-			if pending.ID != id {
+			if pending.ID != ev.ID {
 				ev.ID = ""
 			}
 		default:

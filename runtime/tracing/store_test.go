@@ -312,3 +312,116 @@ func TestMarshalLogLine(t *testing.T) {
 		}
 	}
 }
+
+// requestAs records a finished GET by user sent with User-Agent agent.
+func requestAs(s *Store, id, user, agent string) {
+	now := time.Now()
+	s.Record(&observe.Request{ID: id, Received: now, Method: "GET", Path: "/readyz", UserAgent: agent})
+	s.Record(&observe.Authn{ID: id, Chain: true, OK: true, User: user})
+	s.Record(&observe.Audit{ID: id, Stage: observe.AuditResponseComplete, Received: now, StageTime: now, User: user, UserAgent: agent, Code: 200})
+	s.Record(&observe.Span{ID: id, Server: true, End: now})
+}
+
+// TestHiddenRingKeepsLearnerLanes: 10,000 requests of kubewalk's own (the loopback client, the
+// exercise checks, the health polls) pass through a store holding the learner's 5 requests:
+// the learner's stay, Dropped (what the Requests view reports) counts none of them, and the
+// hidden ring holds the newest of its own and counts the rest apart.
+func TestHiddenRingKeepsLearnerLanes(t *testing.T) {
+	const capacity = 100
+	s := NewStore(capacity)
+	for i := range 5 {
+		requestAs(s, fmt.Sprint("learner", i), "alice", "kubectl/v1.37.2 (linux/amd64) kubernetes/abc")
+	}
+	agents := []struct{ user, agent string }{
+		{LoopbackUser, "kubewalk-loopback"},
+		{"kubewalk-admin", "kubewalk-exercises"},
+		{"kubewalk-admin", "kubewalk-self-check"},
+		{"kubewalk-admin", "kubewalk-live-probe"},
+	}
+	for i := range 10000 {
+		a := agents[i%len(agents)]
+		requestAs(s, fmt.Sprint("hidden", i), a.user, a.agent)
+	}
+	if got := ids(s.List(Filter{})); fmt.Sprint(got) != "[learner4 learner3 learner2 learner1 learner0]" {
+		t.Errorf("the learner's lanes: %v", got)
+	}
+	if s.Dropped() != 0 || s.Len() != 5 {
+		t.Errorf("learner: dropped %d, held %d; want 0, 5", s.Dropped(), s.Len())
+	}
+	if s.HiddenLen() != capacity || s.HiddenDropped() != 10000-capacity {
+		t.Errorf("hidden: held %d, dropped %d; want %d, %d", s.HiddenLen(), s.HiddenDropped(), capacity, 10000-capacity)
+	}
+	all := s.List(Filter{Loopback: true})
+	if len(all) != 5+capacity || all[0].ID != "hidden9999" || all[len(all)-1].ID != "learner0" {
+		t.Fatalf("with the hidden traffic: %d traces, newest %s, oldest %s", len(all), all[0].ID, all[len(all)-1].ID)
+	}
+	for _, tr := range all {
+		if want := strings.HasPrefix(tr.ID, "hidden"); tr.Hidden != want {
+			t.Errorf("%s: Hidden %v", tr.ID, tr.Hidden)
+		}
+	}
+	if s.Seen() != 10005 {
+		t.Errorf("seen %d, want 10005", s.Seen())
+	}
+}
+
+// TestSince: traces after a sequence number, oldest first, from both rings when asked.
+func TestSince(t *testing.T) {
+	s := NewStore(10)
+	requestAs(s, "a", "alice", "kubectl")
+	requestAs(s, "h", "kubewalk-admin", "kubewalk-exercises")
+	requestAs(s, "b", "bob", "kubectl")
+	tests := []struct {
+		after uint64
+		f     Filter
+		want  string
+	}{
+		{0, Filter{}, "[a b]"},
+		{1, Filter{}, "[b]"},
+		{3, Filter{}, "[]"},
+		{0, Filter{Loopback: true}, "[a h b]"},
+		{2, Filter{Loopback: true}, "[b]"},
+		{0, Filter{Text: "bob"}, "[b]"},
+	}
+	for _, tc := range tests {
+		if got := fmt.Sprint(ids(s.Since(tc.after, tc.f))); got != tc.want {
+			t.Errorf("Since(%d, %+v) = %s, want %s", tc.after, tc.f, got, tc.want)
+		}
+	}
+}
+
+// TestSubscribeLearner: the hidden traffic wakes no learner subscriber; a learner's request
+// does.
+func TestSubscribeLearner(t *testing.T) {
+	s := NewStore(10)
+	learner, cancel := s.SubscribeLearner()
+	defer cancel()
+	all, cancelAll := s.Subscribe()
+	defer cancelAll()
+	requestAs(s, "h", "kubewalk-admin", "kubewalk-exercises")
+	select {
+	case ev := <-all:
+		if ev.ID != "h" {
+			t.Errorf("Subscribe: %+v, want h", ev)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Subscribe heard nothing of a hidden request")
+	}
+	requestAs(s, "a", "alice", "kubectl")
+	select {
+	case ev := <-learner:
+		if ev.ID != "a" {
+			t.Errorf("SubscribeLearner: %+v, want a (never h)", ev)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("SubscribeLearner heard nothing of the learner's request")
+	}
+	// The trailing notification of the hidden request's interval, if any, is not for it.
+	requestAs(s, "h2", "kubewalk-admin", "kubewalk-exercises")
+	s.mu.Lock()
+	pending := s.pendingLearner
+	s.mu.Unlock()
+	if pending {
+		t.Error("a hidden request left a notification pending for the learner's subscribers")
+	}
+}

@@ -8,6 +8,10 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 )
 
 // logLine is one line of the --trace-log format (docs/trace-log.md): the trace's own JSON
@@ -104,16 +108,20 @@ func outcomeMark(st Stage) string {
 	return "→"
 }
 
-// WriteLane writes t as text, a heading line and one line per stage, the stage that stopped
-// the request marked ■ and named; a mutating plugin's patch and a refusal's field errors
-// follow their stage, indented. indent starts every line.
-func WriteLane(w io.Writer, t Trace, indent string) {
+// WriteLane writes t as text in tr's language (English when tr is nil): a heading line and one
+// line per stage, the stage that stopped the request marked ■ and named; a mutating plugin's
+// patch and a refusal's field errors follow their stage, indented. indent starts every line.
+// Stage names, outcomes' symbols and what the server wrote read the same in every language.
+func WriteLane(w io.Writer, t Trace, indent string, tr *i18n.Strings) {
+	if tr == nil {
+		tr = english
+	}
 	who := t.User
 	if who == "" {
-		who = "(unauthenticated)"
+		who = tr.LaneUnauthenticated
 	}
 	if t.Impersonator != "" {
-		who = t.Impersonator + " as " + t.User
+		who = fmt.Sprintf(tr.LaneAs, t.Impersonator, t.User)
 	}
 	what := strings.ToUpper(t.Verb)
 	if what == "" {
@@ -127,31 +135,32 @@ func WriteLane(w io.Writer, t Trace, indent string) {
 		head += "  " + round(t.Duration).String()
 	}
 	fmt.Fprintf(w, "%s  [Audit-Id %s]\n", head, t.ID)
-	width := 0
+	width, outcomeW := 0, 10
 	for _, st := range t.Stages {
 		width = max(width, len(st.Name))
+		outcomeW = max(outcomeW, ansi.StringWidth(st.Outcome.In(tr)))
 	}
 	for _, st := range t.Stages {
 		d := ""
 		if st.Duration > 0 {
 			d = "  " + round(st.Duration).String()
 		}
-		fmt.Fprintf(w, "%s  %s %-*s  %-10s %s%s\n", indent, outcomeMark(st), width, st.Name, st.Outcome, st.Detail, d)
+		fmt.Fprintf(w, "%s  %s %-*s  %s %s%s\n", indent, outcomeMark(st), width, st.Name, i18n.PadRight(st.Outcome.In(tr), outcomeW), st.DetailIn(tr), d)
 		if st.Patch != "" {
-			fmt.Fprintf(w, "%s        patch %s\n", indent, st.Patch)
+			fmt.Fprintf(w, "%s        %s\n", indent, fmt.Sprintf(tr.LanePatchLine, st.Patch))
 		}
 		if st.Stopped {
 			for _, f := range st.Fields {
-				fmt.Fprintf(w, "%s        %s: %s\n", indent, f.Label, f.Value)
+				fmt.Fprintf(w, "%s        %s\n", indent, fmt.Sprintf(tr.LaneNamed, f.LabelIn(tr), f.ValueIn(tr)))
 			}
-			fmt.Fprintf(w, "%s        ■ stopped here\n", indent)
+			fmt.Fprintf(w, "%s        %s\n", indent, tr.LaneStoppedMark)
 		}
 	}
 }
 
-// LaneText returns WriteLane's text.
-func LaneText(t Trace, indent string) string {
+// LaneText returns WriteLane's text in tr's language (English when tr is nil).
+func LaneText(t Trace, indent string, tr *i18n.Strings) string {
 	var b strings.Builder
-	WriteLane(&b, t, indent)
+	WriteLane(&b, t, indent, tr)
 	return b.String()
 }

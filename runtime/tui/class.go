@@ -88,7 +88,7 @@ func (m *model) classLineCount() int {
 	case m.cls.follow != nil:
 		return 2
 	}
-	return 1
+	return m.hostLineCount()
 }
 
 // classInit starts reading the board or the student's state.
@@ -461,7 +461,7 @@ func (m *model) classLines() []string {
 	}
 	tr := m.tr
 	if c.host != nil {
-		s := classBanner.Render(" " + fmt.Sprintf(tr.ClassJoinBanner, c.host.JoinLine()) + " ")
+		var notes []string
 		if c.boardLoaded {
 			stuck := 0
 			for _, st := range c.board.Students {
@@ -469,12 +469,12 @@ func (m *model) classLines() []string {
 					stuck++
 				}
 			}
-			s += " " + fmt.Sprintf(tr.ClassBoardCount, len(c.board.Students), stuck)
+			notes = append(notes, fmt.Sprintf(tr.ClassBoardCount, len(c.board.Students), stuck))
 		}
 		if c.host.LoopbackOnly() {
-			s += m.st.Status.Note.Render(" · " + fmt.Sprintf(tr.ClassLoopbackHint, JoinPort(c.host.JoinLine())))
+			notes = append(notes, m.st.Status.Note.Render(fmt.Sprintf(tr.ClassLoopbackHint, JoinPort(c.host.JoinLine()))))
 		}
-		return []string{fit(s, m.w)}
+		return hostLines(c.host.JoinLine(), notes, tr, m.w, m.hostLineCount())
 	}
 	st := c.fs
 	var state string

@@ -133,7 +133,8 @@ type etcdRow struct {
 	node  string // the open-map key of a resource or namespace row
 	label string
 	count int
-	key   int // index into keys, for a key row
+	key   int    // index into keys when the rows were built, for a key row
+	name  string // the key itself, for a key row: indexes shift as keys come and go
 	depth int
 }
 
@@ -271,20 +272,17 @@ func (v *etcdView) Changes(cs []EtcdChange) (selChanged bool) {
 	return selChanged
 }
 
-// rebuild flattens the tree into rows, keeping the cursor on the same row when it can.
+// rebuild flattens the tree into rows, keeping the cursor on the same row when it can. The
+// old rows may point into keys by an index that no longer holds their key (put and Changes
+// insert and delete before rebuild runs): the cursor's key is found by its name.
 func (v *etcdView) rebuild() {
-	var curNode string
-	curKey := -1
+	var curNode, curName string
 	if v.cursor >= 0 && v.cursor < len(v.rows) {
 		r := v.rows[v.cursor]
 		curNode = r.node
 		if r.kind == rowKey {
-			curKey = r.key
+			curName = r.name
 		}
-	}
-	var curName string
-	if curKey >= 0 && curKey < len(v.keys) {
-		curName = v.keys[curKey].Key
 	}
 	// The keys are in order, so each resource's keys, and each namespace's within it, are
 	// one run: counting a run is finding its end.
@@ -302,7 +300,7 @@ func (v *etcdView) rebuild() {
 			for k := i; k < j; {
 				ns := keys[k].ns
 				if ns == "" {
-					v.rows = append(v.rows, etcdRow{kind: rowKey, key: k, depth: 1})
+					v.rows = append(v.rows, etcdRow{kind: rowKey, key: k, name: keys[k].Key, depth: 1})
 					k++
 					continue
 				}
@@ -314,7 +312,7 @@ func (v *etcdView) rebuild() {
 				v.rows = append(v.rows, etcdRow{kind: rowNamespace, node: nnode, label: ns, count: l - k, depth: 1})
 				if v.open[nnode] {
 					for x := k; x < l; x++ {
-						v.rows = append(v.rows, etcdRow{kind: rowKey, key: x, depth: 2})
+						v.rows = append(v.rows, etcdRow{kind: rowKey, key: x, name: keys[x].Key, depth: 2})
 					}
 				}
 				k = l
@@ -328,7 +326,7 @@ func (v *etcdView) rebuild() {
 	// Back to the same row.
 	found := false
 	for i, r := range v.rows {
-		if (curName != "" && r.kind == rowKey && v.keys[r.key].Key == curName) || (curName == "" && curNode != "" && r.node == curNode) {
+		if (curName != "" && r.kind == rowKey && r.name == curName) || (curName == "" && curNode != "" && r.node == curNode) {
 			v.cursor, found = i, true
 			break
 		}
@@ -415,7 +413,7 @@ func (v *etcdView) SelectKey(key string) bool {
 	}
 	v.rebuild()
 	for i, r := range v.rows {
-		if r.kind == rowKey && v.keys[r.key].Key == key {
+		if r.kind == rowKey && r.name == key {
 			v.cursor = i
 			v.keepVisible()
 			v.tree.dirty = true
@@ -431,7 +429,7 @@ func (v *etcdView) CursorKey() string {
 	if !ok || r.kind != rowKey {
 		return ""
 	}
-	return v.keys[r.key].Key
+	return r.name
 }
 
 // Decoding shows that key is being decoded.
@@ -442,9 +440,13 @@ func (v *etcdView) Decoding(key string) {
 	v.relayoutValue()
 }
 
-// Value takes a decoded value (ignored when another key was selected since).
+// Value takes a decoded value (ignored when another key was selected since, or when it is
+// older than the one shown: decodes run concurrently and may answer out of order).
 func (v *etcdView) Value(msg etcdValueMsg) {
 	if msg.key != v.sel {
+		return
+	}
+	if msg.err == nil && v.val != nil && v.val.Key == msg.key && msg.val.ModRevision < v.val.ModRevision {
 		return
 	}
 	if msg.err != nil {

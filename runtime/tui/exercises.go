@@ -666,6 +666,11 @@ func (m *model) exHint() tea.Cmd {
 	if !ok {
 		return nil
 	}
+	if e.State == ExerciseDone {
+		// Solved: the hints it took are recorded as they were; asking for more counts none.
+		m.note = m.tr.NoteExDoneHints
+		return nil
+	}
 	if e.HintLevels > 0 && len(e.Hints) >= e.HintLevels {
 		m.note = m.tr.NoteExAllHints
 		return nil

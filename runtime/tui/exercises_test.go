@@ -218,6 +218,24 @@ func TestExercisesTick(t *testing.T) {
 	}
 }
 
+// TestExercisesDoneHint: h on a solved exercise shows no new level and records none.
+func TestExercisesDoneHint(t *testing.T) {
+	for _, lang := range i18n.Languages() {
+		t.Run(lang, func(t *testing.T) {
+			hs, x := newExFixture(t, lang, 120, 40)
+			hs.typeLine("exercises")
+			selectEx(hs, "authn-401")
+			hs.keys("tab", "h", "h")
+			if want := i18n.For(lang).NoteExDoneHints; hs.model.m.note != want {
+				t.Errorf("h on a done exercise: note %q, want %q", hs.model.m.note, want)
+			}
+			if x.shown["authn-401"] != 0 {
+				t.Errorf("hints recorded for a done exercise: %d, want 0", x.shown["authn-401"])
+			}
+		})
+	}
+}
+
 // TestExercisesNotWired: without a backend the view says so and the status line counts
 // nothing; the keys do nothing but say why.
 func TestExercisesNotWired(t *testing.T) {

@@ -462,6 +462,20 @@ func (e *fakeEtcd) put(key string) {
 	}
 }
 
+// del deletes a key and tells the watches.
+func (e *fakeEtcd) del(key string) {
+	e.mu.Lock()
+	e.rev++
+	k := e.keys[key]
+	delete(e.keys, key)
+	k.ModRevision = e.rev
+	ws := e.watches
+	e.mu.Unlock()
+	for _, w := range ws {
+		w <- EtcdChange{Key: k, Deleted: true}
+	}
+}
+
 // fakeKubectl plays kubectl: fixed output for a few commands, `-w` streams until ctx ends,
 // `edit` is refused.
 type fakeKubectl struct {

@@ -37,6 +37,7 @@ type KeyMap struct {
 
 	FocusNext key.Binding
 	FocusPrev key.Binding
+	Zoom      key.Binding
 	Served    key.Binding
 	Up        key.Binding
 	Down      key.Binding
@@ -108,6 +109,7 @@ func NewKeyMap(tr *i18n.Strings) KeyMap {
 
 		FocusNext: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", tr.KeyFocusNext)),
 		FocusPrev: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", tr.KeyFocusPrev)),
+		Zoom:      key.NewBinding(key.WithKeys("z"), key.WithHelp("z", tr.KeyZoom)),
 		Served:    key.NewBinding(key.WithKeys("K"), key.WithHelp("K", tr.KeyServed)),
 		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", tr.KeyUp)),
 		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", tr.KeyDown)),

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -177,5 +178,104 @@ func TestKubectlManifestBox(t *testing.T) {
 	hs.must("✗ not run:", "editor")
 	if strings.Contains(hs.view(), "Run it in another terminal") {
 		t.Errorf("a confined screen is told to run the command elsewhere:\n%s", hs.view())
+	}
+}
+
+// TestKubectlBesideWatch: a student with one screen (a confined runner, as class ssh gives
+// one) watches and changes at once: once `:k get cm -w` has its watch open, the next `:k` runs
+// beside it — typed or through the text box — and the watch's newest lines, the change among
+// them, show under it. One command goes on beside at most; esc stops the one in front, then
+// the one beside.
+func TestKubectlBesideWatch(t *testing.T) {
+	srv := startRealServer(t)
+	cacheDir := t.TempDir()
+	hs := newHarnessOpts(t, 120, 40, fakeContent{}, srv, Options{GlamourStyle: "notty",
+		NewKubectl: func(kc string) (Kubectl, error) {
+			return kubectl.New(kubectl.Options{Kubeconfig: kc, CacheDir: cacheDir, Confined: true, NoExecPlugins: true})
+		}})
+	hs.keys("E")
+	t.Cleanup(func() {
+		if err := hs.model.m.shutdown(); err != nil {
+			t.Error(err)
+		}
+	})
+	kc := hs.model.m.kc
+	finished := func() bool { return kc.done }
+	// While a watch runs in front the model never settles: type without waiting, and wait for
+	// the screen instead.
+	typeNow := func(line string) {
+		t.Helper()
+		hs.send(keyMsg(":"))
+		hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(line)})
+		hs.send(keyMsg("enter"))
+	}
+	shows := func(what ...string) func() bool {
+		return func() bool {
+			v := hs.view()
+			for _, w := range what {
+				if !strings.Contains(v, w) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+
+	hs.startLine("k get cm -w --watch-only")
+	hs.until("the watch open", func() bool { return kc.run != nil && kc.run.watchOpen() })
+	watch := kc.run
+
+	typeNow("k --context alice create configmap made-beside --from-literal=k=v")
+	hs.until("the create to end", finished)
+	if kc.bg != watch || !kc.bg.watchOpen() {
+		t.Fatalf("the watch is not beside the create: bg %v", kc.bg)
+	}
+	hs.until("the change in the watch beside", func() bool {
+		tail, _ := watch.tail(besideLines)
+		return slices.ContainsFunc(tail, func(l string) bool { return strings.HasPrefix(l, "made-beside ") })
+	})
+	hs.until("the pane to show both", shows("$ kubectl --context alice create configmap made-beside", "configmap/made-beside created",
+		"✓ exit 0", "still running beside: kubectl get cm -w --watch-only", "made-beside   1"))
+
+	// Through the text box too.
+	hs.startLine("k apply -f -")
+	hs.until("the text box", func() bool { return kc.Editing() })
+	hs.send(tea.KeyMsg{Type: tea.KeyRunes, Paste: true, Runes: []rune("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: boxed-beside\n  namespace: default\n")})
+	hs.send(tea.KeyMsg{Type: tea.KeyCtrlD})
+	hs.until("apply to end", finished)
+	hs.until("the applied configmap in the watch beside", func() bool {
+		tail, _ := watch.tail(besideLines)
+		return slices.ContainsFunc(tail, func(l string) bool { return strings.HasPrefix(l, "boxed-beside ") })
+	})
+	hs.until("the pane to show both", shows("configmap/boxed-beside created", "still running beside"))
+
+	// A second watch in front: nothing more may start until one of them ends.
+	hs.startLine("k get ns -w")
+	hs.until("the second watch open", func() bool { return kc.run != nil && kc.run.watchOpen() })
+	typeNow("k get cm")
+	hs.until("the refusal", shows("kubectl get cm -w --watch-only already runs beside"))
+	if kc.run.args[1] != "ns" || !hs.model.m.prompt.open {
+		t.Fatalf("a third command started (%q), or the prompt closed", kc.run.args)
+	}
+	hs.send(keyMsg("esc")) // closes the prompt, which kept the line
+	if hs.model.m.prompt.open || !kc.running {
+		t.Fatalf("esc in the prompt: prompt open %v, watch in front running %v", hs.model.m.prompt.open, kc.running)
+	}
+	hs.send(keyMsg("esc"))
+	hs.until("esc to stop the watch in front", finished)
+	if kc.bg != watch {
+		t.Fatal("esc stopped the watch beside first")
+	}
+	hs.send(keyMsg("esc"))
+	hs.until("esc to stop the watch beside", func() bool { return kc.bg == nil })
+	hs.settle()
+	hs.must("kubectl get cm -w --watch-only has ended")
+	if strings.Contains(hs.view(), "still running beside") {
+		t.Errorf("the ended watch is still shown beside:\n%s", hs.view())
+	}
+	select {
+	case <-watch.done:
+	default:
+		t.Fatal("the watch beside is forgotten but still running")
 	}
 }

@@ -93,6 +93,32 @@ func (r *kcRun) ObserveRequest(q kubectl.Request) {
 	}
 }
 
+// watchOpen reports whether the command has a watch the server answered 200: the runner
+// lets the next command run beside it from then on.
+func (r *kcRun) watchOpen() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, q := range r.reqs {
+		if q.WatchOpen() {
+			return true
+		}
+	}
+	return false
+}
+
+// tail returns the last n lines of output (the unfinished last line among them) and how many
+// lines came before them.
+func (r *kcRun) tail(n int) (lines []string, before int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all := r.lines
+	if len(r.partial) > 0 {
+		all = append(all[:len(all):len(all)], cleanLine(r.partial))
+	}
+	start := max(len(all)-n, 0)
+	return append([]string(nil), all[start:]...), r.dropped + start
+}
+
 // requests returns the requests observed so far.
 func (r *kcRun) requests() []kubectl.Request {
 	r.mu.Lock()
@@ -245,6 +271,11 @@ type kubectlView struct {
 	// box, while open, is the text box for the manifest that `-f -` reads.
 	box *manifestBox
 
+	// bg is the command that goes on beside the one in front, or nil: a watch that was open
+	// when the next command started (the runner lets the next run beside an open watch). Its
+	// newest lines show at the bottom of the output pane, as a second terminal would.
+	bg *kcRun
+
 	// The output wrapped to the pane so far, kept so that a line arriving costs only its own
 	// wrapping: wrapped holds the rows of the complete lines from line number wrapFirst on,
 	// rowsOf how many rows each took; wrapW is the width they were wrapped at.
@@ -269,8 +300,27 @@ func (v *kubectlView) SetSize(out, reqs rect) {
 	v.relayout()
 }
 
-// Start shows a command that is about to run.
+// besideLines is how many of its newest lines a command beside shows.
+const besideLines = 8
+
+// CanStart reports whether a command may start now: none runs, or the one running has its
+// watch open and none runs beside yet (it then goes on beside the new one).
+func (v *kubectlView) CanStart() bool {
+	return !v.running || (v.bg == nil && v.run != nil && v.run.watchOpen())
+}
+
+// BesideEnded forgets the command beside, which has ended.
+func (v *kubectlView) BesideEnded() {
+	v.bg = nil
+	v.relayoutOutput()
+}
+
+// Start shows a command that is about to run; the one running, if any, goes on beside it
+// (CanStart said it may).
 func (v *kubectlView) Start(run *kcRun) {
+	if v.running {
+		v.bg = v.run
+	}
 	v.run, v.running, v.done, v.err, v.notice = run, true, false, nil, nil
 	v.wrapped, v.rowsOf, v.wrapFirst = nil, nil, 0
 	v.res = kubectl.Result{}
@@ -282,8 +332,11 @@ func (v *kubectlView) Start(run *kcRun) {
 	v.relayout()
 }
 
-// Notice shows a command that was not run, and why.
+// Notice shows a command that was not run, and why; one running goes on beside it.
 func (v *kubectlView) Notice(line string, args []string, why ...string) {
+	if v.running {
+		v.bg = v.run
+	}
 	v.run = newKcRun(line, args, func() {})
 	close(v.run.done)
 	v.wrapped, v.rowsOf, v.wrapFirst = nil, nil, 0
@@ -458,8 +511,26 @@ func (v *kubectlView) relayoutOutput() {
 	if len(tail) > 0 {
 		lines = append(append(lines, ""), tail...)
 	}
+	if v.bg != nil {
+		lines = append(lines, v.besideLines(w)...)
+	}
 	v.out.SetTitle(tr.PaneKubectl, kubectl.Quote(r.args), figure)
 	v.out.SetLines(lines)
+}
+
+// besideLines draws the command beside, under the one in front: what it is, and its newest
+// lines.
+func (v *kubectlView) besideLines(w int) []string {
+	st, tr := v.st, v.tr
+	lines := append([]string{""}, wrapLines(st.Served.Heading.Render(fmt.Sprintf(tr.KubectlBeside, kubectl.Quote(v.bg.args))), w)...)
+	tail, before := v.bg.tail(besideLines)
+	if before > 0 {
+		lines = append(lines, st.Served.Dim.Render(fmt.Sprintf(tr.KubectlBesideEarlier, before)))
+	}
+	for _, l := range tail {
+		lines = append(lines, wrapLines(l, w)...)
+	}
+	return lines
 }
 
 func (v *kubectlView) relayoutRequests() {

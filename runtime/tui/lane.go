@@ -59,37 +59,7 @@ func stageLabel(tr *i18n.Strings, name string, short bool) string {
 }
 
 // outcomeWord is what a box says besides its symbol.
-func outcomeWord(tr *i18n.Strings, o tracing.Outcome) string {
-	switch o {
-	case tracing.OutcomeOK:
-		return tr.OutcomeOK
-	case tracing.OutcomeAllowed:
-		return tr.OutcomeAllowed
-	case tracing.OutcomeDenied:
-		return tr.OutcomeDenied
-	case tracing.OutcomeNoOpinion:
-		return tr.OutcomeNoOpinion
-	case tracing.OutcomeChanged:
-		return tr.OutcomeChanged
-	case tracing.OutcomeNoChange:
-		return tr.OutcomeNoChange
-	case tracing.OutcomeRefused:
-		return tr.OutcomeRefused
-	case tracing.OutcomeFailed:
-		return tr.OutcomeFailed
-	case tracing.OutcomeHeld:
-		return tr.OutcomeHeld
-	case tracing.OutcomeAborted:
-		return tr.OutcomeAborted
-	case tracing.OutcomeCache:
-		return tr.OutcomeCache
-	case tracing.OutcomeEtcd:
-		return tr.OutcomeEtcd
-	case tracing.OutcomeSkipped:
-		return tr.OutcomeSkipped
-	}
-	return string(o)
-}
+func outcomeWord(tr *i18n.Strings, o tracing.Outcome) string { return o.In(tr) }
 
 // fmtDuration prints a stage or request time compactly.
 func fmtDuration(d time.Duration) string {
@@ -295,17 +265,18 @@ func stageDetails(st *Styles, tr *i18n.Strings, s tracing.Stage, w int, hasEtcd 
 		head += " · " + d
 	}
 	add(st.Lane.Heading, head)
-	if s.Detail != "" {
-		add(st.Lane.Text, s.Detail)
+	// kubewalk's words in the learner's language; what the server wrote as it is.
+	if d := s.DetailIn(tr); d != "" {
+		add(st.Lane.Text, d)
 	}
 	labelW := 0
 	for _, f := range s.Fields {
-		labelW = max(labelW, ansi.StringWidth(f.Label))
+		labelW = max(labelW, ansi.StringWidth(f.LabelIn(tr)))
 	}
 	labelW = min(labelW, w/3)
 	for _, f := range s.Fields {
-		label := fit(f.Label, labelW)
-		for i, l := range wrapLines(f.Value, max(w-labelW-3, 10)) {
+		label := fit(f.LabelIn(tr), labelW)
+		for i, l := range wrapLines(f.ValueIn(tr), max(w-labelW-3, 10)) {
 			if i == 0 {
 				out = append(out, "  "+st.Lane.Dim.Render(label)+" "+l)
 			} else {

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/glamour/ansi"
 	"github.com/charmbracelet/glamour/styles"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
@@ -106,7 +107,7 @@ func (p *lessonPane) renderLines(w int) []string {
 func (p *lessonPane) markdown(text string, w int) []string {
 	if p.renderer == nil {
 		r, err := glamour.NewTermRenderer(
-			glamour.WithStyles(lessonStyle(p.style)),
+			glamour.WithStyles(lessonStyle(p.style, lipgloss.ColorProfile() == termenv.Ascii)),
 			glamour.WithColorProfile(lipgloss.ColorProfile()),
 			glamour.WithWordWrap(0),
 		)
@@ -134,13 +135,20 @@ func (p *lessonPane) markdown(text string, w int) []string {
 }
 
 // lessonStyle is glamour's standard style of that name (notty when unknown) with the padding
-// around inline code made unbreakable.
-func lessonStyle(name string) ansi.StyleConfig {
+// around inline code made unbreakable. Without colour (the notty and ascii styles, which
+// NO_COLOR picks, or any style on a terminal without colour) inline code keeps its backticks:
+// those styles, and the colour they lose, were the only thing that set code apart from the
+// prose around it.
+func lessonStyle(name string, noColor bool) ansi.StyleConfig {
 	base, ok := styles.DefaultStyles[name]
 	if !ok {
 		base = styles.DefaultStyles[styles.NoTTYStyle]
+		name = styles.NoTTYStyle
 	}
 	cfg := *base
+	if noColor || name == styles.NoTTYStyle || name == styles.AsciiStyle {
+		cfg.Code.Prefix, cfg.Code.Suffix = "`", "`"
+	}
 	keep := func(s string) string { return strings.ReplaceAll(s, " ", string(gluedSpace)) }
 	cfg.Code.Prefix, cfg.Code.Suffix = keep(cfg.Code.Prefix), keep(cfg.Code.Suffix)
 	// The notty and ascii styles mark emphasis with the Markdown markers themselves (**bold**,

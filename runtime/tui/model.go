@@ -87,6 +87,8 @@ type model struct {
 	showHelp bool
 	// helpOffset scrolls the ? overlay when the window is too small for it.
 	helpOffset int
+	zoom       bool   // z: the focused pane takes the whole body (zoom.go)
+	zoomedOn   string // the view and pane the zoom was laid out for
 	welcome    bool   // the first-run welcome is shown
 	onWelcome  func() // called when it is dismissed
 	// lessonForReview is set when reviewing put the lesson in place of the kubectl panel;
@@ -287,10 +289,13 @@ func (m *model) stopAuto() {
 func (m *model) shutdown() error {
 	m.cancel()
 	m.waitFetchEnd()
-	if m.kc.run != nil {
-		m.kc.run.cancel()
+	for _, run := range []*kcRun{m.kc.run, m.kc.bg} {
+		if run == nil {
+			continue
+		}
+		run.cancel()
 		select {
-		case <-m.kc.run.done:
+		case <-run.done:
 		case <-time.After(10 * time.Second):
 		}
 	}
@@ -312,7 +317,11 @@ func (m Model) Init() tea.Cmd {
 }
 
 // Update handles one message.
-func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) { return m, m.m.update(msg) }
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.m.update(msg)
+	m.m.syncZoom()
+	return m, cmd
+}
 
 // View renders the whole screen: never taller or wider than the window.
 func (m Model) View() string { return m.m.view() }
@@ -447,6 +456,9 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 		if msg.run == m.kc.run && m.kc.Output() {
 			load = m.loadNow() // a new request: read its lane
 		}
+		if msg.run == m.kc.bg {
+			m.kc.relayoutOutput()
+		}
 		select {
 		case <-msg.run.done:
 			return load
@@ -455,6 +467,11 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 		}
 	case kcDoneMsg:
 		msg.run.cancel()
+		if msg.run == m.kc.bg {
+			m.kc.BesideEnded()
+			m.note = fmt.Sprintf(m.tr.NoteKubectlBesideEnded, kubectl.Quote(msg.run.args))
+			return nil
+		}
 		if msg.run == m.kc.run {
 			m.kc.Done(msg)
 			if msg.res.Canceled {
@@ -799,6 +816,10 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	if cmd, ok := m.classKey(msg); ok {
 		return cmd
 	}
+	if key.Matches(msg, k.Zoom) {
+		m.toggleZoom()
+		return nil
+	}
 	if m.at != viewTour {
 		return m.viewKey(msg)
 	}
@@ -1089,6 +1110,9 @@ func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
 	}
 	if m.lay.small || m.showHelp || m.welcome || m.prompt.open || m.info != nil || msg.Action != tea.MouseActionPress {
 		return nil
+	}
+	if m.zoom && msg.Button == tea.MouseButtonLeft {
+		return nil // one pane fills the body: a click picks nothing else
 	}
 	if m.at != viewTour {
 		m.viewMouse(msg)

@@ -290,10 +290,16 @@ func TestServedPanel(t *testing.T) {
 	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{cfg: &rest.Config{Host: ts.URL}})
 	hs.keys("E")
 	hs.must("✓ SERVING at https://127.0.0.1:6443", "[kubectl] · the server is serving",
-		"export KUBECONFIG=/tmp/kubewalk-1234/kubeconfig", "kubectl get ns",
-		"kubectl --context alice create configmap demo \\", "--from-literal=a=b",
-		"kubectl --context bob get cm", "kubectl auth can-i --list --context alice",
+		"export KUBECONFIG=/tmp/kubewalk-1234/kubeconfig", `eval "$(kubewalk env)"`,
 		"readyz: ✓ ok (200 OK) · checked 10:30:00")
+	// The rest of the panel is below, a scroll (or z, the zoom) away.
+	panel := ansi.Strip(strings.Join(hs.model.m.kubect.lines, "\n"))
+	for _, want := range []string{"kubectl get ns", "kubectl --context alice create configmap demo \\", "--from-literal=greeting=hello",
+		"kubectl get cm demo -o yaml", "kubectl --context bob get cm", "kubectl auth can-i --list --context alice"} {
+		if !strings.Contains(panel, want) {
+			t.Errorf("the panel lacks %q:\n%s", want, panel)
+		}
+	}
 	for _, p := range server.Phases() {
 		hs.must("✓ " + string(p))
 	}

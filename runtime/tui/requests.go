@@ -242,6 +242,20 @@ func (v *requestsView) selected() (tracing.Trace, bool) {
 	return tracing.Trace{}, false
 }
 
+// trace returns the trace with the given ID, if the list (or the traces it keeps beside it)
+// has it.
+func (v *requestsView) trace(id string) (tracing.Trace, bool) {
+	if t, ok := v.extra[id]; ok {
+		return t, true
+	}
+	for _, t := range v.all {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return tracing.Trace{}, false
+}
+
 // Select shows a trace by ID, at the stage named (or, when stage is "", where it is held or
 // stopped, else its first stage).
 func (v *requestsView) Select(id, stage string) {

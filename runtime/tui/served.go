@@ -116,6 +116,12 @@ func (p *servedPane) SetHealth(msg readyzMsg) {
 	p.relayout()
 }
 
+// CreateDemo creates the configmap the lessons read from serve on (runtime/live's
+// ConfigMapName): the README, the serve lesson, the apimachinery lesson and this panel give
+// this one command, so following any of them after another says it already exists, rather
+// than making a different object.
+const CreateDemo = "kubectl --context alice create configmap demo --from-literal=greeting=hello"
+
 // Commands are the copy-ready commands the panel suggests, in order.
 func (p *servedPane) Commands() []string {
 	kc := p.kubeconfig
@@ -125,7 +131,8 @@ func (p *servedPane) Commands() []string {
 	return []string{
 		"export KUBECONFIG=" + kc,
 		"kubectl get ns",
-		"kubectl --context alice create configmap demo --from-literal=a=b",
+		CreateDemo,
+		"kubectl get cm demo -o yaml",
 		"kubectl --context bob get cm",
 		"kubectl auth can-i --list --context alice",
 	}
@@ -141,6 +148,13 @@ func (p *servedPane) relayout() {
 	st, tr := p.st.Served, p.tr
 	var out []string
 	add := func(style func(...string) string, text string) {
+		if rest, ok := strings.CutPrefix(text, "# "); ok && w > 4 {
+			// A shell comment stays one when it wraps: a block pasted whole runs no prose.
+			for _, l := range wrapLines(rest, w-2) {
+				out = append(out, style("# "+l))
+			}
+			return
+		}
 		for _, l := range wrapLines(text, w) {
 			out = append(out, style(l))
 		}
@@ -177,13 +191,16 @@ func (p *servedPane) relayout() {
 	}
 	out = append(out, "")
 	add(st.Heading.Render, tr.ServedTry)
-	notes := []string{"", tr.ServedAsAdmin, tr.ServedAliceWrites, tr.ServedBobMayNot, tr.ServedAliceRBAC}
+	notes := []string{"", tr.ServedAsAdmin, tr.ServedAliceWrites, tr.ServedCreatedBy, tr.ServedBobMayNot, tr.ServedAliceRBAC}
 	for i, c := range p.Commands() {
 		if notes[i] != "" {
 			add(st.Comment.Render, notes[i])
 		}
 		for _, l := range wrapCommand(c, w) {
 			out = append(out, st.Command.Render(l))
+		}
+		if i == 0 {
+			add(st.Comment.Render, tr.ServedEnvHint)
 		}
 	}
 	out = append(out, "")
@@ -213,36 +230,72 @@ func (p *servedPane) View() []string {
 	})
 }
 
-// wrapCommand breaks a shell command at spaces with " \\" continuations, so that a wrapped
-// command still pastes as one; a word longer than the line is cut as a last resort.
+// wrapCommand breaks a shell command into lines of at most w cells that paste as one
+// command: at spaces, with " \" continuations and the next line indented; a word longer than
+// a line (a kubeconfig path) is split inside with a bare "\" and goes on at the start of the
+// next line, since the shell drops a backslash-newline, indentation would not be dropped. It
+// splits such a word after a "/" when one is near the end of the line.
 func wrapCommand(cmd string, w int) []string {
 	const indent = "  "
+	if w < 8 {
+		return []string{ansi.Truncate(cmd, max(w, 1), "…")}
+	}
 	var out []string
 	line := ""
 	for _, word := range strings.Fields(cmd) {
 		next := word
-		if line != "" {
+		if line != "" && line != indent {
 			next = line + " " + word
+		} else if line == indent {
+			next = indent + word
 		}
-		limit := w
-		if len(out) > 0 {
-			limit = w - len(indent)
-		}
-		if line == "" || ansi.StringWidth(next)+2 <= limit {
+		if ansi.StringWidth(next)+2 <= w || (line == "" && ansi.StringWidth(next) <= w) {
 			line = next
 			continue
 		}
-		out = append(out, line+" \\")
-		line = word
-	}
-	out = append(out, line)
-	for i := range out {
-		if i > 0 {
-			out[i] = indent + out[i]
+		// The word does not fit on this line. If it fits on a line of its own, break before
+		// it; else split it, starting on this line when that leaves it room.
+		if line != "" && line != indent && ansi.StringWidth(indent+word)+2 <= w {
+			out = append(out, line+" \\")
+			line = indent + word
+			continue
 		}
-		if ansi.StringWidth(out[i]) > w {
-			out[i] = ansi.Truncate(out[i], w, "…")
+		if line != "" && line != indent {
+			next = line + " "
+		} else {
+			next = line
 		}
+		rest := word
+		for ansi.StringWidth(next+rest)+2 > w {
+			room := w - 1 - ansi.StringWidth(next) // leaves a cell for the "\\"
+			if room < 4 {
+				out = append(out, strings.TrimRight(next, " ")+" \\")
+				next = ""
+				continue
+			}
+			cut := cutAt(rest, room)
+			out = append(out, next+rest[:cut]+"\\")
+			next, rest = "", rest[cut:]
+		}
+		line = next + rest
 	}
-	return out
+	return append(out, line)
+}
+
+// cutAt returns where to split word so that its head is at most room cells: after the last
+// "/" in the head's second half, else at room.
+func cutAt(word string, room int) int {
+	cut, cells := 0, 0
+	for i, r := range word {
+		cw := ansi.StringWidth(string(r))
+		if cells+cw > room {
+			break
+		}
+		cells += cw
+		cut = i + len(string(r))
+	}
+	if i := strings.LastIndex(word[:cut], "/"); i >= 0 && i+1 > cut/2 && i+1 < len(word) {
+		return i + 1
+	}
+	return max(cut, 1)
 }

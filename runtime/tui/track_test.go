@@ -200,6 +200,11 @@ func TestTrackGolden(t *testing.T) {
 					}
 					hs := trackHarness(t, size.w, size.h, c, newFakeProbe(), f, nil)
 					hs.keys(tt.keys...)
+					if tt.fetch {
+						// The download reports its progress from its own goroutine: the frame
+						// shows it once that message is in, which keys() does not wait for.
+						hs.until("the download's progress", func() bool { return strings.Contains(hs.view(), "12.3 MB") })
+					}
 					golden.RequireEqual(t, []byte(hs.view()))
 				})
 			}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,6 +93,9 @@ func (m *model) resize(w, h int) {
 	}
 	m.lesson.SetSize(m.lay.shared.w, m.lay.shared.h)
 	m.kubect.SetSize(m.lay.shared.w, m.lay.shared.h)
+	if m.zoom {
+		m.zoomTour()
+	}
 	m.tab = m.visibleTab()
 	m.applyFocus()
 	m.layoutViews()
@@ -155,6 +159,8 @@ func (m *model) body() []string {
 		return placeCenter(m.infoOverlay(b.w, b.h), b.w, b.h)
 	case m.at != viewTour:
 		return m.viewBody()
+	case m.zoom:
+		return m.zoomedTourBody()
 	case m.side:
 		return joinColumns(m.source.View(), m.kubeSrc.View())
 	}
@@ -184,7 +190,7 @@ func (m *model) helpOverlay(w, h int) []string {
 	}{
 		{tr.HelpLiveServer, []key.Binding{k.Next, k.NextPhase, k.ToEnd, k.Phase}},
 		{tr.HelpReviewing, []key.Binding{k.Back, k.Forward, k.Live}},
-		{tr.HelpPanes, []key.Binding{k.FocusNext, k.FocusPrev, k.Served,
+		{tr.HelpPanes, []key.Binding{k.FocusNext, k.FocusPrev, k.Zoom, k.Served,
 			joinHelp(k.Up, k.Down, tr.HelpUpDown), joinHelp(k.PageUp, k.PageDown, tr.HelpPageUpDown), joinHelp(k.Top, k.Bottom, tr.HelpTopBottom)}},
 		{tr.HelpSource, []key.Binding{k.Upstream, k.Wrap, k.Search, k.MatchNext, k.OpenMatch}},
 		{tr.HelpState, []key.Binding{k.NextChange, k.Toggle, k.ExpandAll, k.CollapseAll, k.Raw}},
@@ -348,18 +354,116 @@ func (m *model) welcomeBox(w, h int) []string {
 		}
 		paras = append(paras[:len(paras)-1], []string{fmt.Sprintf(say, mm.Module, mm.Version)}, paras[len(paras)-1])
 	}
-	var body []string
-	for i, p := range paras {
-		if i > 0 {
-			body = append(body, "")
-		}
-		for _, l := range p {
-			for _, wl := range wrapLines(l, inner) {
-				body = append(body, " "+wl)
+	// On a short screen (80×24 with a class's join line, or the module cache note) the box
+	// sheds, in turn, the blank lines between paragraphs, the chain (the header shows it),
+	// the paused paragraph and the intro's tail; the last line, how to begin, always stays.
+	layout := func(paras [][]string, blank bool) []string {
+		var body []string
+		for i, p := range paras {
+			if i > 0 && blank {
+				body = append(body, "")
+			}
+			for _, l := range p {
+				for _, wl := range wrapLines(l, inner) {
+					body = append(body, " "+wl)
+				}
 			}
 		}
+		return body
+	}
+	without := func(paras [][]string, drop ...int) [][]string {
+		var out [][]string
+		for i, p := range paras {
+			if !slices.Contains(drop, i) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	body := layout(paras, true)
+	for _, try := range []func() []string{
+		func() []string { return layout(paras, false) },
+		func() []string { return layout(without(paras, 1), false) },
+		func() []string { return layout(without(paras, 1, 2), false) },
+	} {
+		if len(body)+2 <= h {
+			break
+		}
+		body = try()
+	}
+	if len(body)+2 > h && h > 3 {
+		last := body[len(body)-1]
+		body = append(body[:h-3], last)
 	}
 	return box(m.st, tr.WelcomeTitle, body, bw, min(len(body)+2, h), true)
+}
+
+// hostLineCount is how many lines the instructor's join line and its notes take at this
+// width, counted with the student count at its widest, so that the layout depends on the
+// width alone and does not change as students come.
+func (m *model) hostLineCount() int {
+	c := m.cls
+	if c == nil || c.host == nil {
+		return 0
+	}
+	notes := []string{fmt.Sprintf(m.tr.ClassBoardCount, 999, 999)}
+	if c.host.LoopbackOnly() {
+		notes = append(notes, fmt.Sprintf(m.tr.ClassLoopbackHint, JoinPort(c.host.JoinLine())))
+	}
+	return len(hostLines(c.host.JoinLine(), notes, m.tr, m.w, 0))
+}
+
+// hostBanner is the join line as the instructor's screen shows it.
+func hostBanner(join string, tr *i18n.Strings) string {
+	return " " + fmt.Sprintf(tr.ClassJoinBanner, join) + " "
+}
+
+// hostLines lays the instructor's join line and its notes out in lines of w cells: all on
+// one line when they fit, else the join line first (with the notes that fit beside it) and
+// the other notes flowing below. The join line is what students copy from the projector, so
+// it is never cut: wider than the screen, it breaks before its --code, which starts the next
+// line, unbroken. n > 0 pads or cuts the result to n lines (the layout's count).
+func hostLines(join string, notes []string, tr *i18n.Strings, w, n int) []string {
+	banner := hostBanner(join, tr)
+	var lines []string
+	cur := classBanner.Render(banner)
+	if ansi.StringWidth(banner) > w {
+		first, second := banner, ""
+		if i := strings.Index(banner, " --code "); i > 0 {
+			first, second = banner[:i]+" ", " "+strings.TrimSpace(banner[i:])+" "
+		}
+		lines = append(lines, classBanner.Render(first))
+		cur = classBanner.Render(strings.ReplaceAll(second, " ", string(gluedSpace)))
+	}
+	i, sep := 0, " " // the banner is set apart already: no dot after it
+	for ; i < len(notes); i++ {
+		if ansi.StringWidth(cur)+ansi.StringWidth(sep)+ansi.StringWidth(notes[i]) > w {
+			break
+		}
+		cur += sep + notes[i]
+		sep = " · "
+	}
+	if i < len(notes) {
+		rest := strings.Join(notes[i:], " · ")
+		if strings.Contains(cur, string(gluedSpace)) {
+			rest = cur + sep + rest // the code part of a broken join line leads the flow
+		} else {
+			lines = append(lines, cur)
+		}
+		lines = append(lines, wrapLines(rest, w)...)
+	} else {
+		lines = append(lines, cur)
+	}
+	if n > 0 {
+		for len(lines) < n {
+			lines = append(lines, "")
+		}
+		lines = lines[:n]
+	}
+	for i := range lines {
+		lines[i] = fit(unkeep.Replace(lines[i]), w)
+	}
+	return lines
 }
 
 // header is the chain, the checkpoint line and the status line.
@@ -620,7 +724,7 @@ func (m *model) shortHelp() []key.Binding {
 		out = append(out, key.NewBinding(key.WithKeys(" "), key.WithHelp("space", tr.BarNext)),
 			key.NewBinding(key.WithKeys("left"), key.WithHelp("←", tr.BarBack)))
 	}
-	out = append(out, k.Help, k.Quit, k.FocusNext)
+	out = append(out, k.Help, k.Quit, k.FocusNext, m.zoomBinding())
 	if m.served {
 		out = append(out, k.Served, key.NewBinding(key.WithKeys(":"), key.WithHelp(":", tr.BarCommand)))
 	}

@@ -80,6 +80,9 @@ func (m *model) layoutViews() {
 		r.exList = rect{0, b.y, b.w, exH}
 		r.exDetail = rect{0, b.y + exH, b.w, b.h - exH}
 	}
+	if m.zoom {
+		m.zoomViews(&r)
+	}
 	m.vr = r
 	m.rq.SetSize(m.lay.wide, r.rqList, r.rqLane, r.rqDetails, r.rqSource)
 	m.kc.SetSize(r.kcOut, r.kcReqs)
@@ -122,6 +125,11 @@ func (m *model) applyViewFocus() {
 
 // viewBody renders the body of an after-serve view.
 func (m *model) viewBody() []string {
+	if m.zoom {
+		if body := m.zoomedViewBody(); body != nil {
+			return body
+		}
+	}
 	switch m.at {
 	case viewRequests:
 		rq := m.rq
@@ -205,26 +213,42 @@ func (m *model) viewTitle() string {
 
 // requestChain draws the request path in the chain bar: the stage a held request is in (or,
 // in the Requests view, where the selected request got) marked by a symbol, not colour alone.
+// Each stage before it reads as its lane does: ✓ passed, – skipped (impersonation without an
+// Impersonate-User header); a held request's lane, when the list has it, says which.
 func (m *model) requestChain() string {
 	st := m.st.Chain
 	at, sym, lead := -1, "", m.tr.PathLead
-	var passed map[int]bool
-	if h, ok := m.focusHeld(); ok {
-		at, sym = pathIndex(h.Stage), "⏸"
-		lead = fmt.Sprintf(m.tr.PathHeldAt, h.Stage)
-	} else if t, ok := m.rq.selected(); ok && m.at == viewRequests {
-		passed = map[int]bool{}
+	var passed, skipped map[int]bool
+	mark := func(t tracing.Trace, before int) {
+		passed, skipped = map[int]bool{}, map[int]bool{}
 		for _, s := range t.Stages {
 			i := pathIndex(s.Name)
-			if i < 0 {
+			if i < 0 || (before >= 0 && i >= before) {
 				continue
 			}
-			if s.Stopped {
+			switch {
+			case s.Stopped:
 				at, sym = i, "✗"
-			} else if s.Outcome != tracing.OutcomeSkipped {
+			case s.Outcome == tracing.OutcomeSkipped:
+				skipped[i] = true
+			default:
 				passed[i] = true
 			}
 		}
+		for i := range skipped {
+			if passed[i] {
+				delete(skipped, i) // one admission plugin skipped, another ran: the step ran
+			}
+		}
+	}
+	if h, ok := m.focusHeld(); ok {
+		at, sym = pathIndex(h.Stage), "⏸"
+		lead = fmt.Sprintf(m.tr.PathHeldAt, h.Stage)
+		if t, ok := m.rq.trace(h.ID); ok && at >= 0 {
+			mark(t, at)
+		}
+	} else if t, ok := m.rq.selected(); ok && m.at == viewRequests {
+		mark(t, -1)
 	}
 	render := func(short bool, arrow string) string {
 		var parts []string
@@ -236,6 +260,8 @@ func (m *model) requestChain() string {
 			switch {
 			case i == at:
 				parts = append(parts, st.Current.Render(sym+" "+name))
+			case skipped[i]:
+				parts = append(parts, st.Pending.Render("– "+name))
 			case passed != nil && passed[i]:
 				parts = append(parts, st.Done.Render("✓ "+name))
 			case passed == nil && at >= 0 && i < at:
@@ -303,17 +329,17 @@ func (m *model) viewHelp() []key.Binding {
 		case rqSource:
 			out = append(out, k.Upstream, k.Wrap)
 		}
-		out = append(out, k.FocusNext)
+		out = append(out, k.FocusNext, m.zoomBinding())
 	case viewKubectl:
-		if m.kc.running {
+		if m.kc.running || m.kc.bg != nil {
 			out = append(out, b("esc", tr.BarStop))
 		}
-		out = append(out, k.FocusNext, b("↑/↓", tr.BarScroll))
+		out = append(out, k.FocusNext, m.zoomBinding(), b("↑/↓", tr.BarScroll))
 		if m.kc.focus == kcRequests {
 			out = append(out, b("enter", tr.BarOpenLane))
 		}
 	case viewEtcd:
-		out = append(out, b("↑/↓", tr.BarMove), b("enter", tr.BarOpenClose), k.FocusNext)
+		out = append(out, b("↑/↓", tr.BarMove), b("enter", tr.BarOpenClose), k.FocusNext, m.zoomBinding())
 	case viewGlossary:
 		out = append(out, b("↑/↓", tr.BarScroll), k.PageDown)
 	case viewExercises:
@@ -326,7 +352,7 @@ func (m *model) viewHelp() []key.Binding {
 				out = append(out, k.Choose)
 			}
 		}
-		out = append(out, b("↑/↓", tr.BarSelect), k.FocusNext)
+		out = append(out, b("↑/↓", tr.BarSelect), k.FocusNext, m.zoomBinding())
 	case viewBoard:
 		out = append(out, b("B", tr.BarBoardBack), b(":msg", tr.BarMsg), b("↑/↓", tr.BarScroll))
 	}
@@ -489,8 +515,12 @@ func (m *model) kubectlKey(msg tea.KeyMsg) tea.Cmd {
 	kc := m.kc
 	switch {
 	case msg.Type == tea.KeyEsc:
-		if kc.running {
+		switch {
+		case kc.running:
 			kc.run.cancel()
+			m.note = m.tr.NoteStoppingKubectl
+		case kc.bg != nil:
+			kc.bg.cancel()
 			m.note = m.tr.NoteStoppingKubectl
 		}
 	case key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):
@@ -961,8 +991,8 @@ func (m *model) kubectlLine(rest string) (tea.Cmd, string) {
 	if len(args) > 0 && args[0] == "kubectl" {
 		args = args[1:]
 	}
-	if m.kc.running {
-		return nil, fmt.Sprintf(m.tr.CmdKubectlRunning, kubectl.Quote(m.kc.run.args))
+	if why := m.kubectlBusy(); why != "" {
+		return nil, why
 	}
 	m.at = viewKubectl
 	m.kc.focus = kcOutput
@@ -997,9 +1027,28 @@ func (m *model) kubectlLine(rest string) (tea.Cmd, string) {
 	return m.startKubectl(rest, args, "", false), ""
 }
 
+// kubectlBusy says why no kubectl command may start now ("" if one may): one runs that has
+// no watch open yet, or one runs beside already.
+func (m *model) kubectlBusy() string {
+	switch {
+	case m.kc.CanStart():
+		return ""
+	case m.kc.bg != nil && m.kc.run.watchOpen():
+		return fmt.Sprintf(m.tr.CmdKubectlBesideBusy, kubectl.Quote(m.kc.bg.args))
+	}
+	return fmt.Sprintf(m.tr.CmdKubectlRunning, kubectl.Quote(m.kc.run.args))
+}
+
 // startKubectl runs a kubectl command line in the pane, with input as its standard input when
-// hasInput (the text box's manifest).
+// hasInput (the text box's manifest). A command running with its watch open goes on beside it.
 func (m *model) startKubectl(line string, args []string, input string, hasInput bool) tea.Cmd {
+	if why := m.kubectlBusy(); why != "" {
+		m.note = why
+		return nil
+	}
+	if m.kc.running {
+		m.note = fmt.Sprintf(m.tr.NoteKubectlBeside, kubectl.Quote(m.kc.run.args))
+	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	run := newKcRun(line, args, cancel)
 	run.input, run.hasInput = input, hasInput

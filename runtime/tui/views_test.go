@@ -331,6 +331,10 @@ func TestBreakpointsFlow(t *testing.T) {
 			hs.until("the jump", func() bool { return hs.model.m.at == viewRequests && hs.model.m.rq.sel == "bob-1" })
 			hs.settle()
 			hs.must("⏸ 1 HELD", "⏸ authz", "HELD")
+			// The chain bar reads as the lane: impersonation was skipped, not passed.
+			if bar := strings.SplitN(hs.view(), "\n", 2)[0]; !strings.Contains(bar, "– imp") || strings.Contains(bar, "✓ imp") || !strings.Contains(bar, "✓ authn") {
+				t.Errorf("chain bar %q: want ✓ authn and – imp (skipped, as the lane says)", bar)
+			}
 			if d := f.details(); !strings.Contains(d, "⏸ HELD at authorization since 10:30:09") || !strings.Contains(d, "user       bob") {
 				t.Errorf("the held request's details:\n%s", d)
 			}
@@ -455,6 +459,58 @@ func TestEtcdView(t *testing.T) {
 			if !strings.Contains(hs.model.m.note, "S opens the etcd key") {
 				t.Errorf("S on a lane without storage: note %q", hs.model.m.note)
 			}
+		})
+	}
+}
+
+// TestEtcdCursorStaysOnKey: keys that arrive (or go) before the selected one in key order
+// leave the cursor on the selected key, and the value pane shows that key's value under its
+// name. The tree's rows pointed at keys by index, and the cursor was put back by the index the
+// row had before the new keys shifted the list: it landed on another key while the value pane
+// still showed the first one.
+func TestEtcdCursorStaysOnKey(t *testing.T) {
+	const demo = "/registry/configmaps/default/demo"
+	for _, sz := range viewSizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			f := newFixture(t, sz.w, sz.h)
+			hs := f.hs
+			hs.typeLine("etcd")
+			hs.must("▸ configmaps (3)")
+			hs.keys("down", "enter", "down", "right", "down")
+			hs.until("demo decoded", func() bool { v := hs.model.m.ev.val; return v != nil && v.Key == demo })
+			check := func(what string) {
+				t.Helper()
+				hs.settle()
+				ev := hs.model.m.ev
+				if got := ev.CursorKey(); got != demo {
+					t.Errorf("%s: the cursor is on %q, want %q", what, got, demo)
+				}
+				if ev.sel != demo || ev.val == nil || ev.val.Key != demo {
+					t.Errorf("%s: the value pane shows %q (value of %v), want %q", what, ev.sel, ev.val, demo)
+				}
+				cursorRow := ""
+				for _, l := range strings.Split(hs.view(), "\n") {
+					if i := strings.Index(l, "›"); i >= 0 && strings.Contains(l, "rev ") {
+						cursorRow = l
+					}
+				}
+				if !strings.Contains(cursorRow, "demo") {
+					t.Errorf("%s: the highlighted row is %q, want demo's", what, cursorRow)
+				}
+			}
+			// Two keys before demo (same namespace, and an earlier resource), one after.
+			f.etcd.put("/registry/configmaps/default/a-first")
+			f.etcd.put("/registry/clusterrolebindings/admin")
+			f.etcd.put("/registry/configmaps/default/zz-last")
+			hs.until("the new keys", func() bool { return len(hs.model.m.ev.keys) == 9 })
+			check("after new keys")
+			f.etcd.del("/registry/configmaps/default/a-first")
+			f.etcd.del("/registry/clusterroles/admin")
+			hs.until("the deletions", func() bool { return len(hs.model.m.ev.keys) == 7 })
+			check("after deletions")
+			// Moving away and back decodes what the cursor is on.
+			hs.keys("down", "up")
+			check("after moving")
 		})
 	}
 }

@@ -86,8 +86,12 @@ func (a *chainAuthenticator) AuthenticateRequest(req *http.Request) (*authentica
 	return resp, ok, err
 }
 
+// KubectlCommandHeader is the header in which kubectl names the command that sends a request
+// (k8s.io/cli-runtime/pkg/genericclioptions.CommandHeaderRoundTripper).
+const KubectlCommandHeader = "Kubectl-Command"
+
 func requestRecord(id string, req *http.Request, info *request.RequestInfo, longRunning request.LongRunningRequestCheck) *Request {
-	r := &Request{ID: id, Method: req.Method, Path: req.URL.Path, UserAgent: req.UserAgent()}
+	r := &Request{ID: id, Method: req.Method, Path: req.URL.Path, UserAgent: req.UserAgent(), Command: req.Header.Get(KubectlCommandHeader)}
 	if t, ok := request.ReceivedTimestampFrom(req.Context()); ok {
 		r.Received = t
 	} else {

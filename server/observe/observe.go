@@ -143,6 +143,9 @@ type Request struct {
 	// max-in-flight and the request timeout.
 	LongRunning bool
 	UserAgent   string
+	// Command is the Kubectl-Command header kubectl sends with each request ("kubectl
+	// explain", "kubectl create configmap"; KEP 859): which command, never its arguments.
+	Command string
 }
 
 // RequestID implements Record.

@@ -3,6 +3,7 @@ package observe
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -262,5 +263,30 @@ func TestTracerProvider(t *testing.T) {
 	}
 	if err := tp.Shutdown(context.Background()); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestRequestRecordCommand: the record of an arriving request names the kubectl command that
+// sent it (its Kubectl-Command header), and nothing for another client.
+func TestRequestRecordCommand(t *testing.T) {
+	tests := []struct {
+		name, header, want string
+	}{
+		{"kubectl explain", "kubectl explain", "kubectl explain"},
+		{"a command with a subcommand", "kubectl create configmap", "kubectl create configmap"},
+		{"curl sends none", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest("GET", "/openapi/v3/api/v1?hash=x", nil)
+			if tt.header != "" {
+				req.Header.Set(KubectlCommandHeader, tt.header)
+			}
+			req.Header.Set("User-Agent", "kubectl/v1.37.2")
+			r := requestRecord("id", req, nil, nil)
+			if r.Command != tt.want || r.UserAgent != "kubectl/v1.37.2" || r.Path != "/openapi/v3/api/v1" {
+				t.Errorf("record %+v, want command %q", r, tt.want)
+			}
+		})
 	}
 }
