@@ -35,7 +35,15 @@ import (
 //   - init: `kubewalk version` with GODEBUG=inittrace=1: the sum of every package's init
 //     clock time before main, and the command's wall time.
 //
-// Each figure is the median over b.N runs (use -benchtime 7x or more). With
+// Each figure is the median over b.N runs (use -benchtime 7x or more). Before each run the
+// binary is copied afresh, with small writes, into the run's directory: on this machine's
+// kernel (6.18, ext4 with large folios) a page fault maps the whole page-cache folio it hits,
+// and the folios' sizes depend on how the file got into the page cache (a binary the Go linker
+// just wrote, or one read back after eviction, sits in folios of up to 2 MB; one written in
+// 64 KB pieces, in 64 KB ones). The same binary then shows 50–100 MB more PSS in one state than
+// in the other; copying puts every binary measured, old and new, in the same state, and PSS is
+// also given without the binary's file pages (MB-pss-anon: heap, stacks, the runtime's
+// mappings). With
 // KUBEWALK_BENCH_BASELINE=/path/to/an/older/kubewalk the same runs alternate with that binary
 // (which goes first alternates too) and the baseline's medians and the ratios new/baseline are
 // reported beside: a before/after comparison from one run on one machine's load.
@@ -146,6 +154,7 @@ func benchBinary(b *testing.B) string {
 // launchServe starts `serve` and measures launch → /readyz 200 and the run's PSS once served.
 func launchServe(t testing.TB, bin string) launchFigures {
 	sb := newSandbox(t)
+	bin = copyBinary(t, bin, sb.root)
 	port := freePort(t)
 	cmd := exec.Command(bin, "serve", "--secure-port", port, "--kubeconfig", filepath.Join(sb.root, "kubeconfig"),
 		"--log-file", sb.log)
@@ -187,13 +196,15 @@ func launchServe(t testing.TB, bin string) launchFigures {
 	}
 	ready := time.Since(start)
 	time.Sleep(time.Second) // the memory of a server that has settled, not of one mid-start
-	return launchFigures{"ms-ready": ms(ready), "MB-pss": treePSS(sb)}
+	pss, anon := treePSS(sb)
+	return launchFigures{"ms-ready": ms(ready), "MB-pss": pss, "MB-pss-anon": anon}
 }
 
 // launchTour starts the tour on a pseudo-terminal and measures launch → the first paused frame,
 // then goes on to serve.
 func launchTour(t testing.TB, bin string) launchFigures {
 	sb := newSandbox(t)
+	bin = copyBinary(t, bin, sb.root)
 	cmd := exec.Command(bin, "tour", "--log-file", sb.log)
 	cmd.Env = sb.env("TERM=xterm-256color", "COLORTERM=truecolor")
 	start := time.Now()
@@ -211,7 +222,8 @@ func launchTour(t testing.TB, bin string) launchFigures {
 		t.Fatalf("%s tour: %v", bin, err)
 	}
 	paused := time.Since(start)
-	f := launchFigures{"ms-paused": ms(paused), "MB-pss-paused": treePSS(sb)}
+	pss, anon := treePSS(sb)
+	f := launchFigures{"ms-paused": ms(paused), "MB-pss-paused": pss, "MB-pss-anon-paused": anon}
 	fmt.Fprint(ptmx, "\r") // the welcome of a first run
 	if err := term.await("space next", 2*time.Minute, done); err != nil {
 		t.Fatalf("%s tour: %v", bin, err)
@@ -223,12 +235,13 @@ func launchTour(t testing.TB, bin string) launchFigures {
 	}
 	f["ms-E-to-serving"] = ms(time.Since(serveStart))
 	time.Sleep(time.Second)
-	f["MB-pss-served"] = treePSS(sb)
+	f["MB-pss-served"], f["MB-pss-anon-served"] = treePSS(sb)
 	return f
 }
 
 // launchVersion runs `kubewalk version` with inittrace and sums the package inits.
 func launchVersion(t testing.TB, bin string) launchFigures {
+	bin = copyBinary(t, bin, t.TempDir())
 	cmd := exec.Command(bin, "version")
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	var stderr bytes.Buffer
@@ -273,22 +286,60 @@ func stopRun(t testing.TB, cmd *exec.Cmd, done chan struct{}, sb *sandbox) {
 	}
 }
 
-// treePSS sums the PSS, in MB, of every process of the sandbox's run.
-func treePSS(sb *sandbox) float64 {
-	var kb float64
+// treePSS sums the PSS, in MB, of every process of the sandbox's run, and the anonymous part
+// of it (Pss_Anon: not the binary's file pages).
+func treePSS(sb *sandbox) (pss, anon float64) {
 	for _, pid := range sb.processes() {
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
 		if err != nil {
 			continue
 		}
 		for _, l := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(l, "Pss:"); ok {
-				n, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
-				kb += n
+			k, v, _ := strings.Cut(l, ":")
+			n, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
+			switch k {
+			case "Pss":
+				pss += n / 1024
+			case "Pss_Anon":
+				anon += n / 1024
 			}
 		}
 	}
-	return kb / 1024
+	return pss, anon
+}
+
+// copyBinary copies bin into dir in 64 KB writes and returns the copy's path (see
+// BenchmarkLaunch: the page cache's folios of every binary measured are then alike).
+func copyBinary(t testing.TB, bin, dir string) string {
+	in, err := os.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	path := filepath.Join(dir, "kubewalk")
+	out, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := in.Read(buf)
+		if n > 0 {
+			if _, werr := out.Write(buf[:n]); werr != nil {
+				t.Fatal(werr)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
