@@ -5,6 +5,9 @@ package main
 import (
 	"os"
 
+	// First: a tour or serve is supervised from here, before the libraries' initialisation.
+	_ "github.com/kubewalk/kubewalk/runtime/cli/supervisor/boot"
+
 	"github.com/kubewalk/kubewalk/runtime/cli"
 )
 

@@ -26,7 +26,7 @@ type sandbox struct {
 	marker                          string // value of KUBEWALK_E2E_RUN in kubewalk's environment
 }
 
-func newSandbox(t *testing.T) *sandbox {
+func newSandbox(t testing.TB) *sandbox {
 	t.Helper()
 	root := t.TempDir()
 	sb := &sandbox{
@@ -142,7 +142,7 @@ func (sb *sandbox) assertNothingLeft(t *testing.T) {
 }
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -3,6 +3,7 @@ package main_test
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -382,4 +383,42 @@ func TestRestartAfterKill(t *testing.T) {
 		t.Errorf("restart: exit code %d after SIGTERM, want 0:\n%s", code, second.out)
 	}
 	sb.assertNothingLeft(t)
+}
+
+// TestBootInitialisesEarly: the supervisor of tour and serve starts from an init function that
+// Go runs before the libraries' (runtime/cli/supervisor), so that the first process of a run
+// does not pay their initialisation before it starts the child that does.
+func TestBootInitialisesEarly(t *testing.T) {
+	cmd := exec.Command(binary, "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("version: %v\n%s", err, stderr.String())
+	}
+	var before []string
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 || f[0] != "init" {
+			continue
+		}
+		if f[1] == "github.com/kubewalk/kubewalk/runtime/cli/supervisor/boot" {
+			if len(before) > 60 {
+				t.Errorf("%d packages initialise before the supervisor: %q", len(before), before)
+			}
+			for _, p := range before {
+				for _, heavy := range []string{"github.com/alecthomas/chroma/v2/lexers", "github.com/alecthomas/chroma/v2/styles",
+					"github.com/charmbracelet/glamour", "github.com/yuin/goldmark", "github.com/google/cel-go/cel",
+					"go.etcd.io/etcd/server/v3/etcdserver", "google.golang.org/grpc", "k8s.io/apiserver/pkg/server",
+					"k8s.io/client-go/kubernetes/scheme", "k8s.io/kubectl/pkg/cmd", "k8s.io/kubectl/pkg/scheme"} {
+					if p == heavy {
+						t.Errorf("%s initialises before the supervisor", p)
+					}
+				}
+			}
+			return
+		}
+		before = append(before, f[1])
+	}
+	t.Fatalf("no init of runtime/cli/supervisor/boot in the trace:\n%s", stderr.String())
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/kubewalk/kubewalk/runtime/cli/supervisor"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 )
 
@@ -241,11 +242,58 @@ func TestLangArg(t *testing.T) {
 
 // TestCrashMessageInChinese: the supervisor says in the run's language that kubewalk crashed.
 func TestCrashMessageInChinese(t *testing.T) {
-	zh := i18n.For(i18n.SimplifiedChinese)
-	got := crashMessage(zh, syscall.WaitStatus(2<<8), "/tmp/kubewalk.log", []string{"/tmp/x"})
+	zh := supervisor.MessagesFor(i18n.SimplifiedChinese)
+	got := supervisor.CrashMessage(zh, syscall.WaitStatus(2<<8), "/tmp/kubewalk.log", []string{"/tmp/x"})
 	for _, w := range []string{"kubewalk 崩溃了（退出状态 2）；日志位于 /tmp/kubewalk.log", "无法删除：/tmp/x"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("%q lacks %q", got, w)
+		}
+	}
+}
+
+// TestMessagesAreI18n holds the supervisor's copies of its messages equal to runtime/i18n's.
+func TestMessagesAreI18n(t *testing.T) {
+	for _, lang := range i18n.Languages() {
+		tr, sup := i18n.For(lang), supervisor.MessagesFor(lang)
+		pairs := []struct{ name, sup, i18n string }{
+			{"CLIInterruptedShort", sup.InterruptedShort, tr.CLIInterruptedShort},
+			{"CLICrashedNoLog", sup.CrashedNoLog, tr.CLICrashedNoLog},
+			{"CLICrashed", sup.Crashed, tr.CLICrashed},
+			{"CLICrashedTrace", sup.CrashedTrace, tr.CLICrashedTrace},
+			{"CLICouldNotRemove", sup.CouldNotRemove, tr.CLICouldNotRemove},
+			{"CLIExitStatus", sup.ExitStatus, tr.CLIExitStatus},
+			{"CLISignal", sup.Signal, tr.CLISignal},
+		}
+		for _, p := range pairs {
+			if p.sup != p.i18n {
+				t.Errorf("%s %s: the supervisor says %q, runtime/i18n %q", lang, p.name, p.sup, p.i18n)
+			}
+		}
+	}
+}
+
+// TestDetectLangAsCLI: the supervisor speaks the language the run speaks.
+func TestDetectLangAsCLI(t *testing.T) {
+	envs := []map[string]string{
+		{}, {"LANG": "C"}, {"LANG": "C.UTF-8"}, {"LANG": "POSIX"}, {"LANG": "zh_CN.UTF-8"}, {"LANG": "zh_CN"},
+		{"LANG": "zh_TW.UTF-8"}, {"LANG": "en_GB.UTF-8"}, {"LANG": "fr_FR.UTF-8", "LANGUAGE": "zh_CN:en"},
+		{"LANG": "C", "LANGUAGE": "zh_CN"}, {"LANGUAGE": "zh"}, {"LC_ALL": "zh_SG.UTF-8", "LANG": "en_US.UTF-8"},
+		{"LC_MESSAGES": "zh-Hans", "LANG": "en_US.UTF-8"}, {"LC_ALL": "de_DE@euro", "LANGUAGE": "fr:zh-hans-cn"},
+		{"LANG": " ZH_cn .utf8"},
+	}
+	argss := [][]string{
+		nil, {"--lang", "zh-CN"}, {"tour", "--lang=zh"}, {"--lang", "en"}, {"--lang", "xx"}, {"--lang=", "--lang", "zh"},
+		{"serve", "--", "--lang", "zh"}, {"--lang"}, {"--lang", "zh_CN.UTF-8"}, {"--lang", "ZH-HANS"},
+	}
+	for _, env := range envs {
+		for _, k := range []string{"LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"} {
+			t.Setenv(k, env[k])
+		}
+		for _, args := range argss {
+			want := msgs(langArg(args)).Lang()
+			if got := supervisor.DetectLang(args, os.Getenv); got != want {
+				t.Errorf("env %v, args %q: the supervisor speaks %s, the run %s", env, args, got, want)
+			}
 		}
 	}
 }

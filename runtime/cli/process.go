@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/kubewalk/kubewalk/runtime/cli/earlysignal"
+	"github.com/kubewalk/kubewalk/runtime/cli/supervisor"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/sshclass"
 	"github.com/kubewalk/kubewalk/runtime/tui"
@@ -20,10 +21,13 @@ import (
 // Main runs kubewalk as a process and returns its exit code.
 //
 // tour and serve start a server and may take the terminal over: they run in a child process
-// watched by a supervisor (see supervise.go), which puts the terminal back and says where the
-// log is if the child crashes, and they shut down cleanly on SIGINT, SIGTERM or SIGHUP; a second
-// SIGINT or SIGTERM during the shutdown exits at once. The other commands hold nothing to clean
-// up and keep the default signal behaviour.
+// watched by a supervisor (runtime/cli/supervisor), which puts the terminal back and says where
+// the log is if the child crashes, and they shut down cleanly on SIGINT, SIGTERM or SIGHUP; a
+// second SIGINT or SIGTERM during the shutdown exits at once. The supervisor is the first
+// process, and never gets here: it is started from an init function, before the libraries
+// initialise (runtime/cli/supervisor/boot). Main runs in the child, or in a process that
+// supervisor.Boot found nothing to supervise in. The other commands hold nothing to clean up
+// and keep the default signal behaviour.
 //
 // Started by `class ssh` as a warm spare (see runtime/sshclass/pool.go), the process first
 // waits for its session: the class server then hands it the command line and environment to
@@ -39,25 +43,44 @@ func Main(args []string) int {
 		if link == nil {
 			return code
 		}
-		if !startsServer(args) {
-			code := Execute(context.Background(), args, os.Stdout, os.Stderr)
-			link.exit(code)
-			return code
-		}
-		return runServerCommand(args, link)
+		return runSupervised(args, link)
+	}
+	if link, isChild := attachSupervisor(); isChild {
+		return runSupervised(args, link)
 	}
 	if !startsServer(args) {
 		if s := earlysignal.Release(); s != nil {
-			return signalExitCode(s)
+			return supervisor.SignalExitCode(s)
 		}
 		return Execute(context.Background(), args, os.Stdout, os.Stderr)
 	}
-	link, isChild := attachSupervisor()
-	if !isChild {
-		if code, ok := supervise(args); ok {
+	if !supervisor.Attempted() {
+		// A server command that supervisor.Boot did not see as one (it follows cobra's parsing
+		// of the command line; TestStartsAsCobra holds the two together), or a binary without
+		// runtime/cli/supervisor/boot: supervise from here, paying the libraries'
+		// initialisation once more.
+		if code, ok := supervisor.Supervise(args); ok {
 			return code
 		}
-		// The supervisor could not start a child: run here, without crash recovery.
+	}
+	// The supervisor could not start a child: run here, without crash recovery.
+	return runServerCommand(args, nil)
+}
+
+// runSupervised runs args in a supervised process (a child, or a class's session) and tells
+// the supervisor how it ended. The supervisor decided from the command line, without kubewalk's
+// command tree, that args run a server; a command line that does not (bad flags, for one) runs
+// as any command does.
+func runSupervised(args []string, link *supervisorLink) int {
+	if !startsServer(args) {
+		var code int
+		if s := earlysignal.Release(); s != nil {
+			code = signalExitCode(s)
+		} else {
+			code = Execute(context.Background(), args, os.Stdout, os.Stderr)
+		}
+		link.exit(code)
+		return code
 	}
 	return runServerCommand(args, link)
 }
@@ -115,7 +138,7 @@ func startsServer(args []string) bool {
 
 // runServerCommand runs tour or serve with the signal handling described at Main.
 func runServerCommand(args []string, link *supervisorLink) int {
-	sess := &session{link: link, term: saveTerminal(), stderr: terminalStderr(), uiInterrupt: make(chan struct{}, 1),
+	sess := &session{link: link, term: supervisor.SaveTerminal(), stderr: terminalStderr(), uiInterrupt: make(chan struct{}, 1),
 		tr: msgs(langArg(args))}
 	e2eHooks.start()
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -184,19 +207,14 @@ func watchSignals(stop func(os.Signal), own, forwarded <-chan os.Signal, pressed
 }
 
 // signalExitCode is the shell's code for a process ended by s: 128 + its number.
-func signalExitCode(s os.Signal) int {
-	if n, ok := s.(syscall.Signal); ok {
-		return 128 + int(n)
-	}
-	return 1
-}
+func signalExitCode(s os.Signal) int { return supervisor.SignalExitCode(s) }
 
 // session is what tour and serve need from the process around them: a supervisor to tell where
 // the log is and when the terminal is taken over, and a way out on a second Ctrl-C. A nil
 // *session (Execute) does none of it.
 type session struct {
 	link   *supervisorLink
-	term   *terminalState
+	term   *supervisor.TerminalState
 	stderr *os.File // the terminal's stderr, even after fd 2 is sent to the log file
 	tuiOn  atomic.Bool
 	// uiInterrupt receives one value when Ctrl-C is pressed in the full-screen UI.
@@ -269,7 +287,7 @@ func (s *session) hardExit(sig os.Signal) {
 		s.link.report("note", msg)
 	} else {
 		if s.tuiOn.Load() {
-			s.term.restore(true)
+			s.term.Restore(true)
 		}
 		fmt.Fprintln(s.stderr, msg)
 	}

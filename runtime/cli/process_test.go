@@ -1,14 +1,20 @@
 package cli
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
-	"strings"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kubewalk/kubewalk/runtime/cli/supervisor"
+	"github.com/kubewalk/kubewalk/runtime/sshclass"
 )
 
 // TestWatchSignals feeds signals as the process itself and the supervisor see them and checks
@@ -97,61 +103,6 @@ func TestWatchSignals(t *testing.T) {
 	}
 }
 
-// TestConclude checks the supervisor's verdict on how its child ended.
-func TestConclude(t *testing.T) {
-	logPath := filepath.Join(t.TempDir(), "kubewalk.log")
-	trace := "I1203 some log line\npanic: boom in a goroutine\n\ngoroutine 7 [running]:\nmain.f()\n"
-	if err := os.WriteFile(logPath, []byte(trace), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	exited := func(code int) syscall.WaitStatus { return syscall.WaitStatus(code << 8) }
-	killed := func(s syscall.Signal) syscall.WaitStatus { return syscall.WaitStatus(s) }
-	tests := []struct {
-		name     string
-		report   string // what the child sent
-		ws       syscall.WaitStatus
-		wantCode int
-		want     []string // lines of the supervisor's output, in order; nil: none
-	}{
-		{"clean exit", "log %q\nexit \"0\"\n", exited(0), 0, nil},
-		{"error exit", "log %q\nexit \"1\"\n", exited(1), 1, nil},
-		{"interrupted", "log %q\ntui \"1\"\ntui \"0\"\nexit \"130\"\n", exited(130), 130, nil},
-		{"hard exit note", "log %q\nnote \"kubewalk: interrupted again\"\nexit \"130\"\n", exited(130), 130, []string{"kubewalk: interrupted again"}},
-		{"panic", "log %q\ntui \"1\"\n", exited(2), 2, []string{"kubewalk crashed (exit status 2); the log is at " + logPath, "  panic: boom in a goroutine"}},
-		{"killed", "log %q\n", killed(syscall.SIGKILL), 137, []string{"kubewalk crashed (signal: killed); the log is at " + logPath}},
-		{"crash before the log", "", exited(2), 2, []string{"kubewalk crashed (exit status 2) before it opened its log"}},
-		{"SIGINT before the handler", "", killed(syscall.SIGINT), 130, []string{"kubewalk: interrupted"}},
-		{"garbage is ignored", "nonsense\nlog unquoted\n", exited(2), 2, []string{"kubewalk crashed (exit status 2) before it opened its log"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := &childReport{}
-			report := tt.report
-			if strings.Contains(report, "%q") {
-				report = fmt.Sprintf(report, logPath)
-			}
-			r.read(strings.NewReader(report))
-			var out strings.Builder
-			if code := r.conclude(tt.ws, nil, &out); code != tt.wantCode {
-				t.Errorf("code %d, want %d", code, tt.wantCode)
-			}
-			got := out.String()
-			if tt.want == nil && got != "" {
-				t.Errorf("printed %q, want nothing", got)
-			}
-			rest := got
-			for _, w := range tt.want {
-				i := strings.Index(rest, w)
-				if i < 0 {
-					t.Errorf("output lacks %q (in order):\n%s", w, got)
-					break
-				}
-				rest = rest[i+len(w):]
-			}
-		})
-	}
-}
-
 func TestOneLine(t *testing.T) {
 	err := errors.Join(errors.New("--bind-address \"x\": not an IP address"), errors.New("--secure-port 70000: must be between 0 and 65535"))
 	want := `--bind-address "x": not an IP address; --secure-port 70000: must be between 0 and 65535`
@@ -169,17 +120,96 @@ func TestStartsServer(t *testing.T) {
 		{[]string{"--plain"}, true},
 		{[]string{"tour", "--restart"}, true},
 		{[]string{"serve", "--secure-port", "0"}, true},
+		{[]string{"--lang", "zh-CN", "serve"}, false}, // serve has no --lang
+		{[]string{"--log-file", "x", "serve"}, true},
+		{[]string{"--log-file", "serve"}, true}, // the tour, logging to ./serve
+		{[]string{"class", "host", "--listen", ":0"}, true},
+		{[]string{"join", "10.0.0.1:7070", "--code", "x"}, true},
+		{[]string{"join"}, false},
+		{[]string{"class", "ssh"}, false},
 		{[]string{"version"}, false},
 		{[]string{"lessons", "check"}, false},
+		{[]string{"glossary", "--lang", "zh-CN"}, false},
 		{[]string{"completion", "bash"}, false},
 		{[]string{"help", "serve"}, false},
+		{[]string{"serve", "--help"}, false},
+		{[]string{"-h"}, false},
 		{[]string{"no-such-command"}, false},
+		{[]string{"serve", "--no-such-flag"}, false},
 	}
 	for _, tt := range tests {
 		if got := startsServer(tt.args); got != tt.want {
 			t.Errorf("startsServer(%q) = %v, want %v", tt.args, got, tt.want)
 		}
+		if got := supervisor.Starts(tt.args); got != tt.want {
+			t.Errorf("supervisor.Starts(%q) = %v, want %v", tt.args, got, tt.want)
+		}
 	}
+}
+
+// TestStartsAsCobra holds supervisor.Starts, which decides without kubewalk's command tree
+// whether a command line is supervised, to startsServer, which asks the tree, over every flag
+// of the commands that start a server and every command line of up to three words of a
+// vocabulary that trips cobra's parsing. Starts may say true where startsServer says false (a
+// value the flag's type refuses: the child reports it), never the reverse: that run would have
+// no crash guard.
+func TestStartsAsCobra(t *testing.T) {
+	root := NewRootCommand(io.Discard, io.Discard)
+	var lines [][]string
+	for _, path := range [][]string{nil, {"tour"}, {"serve"}, {"class", "host"}, {"join", "ADDR"}} {
+		cmd, _, err := root.Find(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Flags().VisitAll(func(f *pflag.Flag) {
+			value := map[string]string{"int": "0", "duration": "1m", "bool": "true"}[f.Value.Type()]
+			if value == "" {
+				value = "x"
+			}
+			with := func(extra ...string) {
+				lines = append(lines, append(append([]string{}, path...), extra...))
+				lines = append(lines, append(append([]string{}, extra...), path...))
+			}
+			with("--" + f.Name + "=" + value)
+			if f.NoOptDefVal == "" {
+				with("--"+f.Name, value)
+				with("--"+f.Name, value, "extra")
+				with("--" + f.Name)
+			} else {
+				with("--" + f.Name)
+				with("--"+f.Name, "extra")
+			}
+			if f.Shorthand != "" {
+				with("-"+f.Shorthand, value)
+				with("-" + f.Shorthand + value)
+				with("-" + f.Shorthand + "=" + value)
+			}
+		})
+	}
+	words := []string{"", "tour", "serve", "class", "host", "ssh", "join", "ADDR", "version", "help",
+		"--", "-", "-h", "--help", "--plain", "--lang", "zh", "--log-file", "--secure-port", "0",
+		"-v", "--bogus", "--auto", "-test.v"}
+	lines = append(lines, nil)
+	for _, a := range words {
+		lines = append(lines, []string{a})
+		for _, b := range words {
+			lines = append(lines, []string{a, b})
+			for _, c := range words {
+				lines = append(lines, []string{a, b, c})
+			}
+		}
+	}
+	extra := 0
+	for _, args := range lines {
+		cobra, light := startsServer(args), supervisor.Starts(args)
+		switch {
+		case cobra && !light:
+			t.Errorf("%q starts a server, but supervisor.Starts says it does not: it would run unsupervised", args)
+		case light && !cobra:
+			extra++
+		}
+	}
+	t.Logf("%d command lines; %d supervised only to report an error", len(lines), extra)
 }
 
 // TestSupervisorLink sends reports through a socket pair as the child does and reads forwarded
@@ -190,17 +220,27 @@ func TestSupervisorLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	sup := os.NewFile(uintptr(fds[0]), "supervisor")
-	t.Setenv(supervisorEnv, fmt.Sprint(fds[1]))
+	t.Setenv(supervisor.Env, fmt.Sprint(fds[1]))
 	link, isChild := attachSupervisor()
 	if !isChild || link == nil {
 		t.Fatalf("attachSupervisor = %v, %v", link, isChild)
 	}
-	if _, ok := os.LookupEnv(supervisorEnv); ok {
-		t.Errorf("%s still in the environment", supervisorEnv)
+	if _, ok := os.LookupEnv(supervisor.Env); ok {
+		t.Errorf("%s still in the environment", supervisor.Env)
 	}
-	rep := &childReport{}
+	var reports []string
 	readDone := make(chan struct{})
-	go func() { rep.read(sup); close(readDone) }()
+	go func() {
+		defer close(readDone)
+		sc := bufio.NewScanner(sup)
+		for sc.Scan() {
+			kind, arg, ok := supervisor.ParseReport(sc.Text())
+			if !ok {
+				t.Errorf("not a report: %q", sc.Text())
+			}
+			reports = append(reports, kind+"="+arg)
+		}
+	}()
 
 	link.report("log", "/a path/with \"quotes\"\nand a newline")
 	link.report("tui", "1")
@@ -221,8 +261,8 @@ func TestSupervisorLink(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the supervisor's reader did not see the child's end close")
 	}
-	if rep.logPath != "/a path/with \"quotes\"\nand a newline" || !rep.tui || !rep.exited {
-		t.Errorf("report = %+v", rep)
+	if want := []string{"log=/a path/with \"quotes\"\nand a newline", "tui=1", "exit=0"}; !slices.Equal(reports, want) {
+		t.Errorf("reports = %q, want %q", reports, want)
 	}
 	syscall.Shutdown(fds[0], syscall.SHUT_WR)
 	select {
@@ -234,27 +274,15 @@ func TestSupervisorLink(t *testing.T) {
 		t.Fatal("the link did not see the supervisor's end close")
 	}
 
-	t.Setenv(supervisorEnv, "0")
+	t.Setenv(supervisor.Env, "0")
 	if link, isChild := attachSupervisor(); !isChild || link != nil {
 		t.Errorf("a bad descriptor: attachSupervisor = %v, %v; want nil, true", link, isChild)
 	}
 }
 
-func TestLastPanicLine(t *testing.T) {
-	dir := t.TempDir()
-	tests := []struct{ name, log, want string }{
-		{"panic", "x\npanic: first\n\ngoroutine 1\npanic: second [recovered]\n", "panic: second [recovered]"},
-		{"fatal error", "fatal error: concurrent map read and map write\n", "fatal error: concurrent map read and map write"},
-		{"none", "I1203 nothing to see\n", ""},
-	}
-	for _, tt := range tests {
-		p := filepath.Join(dir, tt.name)
-		os.WriteFile(p, []byte(tt.log), 0o600)
-		if got := lastPanicLine(p); got != tt.want {
-			t.Errorf("%s: lastPanicLine = %q, want %q", tt.name, got, tt.want)
-		}
-	}
-	if got := lastPanicLine(filepath.Join(dir, "missing")); got != "" {
-		t.Errorf("missing log: %q", got)
+// TestSpareEnv: the supervisor leaves a class's spare to the class server.
+func TestSpareEnv(t *testing.T) {
+	if supervisor.SpareEnv != sshclass.SpareEnv {
+		t.Errorf("supervisor.SpareEnv = %q, sshclass.SpareEnv = %q", supervisor.SpareEnv, sshclass.SpareEnv)
 	}
 }

@@ -32,6 +32,9 @@ import (
 	kubectlcmd "k8s.io/kubectl/pkg/cmd"
 	"k8s.io/kubectl/pkg/cmd/auth"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	// Before kubectl's commands: their help texts are translated as they initialise.
+	_ "github.com/kubewalk/kubewalk/runtime/kubectl/translations"
 )
 
 // Options configure a Runner.

@@ -24,14 +24,14 @@ import (
 
 // Every session's tour is one process of the kubewalk binary, and the class server is its
 // supervisor (the role `kubewalk tour` otherwise gives a second process of its own, see
-// runtime/cli/supervise.go). The process is started as a *spare*: with the class server's end
+// runtime/cli/supervisor). The process is started as a *spare*: with the class server's end
 // of a socket pair as its only way in, a temporary directory and a pseudo-terminal of its own,
 // it runs Go's package initialisation (kubectl's options, chroma's lexers, client-go's
 // schemes: ~0.2 CPU-seconds for this 190 MB binary), says "ready" and blocks reading the
 // socket. A session hands it what is session-specific — the arguments, the environment, the
 // directory — and the spare then runs that command exactly as if it had been started with it;
 // from then on the socket carries the supervisor protocol (log path, terminal state, notes,
-// exit code; see runtime/cli/supervise.go).
+// exit code; see runtime/cli/supervisor).
 //
 // With Config.Warm > 0 the class keeps that many spares started ahead of arrivals, so a
 // student's tour starts without paying for a process start; without one ready a session
