@@ -256,6 +256,63 @@ type Strings struct {
 	KubectlOpenLane                                      string
 	KubectlNotServing, KubectlRunToEnd, KubectlNotWired  string
 
+	// Why :k refused a command (runtime/kubectl's guard and, in a class, its allow-list).
+	RefuseCommand              string // %[1]s command path, %[2]s why, %[3]s the commands that run
+	RefuseFlag                 string // %[1]s flag name, %[2]s command path, %[3]s why
+	RefuseOwnTerminal          string // %s why
+	RefuseUnreviewedCommand    string
+	RefuseUnreviewedFlag       string
+	RefuseFlagFilename         string
+	RefuseFlagKustomize        string
+	RefuseReadsFiles           string
+	RefuseReadsFile            string
+	RefuseWritesFiles          string
+	RefuseEditor               string
+	RefuseToContainer          string
+	RefuseOnlyKubeconfig       string
+	RefuseOnlyServer           string
+	RefuseProxyURL             string
+	RefuseUseContext           string
+	RefuseOnlyCA               string
+	RefuseProfileFiles         string
+	RefuseKuberc               string
+	RefuseRecord               string
+	RefuseRecursive            string
+	RefuseLocal                string
+	RefuseInteractive          string
+	RefuseCopiesFiles          string
+	RefuseDiffProgram          string
+	RefuseKustomizeCmd         string
+	RefusePluginPrograms       string
+	RefuseListener             string
+	RefuseCompletion           string
+	RefuseChangesKubeconfig    string
+	RefuseSetLastApplied       string
+	RefuseSecretTLS            string
+	RefuseNotNeeded            string
+	RefuseNoCSR                string
+	RefuseNoMetrics            string
+	RefuseFileValue            string // %s the file
+	RefuseOutputFile           string // %[1]s the -o format, %[2]s the same without -file
+	RefuseKubeconfigUnreadable string // %s the error
+	RefuseContextUnknown       string // %[1]s the context, %[2]s the contexts there are
+	RefuseTermEdit             string
+	RefuseTermAttach           string
+	RefuseTermPortForward      string
+	RefuseTermProxy            string
+	RefuseTermCp               string
+	RefuseTermExec             string
+	RefuseTermRun              string
+	RefuseTermDebug            string
+	RefuseTermKuberc           string
+	RefuseStdinDash            string // %s the arguments
+	RefuseStdinPath            string // %s the path
+	RefusePinned               string // %s the flag name
+	RefuseProfiling            string // %s the flag name
+	RefuseCredentialPlugin     string // %q the kubeconfig user
+	RefuseVerbosity            string
+	RefusePlugin               string // %[1]q the command, %[2]s its path
+
 	// The etcd view.
 	EtcdSelect, EtcdKey, EtcdRevision, EtcdStored, EtcdDeleted, EtcdDecoding string
 	EtcdRevisionValue                                                        string // %d modified, %d created, %d version
@@ -1064,6 +1121,63 @@ func english() Strings {
 		KubectlNotServing:    "✗ the server is not serving yet — a client would get connection refused.",
 		KubectlRunToEnd:      "Run the startup to the end first: :lesson goes back to the walkthrough, where E runs it to serve.",
 		KubectlNotWired:      "kubectl inside kubewalk is not wired into this run. Run it in another terminal:",
+
+		// Why :k refused a command.
+		RefuseCommand:              "`%s` does not run here: %s. Commands that do: %s",
+		RefuseFlag:                 "--%s does not run here with `%s`: %s",
+		RefuseOwnTerminal:          "needs a terminal of its own: %s",
+		RefuseUnreviewedCommand:    "it is not among the commands reviewed for a class",
+		RefuseUnreviewedFlag:       "it is not among the flags reviewed for a class",
+		RefuseFlagFilename:         "-f reads a file on the class host; `-f -` reads the manifest you type into the text box",
+		RefuseFlagKustomize:        "-k reads a directory on the class host",
+		RefuseReadsFiles:           "it reads files on the class host",
+		RefuseReadsFile:            "it reads a file on the class host",
+		RefuseWritesFiles:          "it writes files on the class host",
+		RefuseEditor:               "it starts an editor on the class host",
+		RefuseToContainer:          "it connects the terminal to a container",
+		RefuseOnlyKubeconfig:       "kubectl here talks only to this run's server with its kubeconfig",
+		RefuseOnlyServer:           "kubectl here talks only to this run's server",
+		RefuseProxyURL:             "it would send your requests and credentials through another host",
+		RefuseUseContext:           "pick an identity with --context instead",
+		RefuseOnlyCA:               "kubectl here trusts only this run's CA",
+		RefuseProfileFiles:         "it writes profile files on the class host",
+		RefuseKuberc:               "kubectl inside kubewalk does not apply personal kubectl preferences (kuberc)",
+		RefuseRecord:               "it is deprecated and does nothing useful here",
+		RefuseRecursive:            "it walks directories on the class host",
+		RefuseLocal:                "it works on local files",
+		RefuseInteractive:          "it asks on the terminal, which the screen owns",
+		RefuseCopiesFiles:          "it copies files of the class host",
+		RefuseDiffProgram:          "it runs a diff program on the class host",
+		RefuseKustomizeCmd:         "it reads directories (and may run programs) on the class host",
+		RefusePluginPrograms:       "plugins are programs on the class host",
+		RefuseListener:             "it keeps a listener open on the class host",
+		RefuseCompletion:           "it is for your own shell, not this screen",
+		RefuseChangesKubeconfig:    "it would change the kubeconfig kubewalk wrote for this run; pass --context to a command instead",
+		RefuseSetLastApplied:       "it is not needed here: apply -f - keeps the annotation itself",
+		RefuseSecretTLS:            "it reads a certificate and key from files on the class host",
+		RefuseNotNeeded:            "it is not needed here",
+		RefuseNoCSR:                "this server has no certificate signing requests",
+		RefuseNoMetrics:            "this server has no metrics API",
+		RefuseFileValue:            "-f %s reads a file on the class host; `-f -` reads the manifest you type into the text box",
+		RefuseOutputFile:           "-o %s reads a file on the class host; write the template itself (-o %s=…)",
+		RefuseKubeconfigUnreadable: "the run's kubeconfig cannot be read: %s",
+		RefuseContextUnknown:       "--context %s is not a context of this run's kubeconfig (%s)",
+		RefuseTermEdit:             "edit opens an editor on the terminal",
+		RefuseTermAttach:           "attach streams a container's console to the terminal",
+		RefuseTermPortForward:      "port-forward keeps a local port open until interrupted",
+		RefuseTermProxy:            "proxy serves a local HTTP proxy until interrupted",
+		RefuseTermCp:               "cp streams files through exec, and on an error its background goroutines end the whole process",
+		RefuseTermExec:             "exec -i/-t connects the terminal to the container",
+		RefuseTermRun:              "run -i/-t/--attach connects the terminal to the new pod",
+		RefuseTermDebug:            "debug -i/-t/--attach connects the terminal to the debugging container",
+		RefuseTermKuberc:           "kuberc edits your personal kubectl preferences, which kubectl inside kubewalk does not apply",
+		RefuseStdinDash:            "-f - reads standard input, which the screen owns: type :k %s in the kubectl pane to write the manifest in its text box",
+		RefuseStdinPath:            "%s is the terminal the screen owns: use -f - and write the manifest in the kubectl pane's text box",
+		RefusePinned:               "--%s is pinned: kubectl here talks only to this run's server with the kubeconfig's identities (choose one with --context, or impersonate with --as)",
+		RefuseProfiling:            "--%s writes profile files and installs a signal handler that exits the process",
+		RefuseCredentialPlugin:     "the kubeconfig user %q runs a credential plugin, a program on the machine kubewalk runs on: kubectl here uses only identities without one",
+		RefuseVerbosity:            "-v sets klog's verbosity, which is process-wide and shared with the server; the requests this command makes are listed beside its output instead",
+		RefusePlugin:               "%q is a kubectl plugin (%s), a program of its own",
 
 		EtcdSelect:        "Select a key (↑/↓, enter opens a resource or namespace) to see its value decoded with the server's own codecs.",
 		EtcdKey:           "key",

@@ -1,7 +1,6 @@
 package kubectl
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -146,64 +145,80 @@ var confinedGlobals = map[string]bool{
 }
 
 // flagReasons say why a well-known flag is not on the list, for the refusal.
-var flagReasons = map[string]string{
-	"filename":  "-f reads a file on the class host; `-f -` reads the manifest you type into the text box",
-	"kustomize": "-k reads a directory on the class host", "from-file": "it reads files on the class host",
-	"from-env-file": "it reads a file on the class host", "env-file": "it reads a file on the class host",
-	"patch-file": "it reads a file on the class host", "cert": "it reads a file on the class host",
-	"key": "it reads a file on the class host", "custom": "it reads a file on the class host",
-	"output-directory": "it writes files on the class host", "cache-dir": "it writes files on the class host",
-	"edit": "it starts an editor on the class host", "stdin": "it connects the terminal to a container",
-	"tty": "it connects the terminal to a container", "attach": "it connects the terminal to a container",
-	"kubeconfig": "kubectl here talks only to this run's server with its kubeconfig",
-	"server":     "kubectl here talks only to this run's server", "cluster": "kubectl here talks only to this run's server",
-	"proxy-url": "it would send your requests and credentials through another host",
-	"user":      "pick an identity with --context instead", "token": "pick an identity with --context instead",
-	"username": "pick an identity with --context instead", "password": "pick an identity with --context instead",
-	"client-certificate": "pick an identity with --context instead", "client-key": "pick an identity with --context instead",
-	"certificate-authority": "kubectl here trusts only this run's CA", "insecure-skip-tls-verify": "kubectl here trusts only this run's CA",
-	"tls-server-name": "kubectl here trusts only this run's CA", "profile": "it writes profile files on the class host",
-	"profile-output": "it writes profile files on the class host", "kuberc": "personal kubectl preferences are not applied here",
-	"record": "it is deprecated and does nothing useful here", "recursive": "it walks directories on the class host",
-	"local": "it works on local files", "interactive": "it asks on the terminal, which the screen owns",
+var flagReasons = map[string]reason{
+	"filename":                 why("RefuseFlagFilename"),
+	"kustomize":                why("RefuseFlagKustomize"),
+	"from-file":                why("RefuseReadsFiles"),
+	"from-env-file":            why("RefuseReadsFile"),
+	"env-file":                 why("RefuseReadsFile"),
+	"patch-file":               why("RefuseReadsFile"),
+	"cert":                     why("RefuseReadsFile"),
+	"key":                      why("RefuseReadsFile"),
+	"custom":                   why("RefuseReadsFile"),
+	"output-directory":         why("RefuseWritesFiles"),
+	"cache-dir":                why("RefuseWritesFiles"),
+	"edit":                     why("RefuseEditor"),
+	"stdin":                    why("RefuseToContainer"),
+	"tty":                      why("RefuseToContainer"),
+	"attach":                   why("RefuseToContainer"),
+	"kubeconfig":               why("RefuseOnlyKubeconfig"),
+	"server":                   why("RefuseOnlyServer"),
+	"cluster":                  why("RefuseOnlyServer"),
+	"proxy-url":                why("RefuseProxyURL"),
+	"user":                     why("RefuseUseContext"),
+	"token":                    why("RefuseUseContext"),
+	"username":                 why("RefuseUseContext"),
+	"password":                 why("RefuseUseContext"),
+	"client-certificate":       why("RefuseUseContext"),
+	"client-key":               why("RefuseUseContext"),
+	"certificate-authority":    why("RefuseOnlyCA"),
+	"insecure-skip-tls-verify": why("RefuseOnlyCA"),
+	"tls-server-name":          why("RefuseOnlyCA"),
+	"profile":                  why("RefuseProfileFiles"),
+	"profile-output":           why("RefuseProfileFiles"),
+	"kuberc":                   why("RefuseKuberc"),
+	"record":                   why("RefuseRecord"),
+	"recursive":                why("RefuseRecursive"),
+	"local":                    why("RefuseLocal"),
+	"interactive":              why("RefuseInteractive"),
 }
 
 // commandReasons say why a well-known command is not on the list.
-var commandReasons = map[string]string{
-	"kubectl edit":                    "it starts an editor on the class host",
-	"kubectl apply edit-last-applied": "it starts an editor on the class host",
-	"kubectl attach":                  "it connects the terminal to a container",
-	"kubectl cp":                      "it copies files of the class host",
-	"kubectl diff":                    "it runs a diff program on the class host",
-	"kubectl kustomize":               "it reads directories (and may run programs) on the class host",
-	"kubectl plugin":                  "plugins are programs on the class host",
-	"kubectl plugin list":             "plugins are programs on the class host",
-	"kubectl proxy":                   "it keeps a listener open on the class host",
-	"kubectl port-forward":            "it keeps a listener open on the class host",
-	"kubectl cluster-info dump":       "it writes files on the class host",
-	"kubectl completion":              "it is for your own shell, not this screen",
-	"kubectl kuberc":                  "personal kubectl preferences are not applied here",
-	"kubectl kuberc set":              "personal kubectl preferences are not applied here",
-	"kubectl kuberc view":             "personal kubectl preferences are not applied here",
-	"kubectl config set":              "it would change this run's kubeconfig; pass --context to a command instead",
-	"kubectl config set-cluster":      "it would change this run's kubeconfig; pass --context to a command instead",
-	"kubectl config set-context":      "it would change this run's kubeconfig; pass --context to a command instead",
-	"kubectl config set-credentials":  "it would change this run's kubeconfig; pass --context to a command instead",
-	"kubectl config unset":            "it would change this run's kubeconfig; pass --context to a command instead",
-	"kubectl config use-context":      "it would change this run's kubeconfig; pass --context to a command instead",
-	"kubectl config delete-cluster":   "it would change this run's kubeconfig; pass --context to a command instead",
-	"kubectl config delete-context":   "it would change this run's kubeconfig; pass --context to a command instead",
-	"kubectl config delete-user":      "it would change this run's kubeconfig; pass --context to a command instead",
-	"kubectl config rename-context":   "it would change this run's kubeconfig; pass --context to a command instead",
-	"kubectl apply set-last-applied":  "it is not needed here: apply -f - keeps the annotation itself",
-	"kubectl create secret tls":       "it reads a certificate and key from files on the class host",
-	"kubectl auth reconcile":          "it is not needed here",
-	"kubectl certificate":             "this server has no certificate signing requests",
-	"kubectl certificate approve":     "this server has no certificate signing requests",
-	"kubectl certificate deny":        "this server has no certificate signing requests",
-	"kubectl top":                     "this server has no metrics API",
-	"kubectl top node":                "this server has no metrics API",
-	"kubectl top pod":                 "this server has no metrics API",
+var commandReasons = map[string]reason{
+	"kubectl edit":                    why("RefuseEditor"),
+	"kubectl apply edit-last-applied": why("RefuseEditor"),
+	"kubectl attach":                  why("RefuseToContainer"),
+	"kubectl cp":                      why("RefuseCopiesFiles"),
+	"kubectl diff":                    why("RefuseDiffProgram"),
+	"kubectl kustomize":               why("RefuseKustomizeCmd"),
+	"kubectl plugin":                  why("RefusePluginPrograms"),
+	"kubectl plugin list":             why("RefusePluginPrograms"),
+	"kubectl proxy":                   why("RefuseListener"),
+	"kubectl port-forward":            why("RefuseListener"),
+	"kubectl cluster-info dump":       why("RefuseWritesFiles"),
+	"kubectl completion":              why("RefuseCompletion"),
+	"kubectl kuberc":                  why("RefuseKuberc"),
+	"kubectl kuberc set":              why("RefuseKuberc"),
+	"kubectl kuberc view":             why("RefuseKuberc"),
+	"kubectl config set":              why("RefuseChangesKubeconfig"),
+	"kubectl config set-cluster":      why("RefuseChangesKubeconfig"),
+	"kubectl config set-context":      why("RefuseChangesKubeconfig"),
+	"kubectl config set-credentials":  why("RefuseChangesKubeconfig"),
+	"kubectl config unset":            why("RefuseChangesKubeconfig"),
+	"kubectl config use-context":      why("RefuseChangesKubeconfig"),
+	"kubectl config delete-cluster":   why("RefuseChangesKubeconfig"),
+	"kubectl config delete-context":   why("RefuseChangesKubeconfig"),
+	"kubectl config delete-user":      why("RefuseChangesKubeconfig"),
+	"kubectl config rename-context":   why("RefuseChangesKubeconfig"),
+	"kubectl apply set-last-applied":  why("RefuseSetLastApplied"),
+	"kubectl create secret tls":       why("RefuseSecretTLS"),
+	"kubectl auth reconcile":          why("RefuseNotNeeded"),
+	"kubectl certificate":             why("RefuseNoCSR"),
+	"kubectl certificate approve":     why("RefuseNoCSR"),
+	"kubectl certificate deny":        why("RefuseNoCSR"),
+	"kubectl top":                     why("RefuseNoMetrics"),
+	"kubectl top node":                why("RefuseNoMetrics"),
+	"kubectl top pod":                 why("RefuseNoMetrics"),
 }
 
 // allowedFlags is confinedCommands parsed: path → flag name → allowed.
@@ -236,35 +251,35 @@ func confinedCommandNames() string {
 	return strings.Join(names, ", ")
 }
 
-// refuseConfined says why cmd, as parsed, may not run in confined mode ("" if it may).
-// kubeconfig is the run's, whose contexts --context may name.
-func refuseConfined(cmd *cobra.Command, kubeconfig string) string {
+// refuseConfined says why cmd, as parsed, may not run in confined mode (the zero reason if it
+// may). kubeconfig is the run's, whose contexts --context may name.
+func refuseConfined(cmd *cobra.Command, kubeconfig string) reason {
 	path := cmd.CommandPath()
 	allowed, ok := allowedFlags[path]
 	if !ok {
-		why := commandReasons[path]
-		if why == "" {
-			why = "it is not among the commands reviewed for a class"
+		w, ok := commandReasons[path]
+		if !ok {
+			w = why("RefuseUnreviewedCommand")
 		}
-		return fmt.Sprintf("`%s` does not run here: %s. Commands that do: %s", path, why, confinedCommandNames())
+		return why("RefuseCommand", path, w, confinedCommandNames())
 	}
 	root := cmd.Root()
-	var bad string
+	var bad reason
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if bad != "" || f.Name == "help" {
+		if !bad.isZero() || f.Name == "help" {
 			return
 		}
 		global := root.PersistentFlags().Lookup(f.Name) == f
 		if (global && confinedGlobals[f.Name]) || (!global && allowed[f.Name]) {
 			return
 		}
-		why := flagReasons[f.Name]
-		if why == "" {
-			why = "it is not among the flags reviewed for a class"
+		w, ok := flagReasons[f.Name]
+		if !ok {
+			w = why("RefuseUnreviewedFlag")
 		}
-		bad = fmt.Sprintf("--%s does not run here with `%s`: %s", f.Name, path, why)
+		bad = why("RefuseFlag", f.Name, path, w)
 	})
-	if bad != "" {
+	if !bad.isZero() {
 		return bad
 	}
 	return refuseConfinedValues(cmd, kubeconfig)
@@ -273,13 +288,13 @@ func refuseConfined(cmd *cobra.Command, kubeconfig string) string {
 // refuseConfinedValues checks the values of the allowed flags that could still name a file or
 // another identity: -f only as `-f -` (with the text box's manifest), -o without a *-file
 // format, --context only a context of the run's kubeconfig.
-func refuseConfinedValues(cmd *cobra.Command, kubeconfig string) string {
+func refuseConfinedValues(cmd *cobra.Command, kubeconfig string) reason {
 	fs := cmd.Flags()
 	if f := fs.Lookup("filename"); f != nil && f.Changed {
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
 			for _, v := range sv.GetSlice() {
 				if v != "-" {
-					return fmt.Sprintf("-f %s reads a file on the class host; `-f -` reads the manifest you type into the text box", v)
+					return why("RefuseFileValue", v)
 				}
 			}
 		}
@@ -287,13 +302,13 @@ func refuseConfinedValues(cmd *cobra.Command, kubeconfig string) string {
 	if f := fs.Lookup("output"); f != nil && f.Changed {
 		format, _, _ := strings.Cut(f.Value.String(), "=")
 		if strings.HasSuffix(format, "file") {
-			return fmt.Sprintf("-o %s reads a file on the class host; write the template itself (-o %s=…)", format, strings.TrimSuffix(strings.TrimSuffix(format, "file"), "-"))
+			return why("RefuseOutputFile", format, strings.TrimSuffix(strings.TrimSuffix(format, "file"), "-"))
 		}
 	}
 	if f := fs.Lookup("context"); f != nil && f.Changed {
 		cfg, err := clientcmd.LoadFromFile(kubeconfig)
 		if err != nil {
-			return "the run's kubeconfig cannot be read: " + err.Error()
+			return why("RefuseKubeconfigUnreadable", err.Error())
 		}
 		if _, ok := cfg.Contexts[f.Value.String()]; !ok {
 			var names []string
@@ -301,8 +316,8 @@ func refuseConfinedValues(cmd *cobra.Command, kubeconfig string) string {
 				names = append(names, n)
 			}
 			sort.Strings(names)
-			return fmt.Sprintf("--context %s is not a context of this run's kubeconfig (%s)", f.Value.String(), strings.Join(names, ", "))
+			return why("RefuseContextUnknown", f.Value.String(), strings.Join(names, ", "))
 		}
 	}
-	return ""
+	return reason{}
 }

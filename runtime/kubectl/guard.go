@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 )
 
 // RefusedError says a command was not run, why, and — when it can run in a terminal of its
@@ -15,11 +17,29 @@ import (
 type RefusedError struct {
 	// Args are the arguments as given.
 	Args []string
-	// Reason says why, in one sentence.
+	// Reason says why, in one sentence, in English (ReasonIn words it in the learner's
+	// language).
 	Reason string
 	// Command is the line to run in another terminal ("" when running it elsewhere would not
 	// help, e.g. for a pinned flag).
 	Command string
+
+	why reason // Reason, as the catalogue words it
+}
+
+// refused is the RefusedError for args with the reason r (Reason is its English).
+func refused(args []string, r reason, command string) *RefusedError {
+	return &RefusedError{Args: args, Reason: r.in(englishStrings), Command: command, why: r}
+}
+
+// ReasonIn is Reason in tr's language: every reason kubectl inside kubewalk gives is in the
+// i18n catalogue, with commands, flags and paths as kubectl spells them. A RefusedError built
+// with a Reason of its own (not by this package) gives that Reason.
+func (e *RefusedError) ReasonIn(tr *i18n.Strings) string {
+	if e.why.isZero() {
+		return e.Reason
+	}
+	return e.why.in(tr)
 }
 
 // Error implements error.
@@ -53,17 +73,17 @@ var pinnedFlags = []string{
 var ownTerminal = []struct {
 	path   string
 	when   func(*pflag.FlagSet) bool // nil: always
-	reason string
+	reason reason
 }{
-	{"kubectl edit", nil, "edit opens an editor on the terminal"},
-	{"kubectl attach", nil, "attach streams a container's console to the terminal"},
-	{"kubectl port-forward", nil, "port-forward keeps a local port open until interrupted"},
-	{"kubectl proxy", nil, "proxy serves a local HTTP proxy until interrupted"},
-	{"kubectl cp", nil, "cp streams files through exec, and on an error its background goroutines end the whole process"},
-	{"kubectl exec", anyBool("stdin", "tty"), "exec -i/-t connects the terminal to the container"},
-	{"kubectl run", anyBool("stdin", "tty", "attach"), "run -i/-t/--attach connects the terminal to the new pod"},
-	{"kubectl debug", anyBool("stdin", "tty", "attach"), "debug -i/-t/--attach connects the terminal to the debugging container"},
-	{"kubectl kuberc", nil, "kuberc edits your personal kubectl preferences, which kubectl inside kubewalk does not apply"},
+	{"kubectl edit", nil, why("RefuseTermEdit")},
+	{"kubectl attach", nil, why("RefuseTermAttach")},
+	{"kubectl port-forward", nil, why("RefuseTermPortForward")},
+	{"kubectl proxy", nil, why("RefuseTermProxy")},
+	{"kubectl cp", nil, why("RefuseTermCp")},
+	{"kubectl exec", anyBool("stdin", "tty"), why("RefuseTermExec")},
+	{"kubectl run", anyBool("stdin", "tty", "attach"), why("RefuseTermRun")},
+	{"kubectl debug", anyBool("stdin", "tty", "attach"), why("RefuseTermDebug")},
+	{"kubectl kuberc", nil, why("RefuseTermKuberc")},
 }
 
 // kubeconfigWriters are the `kubectl config` subcommands that change the kubeconfig. The run's
@@ -97,25 +117,25 @@ func anyBool(names ...string) func(*pflag.FlagSet) bool {
 // Under Options.NoExecPlugins a kubeconfig user with a credential plugin is refused.
 func (r *Runner) refuseParsed(cmd *cobra.Command, rawArgs []string, input bool) *RefusedError {
 	fs := cmd.Flags()
-	refuse := func(reason string, elsewhere bool) *RefusedError {
-		e := &RefusedError{Args: rawArgs, Reason: reason}
+	refuse := func(why reason, elsewhere bool) *RefusedError {
+		command := ""
 		if elsewhere && !r.opts.Confined {
-			e.Command = r.ExternalCommand(rawArgs)
+			command = r.ExternalCommand(rawArgs)
 		}
-		return e
+		return refused(rawArgs, why, command)
 	}
 	path := cmd.CommandPath()
 	for _, o := range ownTerminal {
 		under := path == o.path || strings.HasPrefix(path, o.path+" ")
 		if under && (o.when == nil || o.when(fs)) {
-			return refuse("needs a terminal of its own: "+o.reason, true)
+			return refuse(why("RefuseOwnTerminal", o.reason), true)
 		}
 	}
 	if f := fs.Lookup("filename"); f != nil && !input {
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
 			for _, v := range sv.GetSlice() {
 				if v == "-" {
-					return refuse("-f - reads standard input, which the screen owns: type :k "+Quote(rawArgs)+" in the kubectl pane to write the manifest in its text box", true)
+					return refuse(why("RefuseStdinDash", Quote(rawArgs)), true)
 				}
 			}
 		}
@@ -123,13 +143,13 @@ func (r *Runner) refuseParsed(cmd *cobra.Command, rawArgs []string, input bool) 
 	for _, a := range rawArgs {
 		for _, p := range stdinPaths {
 			if strings.Contains(a, p) {
-				return refuse(p+" is the terminal the screen owns: use -f - and write the manifest in the kubectl pane's text box", true)
+				return refuse(why("RefuseStdinPath", p), true)
 			}
 		}
 	}
 	if r.opts.NoExecPlugins {
-		if why := refuseCredentialPlugin(cmd, r.opts.Kubeconfig, r.opts.DefaultContext); why != "" {
-			return refuse(why, false)
+		if w := refuseCredentialPlugin(cmd, r.opts.Kubeconfig, r.opts.DefaultContext); !w.isZero() {
+			return refuse(w, false)
 		}
 	}
 	if r.opts.Unguarded {
@@ -139,25 +159,25 @@ func (r *Runner) refuseParsed(cmd *cobra.Command, rawArgs []string, input bool) 
 		// `config`'s own --kubeconfig is pinned too; other same-named flags of a command's own
 		// (create rolebinding --user) are not these.
 		if f := fs.Lookup(name); f != nil && f.Changed && (isGlobal(cmd, f) || name == "kubeconfig") {
-			return refuse(fmt.Sprintf("--%s is pinned: kubectl here talks only to this run's server with the kubeconfig's identities (choose one with --context, or impersonate with --as)", name), false)
+			return refuse(why("RefusePinned", name), false)
 		}
 	}
 	for _, name := range []string{"profile", "profile-output"} {
 		// `kubectl debug --profile=general` is debug's own flag (a debugging profile), not
 		// kubectl's global profiling flag.
 		if f := fs.Lookup(name); f != nil && f.Changed && isGlobal(cmd, f) {
-			return refuse(fmt.Sprintf("--%s writes profile files and installs a signal handler that exits the process", name), true)
+			return refuse(why("RefuseProfiling", name), true)
 		}
 	}
 	if fs.Changed("kuberc") {
-		return refuse("kuberc preferences are not applied by kubectl inside kubewalk", true)
+		return refuse(why("RefuseKuberc"), true)
 	}
 	if cmd.HasParent() && cmd.Parent().CommandPath() == "kubectl config" && kubeconfigWriters[cmd.Name()] {
-		return refuse("would change the kubeconfig kubewalk wrote for this run; pass --context to a command instead", false)
+		return refuse(why("RefuseChangesKubeconfig"), false)
 	}
 	if r.opts.Confined {
-		if why := refuseConfined(cmd, r.opts.Kubeconfig); why != "" {
-			return refuse(why, false)
+		if w := refuseConfined(cmd, r.opts.Kubeconfig); !w.isZero() {
+			return refuse(w, false)
 		}
 	}
 	return nil
@@ -171,11 +191,11 @@ func isGlobal(cmd *cobra.Command, f *pflag.Flag) bool {
 
 // refuseCredentialPlugin says why the identity cmd would use may not be used: its kubeconfig
 // user runs a credential plugin (exec:) or an auth provider, programs of their own on this
-// machine. "" if it may.
-func refuseCredentialPlugin(cmd *cobra.Command, kubeconfig, defaultContext string) string {
+// machine. The zero reason if it may.
+func refuseCredentialPlugin(cmd *cobra.Command, kubeconfig, defaultContext string) reason {
 	cfg, err := clientcmd.LoadFromFile(kubeconfig)
 	if err != nil {
-		return "the run's kubeconfig cannot be read: " + err.Error()
+		return why("RefuseKubeconfigUnreadable", err.Error())
 	}
 	ctxName := defaultContext
 	if f := cmd.Flags().Lookup("context"); f != nil && f.Changed {
@@ -189,9 +209,9 @@ func refuseCredentialPlugin(cmd *cobra.Command, kubeconfig, defaultContext strin
 		user = f.Value.String()
 	}
 	if a, ok := cfg.AuthInfos[user]; ok && (a.Exec != nil || a.AuthProvider != nil) {
-		return fmt.Sprintf("the kubeconfig user %q runs a credential plugin, a program on the machine kubewalk runs on: kubectl here uses only identities without one", user)
+		return why("RefuseCredentialPlugin", user)
 	}
-	return ""
+	return reason{}
 }
 
 // refuseUnparsed refuses, before cobra parses anything, what cobra would only reject with a
@@ -203,7 +223,7 @@ func (r *Runner) refuseUnparsed(root *cobra.Command, args []string) *RefusedErro
 			break
 		}
 		if isVerbosityFlag(a) {
-			return &RefusedError{Args: args, Reason: "-v sets klog's verbosity, which is process-wide and shared with the server; the requests this command makes are listed beside its output instead", Command: r.ExternalCommand(args)}
+			return refused(args, why("RefuseVerbosity"), r.ExternalCommand(args))
 		}
 	}
 	if _, _, err := root.Find(args); err == nil {
@@ -214,7 +234,7 @@ func (r *Runner) refuseUnparsed(root *cobra.Command, args []string) *RefusedErro
 			continue
 		}
 		if p, err := exec.LookPath("kubectl-" + a); err == nil {
-			return &RefusedError{Args: args, Reason: fmt.Sprintf("%q is a kubectl plugin (%s), a program of its own", a, p), Command: r.ExternalCommand(args)}
+			return refused(args, why("RefusePlugin", a, p), r.ExternalCommand(args))
 		}
 		break
 	}

@@ -40,10 +40,9 @@ func (m *model) boardBody() []string {
 		inner = append(big, "", "   "+line, "")
 		bw = w + 8
 	}
+	// The loopback hint (only this machine can join) is not repeated here: the class lines
+	// above the body say it on every view, the board included.
 	out = append(out, box(m.st, tr.BoardJoinTitle, inner, bw, len(inner)+2, true)...)
-	if c.host.LoopbackOnly() {
-		out = append(out, " "+m.st.Status.Note.Render(fmt.Sprintf(tr.ClassLoopbackHint, JoinPort(join))))
-	}
 	msg := tr.BoardNoMessage
 	if c.board.Message != "" {
 		msg = fmt.Sprintf(tr.BoardLastMessage, c.board.Message)
@@ -82,9 +81,9 @@ func (m *model) boardBody() []string {
 	return out[:b.h]
 }
 
-// boardBelowJoin is the room the board keeps under a large join line: the loopback hint, the
-// message, a blank line, the header and three students.
-const boardBelowJoin = 7
+// boardBelowJoin is the room the board keeps under a large join line: the message, a blank
+// line, the header and three students.
+const boardBelowJoin = 6
 
 // bigJoin draws a join line's address and code in block letters, a blank line above and
 // between, each row indented by 3: the lines and their width (the join line itself

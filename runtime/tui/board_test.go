@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 )
 
 // TestBigText: every letter of the font draws 3 rows of 3 columns; join codes, addresses and
@@ -103,6 +105,16 @@ func TestBoardGolden(t *testing.T) {
 						t.Errorf("block letters shown: %v, want %v:\n%s", got, tt.big, view)
 					}
 				}
+			}
+			// The class lines above the body say that only this machine can join; the board
+			// does not say it again.
+			lang := i18n.English
+			if tt.zh {
+				lang = i18n.SimplifiedChinese
+			}
+			hint, _, _ := strings.Cut(i18n.For(lang).ClassLoopbackHint, "--listen")
+			if n := strings.Count(view, strings.TrimSpace(hint)); n != 1 {
+				t.Errorf("the loopback hint %q is said %d times, want once:\n%s", hint, n, view)
 			}
 			golden.RequireEqual(t, []byte(frame))
 			// B again goes back to the walkthrough, which the board's key bar says.

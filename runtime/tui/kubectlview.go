@@ -488,7 +488,7 @@ func (v *kubectlView) relayoutOutput() {
 		figure = tr.KubectlRunning
 	case errors.As(v.err, &ref):
 		figure = tr.KubectlRefused
-		tail = append(tail, wrapLines(st.Served.Failing.Render(fmt.Sprintf(tr.KubectlRefusedWhy, ref.Reason)), w)...)
+		tail = append(tail, wrapLines(st.Served.Failing.Render(fmt.Sprintf(tr.KubectlRefusedWhy, ref.ReasonIn(tr))), w)...)
 		if ref.Command != "" {
 			tail = append(tail, "", st.Served.Heading.Render(tr.KubectlElsewhere))
 			for _, l := range wrapCommand(ref.Command, w-2) {
