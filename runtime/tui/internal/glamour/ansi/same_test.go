@@ -20,7 +20,7 @@ import (
 
 // sample exercises what the lessons do not (yet): code blocks with and without a language,
 // Go source, a raw string (chroma's Go lexer hands it to its template lexer), a shell line.
-const sample = "# Title\n\nText with `code`, **bold**, *italic* and a [link](https://example.com).\n\n" +
+const sample = "# Title\n\nText with `code`, **bold**, *italic* and a [link](https://example.com), https://github.com/kubernetes/kubernetes/issues/1 and <https://github.com/kubernetes/kubernetes/pull/2>.\n\n" +
 	"```go\npackage main\n\nimport \"fmt\"\n\n// main greets.\nfunc main() {\n\tx := 3.5i + 0x1F\n\tfmt.Println(`{{ .Name }}`, x, nil, len(\"é\"))\n}\n```\n\n" +
 	"```\npackage server\n\nfunc New() *Server { return &Server{} }\n```\n\n" +
 	"```\nkubectl get --raw /readyz\nexport KUBECONFIG=$HOME/.kube/config\n```\n\n" +
