@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -66,10 +65,10 @@ func asProblems(err error) Problems {
 }
 
 // fileNamePattern is a startup lesson's file name: two digits, a dash, the phase.
-var fileNamePattern = regexp.MustCompile(`^[0-9]{2}-([a-z0-9-]+)\.md$`)
+var fileNamePattern = lazyRegexp(`^[0-9]{2}-([a-z0-9-]+)\.md$`)
 
 // trackFileNamePattern is an after-serve lesson's file name: 2N, a dash, the lesson id.
-var trackFileNamePattern = regexp.MustCompile(`^2[0-9]-([a-z0-9-]+)\.md$`)
+var trackFileNamePattern = lazyRegexp(`^2[0-9]-([a-z0-9-]+)\.md$`)
 
 // Known is what a lesson's metadata may name besides code.
 type Known struct {
@@ -199,7 +198,7 @@ func (c *checker) lesson(l Lesson) {
 	switch {
 	case l.ID == "":
 		c.add(f, "", "lesson has no id", "set id: in the front matter")
-	case !idPattern.MatchString(l.ID):
+	case !idPattern().MatchString(l.ID):
 		c.add(f, "", fmt.Sprintf("lesson id %q is not lowercase words joined by dashes", l.ID), "use an id like \"authn\"")
 	case c.lessonIDs[l.ID] != "":
 		c.add(f, "", fmt.Sprintf("duplicate lesson id %q, already used by %s", l.ID, c.lessonIDs[l.ID]), "give each lesson its own id")
@@ -245,7 +244,7 @@ func (c *checker) placement(l Lesson) {
 	case l.Track != "":
 		if !slices.Contains(Tracks(), l.Track) {
 			c.add(f, "", fmt.Sprintf("track %q is not a lesson track", l.Track), "set track: to one of "+strings.Join(Tracks(), ", "))
-		} else if m := trackFileNamePattern.FindStringSubmatch(path.Base(f)); f != "" && (m == nil || m[1] != l.ID) {
+		} else if m := trackFileNamePattern().FindStringSubmatch(path.Base(f)); f != "" && (m == nil || m[1] != l.ID) {
 			c.add(f, "", fmt.Sprintf("file name %s does not match the %s lesson %s", path.Base(f), l.Track, l.ID),
 				fmt.Sprintf("name the file 2N-%s.md (2N: 21, 22, … in track order)", l.ID))
 		}
@@ -255,7 +254,7 @@ func (c *checker) placement(l Lesson) {
 	case !c.phases[l.Phase]:
 		c.add(f, "", fmt.Sprintf("phase %q is not a server phase", l.Phase), "set phase: to one of "+phaseList())
 	default:
-		if m := fileNamePattern.FindStringSubmatch(path.Base(f)); f != "" && (m == nil || m[1] != l.Phase) {
+		if m := fileNamePattern().FindStringSubmatch(path.Base(f)); f != "" && (m == nil || m[1] != l.Phase) {
 			c.add(f, "", fmt.Sprintf("file name %s does not match the lesson's phase %s", path.Base(f), l.Phase),
 				fmt.Sprintf("name the file NN-%s.md (NN: two digits that order the lessons)", l.Phase))
 		}
@@ -268,7 +267,7 @@ func (c *checker) step(l Lesson, s Step, ids map[string]bool) {
 	switch {
 	case s.ID == "":
 		c.add(f, "", "a step has no id", "set id: on every step")
-	case !idPattern.MatchString(s.ID):
+	case !idPattern().MatchString(s.ID):
 		c.add(f, s.ID, fmt.Sprintf("step id %q is not lowercase words joined by dashes", s.ID), "use an id like \"x509\" (it is also the ## heading)")
 	case ids[s.ID]:
 		c.add(f, s.ID, fmt.Sprintf("duplicate step id %q", s.ID), "give each step of the lesson its own id")

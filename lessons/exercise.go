@@ -409,7 +409,7 @@ func exerciseOf(l Lesson, m, tr exerciseMatter, lang, file string) Exercise {
 func validateExercise(m exerciseMatter, file string) []Problem {
 	var ps []Problem
 	bad := func(msg, fix string) { ps = append(ps, exProblem(file, m.ID, msg, fix)) }
-	if !idPattern.MatchString(m.ID) {
+	if !idPattern().MatchString(m.ID) {
 		bad(fmt.Sprintf("exercise id %q: want lowercase words joined by dashes", m.ID), "give the exercise an id like authz-bob-reads-cm")
 	}
 	if strings.TrimSpace(m.Title) == "" || strings.TrimSpace(m.Goal) == "" {

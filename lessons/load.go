@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/yaml"
 
@@ -50,7 +51,7 @@ type lessonFile struct {
 
 // idPattern is what lesson and step ids look like: lowercase words joined by dashes, the
 // shape of the server's checkpoint names. Headings matching it are taken for step headings.
-var idPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var idPattern = lazyRegexp(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // Languages lists the language directories of fsys ("en" first, then the others sorted).
 func Languages(fsys fs.FS) ([]string, error) {
@@ -278,7 +279,7 @@ func (f *lessonFile) splitSections(body string, firstLine int, known map[string]
 				cur = id
 				continue
 			}
-			if idPattern.MatchString(id) {
+			if idPattern().MatchString(id) {
 				owner := "no step (it is before the first step section)"
 				if cur != "" {
 					owner = fmt.Sprintf("step %q", cur)
@@ -505,4 +506,10 @@ func NormalizeLang(s string) (string, bool) {
 		return DefaultLang, true
 	}
 	return DefaultLang, false
+}
+
+// lazyRegexp compiles expr when it is first used rather than during package initialisation,
+// which every kubewalk command pays.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -47,7 +48,7 @@ func NewTermChecker(terms []Term) *TermChecker {
 var StageNames = []string{"authentication", "impersonation", "flowcontrol", "authorization", "validation", "response",
 	"admission/mutating", "admission/validating"}
 
-var stagePhase = regexp.MustCompile("`?(" + strings.Join(quoteAll(StageNames), "|") + `)[\w./-]*` + "`?" + `\s*阶段`)
+var stagePhase = lazyRegexp("`?(" + strings.Join(quoteAll(StageNames), "|") + `)[\w./-]*` + "`?" + `\s*阶段`)
 
 func quoteAll(ss []string) []string {
 	out := make([]string, len(ss))
@@ -134,7 +135,7 @@ func (c *TermChecker) Check(text string) []TermFinding {
 		}
 		i = j
 	}
-	for _, m := range stagePhase.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range stagePhase().FindAllStringSubmatchIndex(text, -1) {
 		out = append(out, TermFinding{Col: len([]rune(text[:m[0]])), Text: text[m[0]:m[1]],
 			Msg: fmt.Sprintf("%q: %s is a stage of a request (环节), not a startup phase (阶段)", text[m[0]:m[1]], text[m[2]:m[3]])})
 	}
@@ -255,4 +256,10 @@ func isCJK(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// lazyRegexp compiles expr when it is first used rather than during package initialisation,
+// which every kubewalk command pays.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -408,7 +408,7 @@ func (s *Server) childArgs(user, dir string, ports [3]int) []string {
 }
 
 // safeValue is what an environment value from the student's client may contain.
-var safeValue = regexp.MustCompile(`^[A-Za-z0-9_.@:+-]{1,64}$`)
+var safeValue = lazyRegexp(`^[A-Za-z0-9_.@:+-]{1,64}$`)
 
 // clientVars are the variables a student's ssh client may set for the tour (OpenSSH sends LANG
 // and LC_* by default); nothing else of the client's environment is used.
@@ -426,7 +426,7 @@ func (s *Server) childEnv(client []string, term, dir, state string) []string {
 	if path == "" {
 		path = "/usr/local/bin:/usr/bin:/bin"
 	}
-	if !safeValue.MatchString(term) {
+	if !safeValue().MatchString(term) {
 		term = "xterm-256color"
 	}
 	env := []string{"PATH=" + path, "HOME=" + dir, "TMPDIR=" + dir, "XDG_RUNTIME_DIR=" + dir,
@@ -437,7 +437,7 @@ func (s *Server) childEnv(client []string, term, dir, state string) []string {
 	locale := false
 	for _, kv := range client {
 		k, v, _ := strings.Cut(kv, "=")
-		if clientVars[k] && safeValue.MatchString(v) {
+		if clientVars[k] && safeValue().MatchString(v) {
 			env = append(env, k+"="+v)
 			locale = locale || k == "LANG" || k == "LC_ALL" || k == "LC_CTYPE"
 		}
@@ -674,4 +674,10 @@ func langOf(environ []string) string {
 		}
 	}
 	return lessons.DetectLang("", func(k string) string { return env[k] })
+}
+
+// lazyRegexp compiles expr when it is first used rather than during package initialisation,
+// which every kubewalk command pays.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

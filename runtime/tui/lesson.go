@@ -5,13 +5,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/glamour"
-	"github.com/charmbracelet/glamour/ansi"
-	"github.com/charmbracelet/glamour/styles"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/internal/glamour"
+	"github.com/kubewalk/kubewalk/runtime/tui/internal/glamour/ansi"
+	"github.com/kubewalk/kubewalk/runtime/tui/internal/glamour/styles"
 	"github.com/kubewalk/kubewalk/server"
 )
 

@@ -13,12 +13,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/internal/highlight"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -55,11 +55,7 @@ func lex(src []byte) *lexed {
 		return l.(*lexed)
 	}
 	l := &lexed{plain: plainLines(src)}
-	lexer := lexers.Get("go")
-	if lexer == nil {
-		lexer = lexers.Fallback
-	}
-	lexer = chroma.Coalesce(lexer)
+	lexer := chroma.Coalesce(highlight.Go())
 	it, err := lexer.Tokenise(nil, strings.Join(l.plain, "\n")+"\n")
 	if err != nil {
 		it = chroma.Literator(chroma.Token{Type: chroma.Text, Value: strings.Join(l.plain, "\n") + "\n"})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // ImageReference is a container image reference split into its parts. kube-apiserver splits
@@ -31,11 +32,11 @@ type ImageReference struct {
 // Parts of the reference grammar. Each is matched against one part already split off, so the
 // expressions stay small; all are anchored.
 var (
-	pathComponentRE = regexp.MustCompile(`^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$`)
-	hostRE          = regexp.MustCompile(`^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*|\[[a-fA-F0-9:]+\])(?::[0-9]+)?$`)
-	tagRE           = regexp.MustCompile(`^\w[\w.-]{0,127}$`)
-	identifierRE    = regexp.MustCompile(`^[a-f0-9]{64}$`)
-	lowerHexRE      = regexp.MustCompile(`^[a-f0-9]+$`)
+	pathComponentRE = lazyRegexp(`^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$`)
+	hostRE          = lazyRegexp(`^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*|\[[a-fA-F0-9:]+\])(?::[0-9]+)?$`)
+	tagRE           = lazyRegexp(`^\w[\w.-]{0,127}$`)
+	identifierRE    = lazyRegexp(`^[a-f0-9]{64}$`)
+	lowerHexRE      = lazyRegexp(`^[a-f0-9]+$`)
 )
 
 // digestHexLen is the hex length of the digest algorithms Kubernetes accepts: the library
@@ -53,7 +54,7 @@ func ParseImageReference(image string) (ImageReference, error) {
 	if image == "" {
 		return ImageReference{}, errors.New("image reference is empty")
 	}
-	if identifierRE.MatchString(image) {
+	if identifierRE().MatchString(image) {
 		return ImageReference{}, fmt.Errorf("%q is an image ID, not a repository name", image)
 	}
 	var ref ImageReference
@@ -67,7 +68,7 @@ func ParseImageReference(image string) (ImageReference, error) {
 	ref.Name = rest
 	if i := strings.LastIndexByte(rest, ':'); i > strings.LastIndexByte(rest, '/') {
 		ref.Name, ref.Tag = rest[:i], rest[i+1:]
-		if !tagRE.MatchString(ref.Tag) {
+		if !tagRE().MatchString(ref.Tag) {
 			return ImageReference{}, fmt.Errorf("invalid tag %q: want a letter, digit or _, then up to 127 of those or . and -", ref.Tag)
 		}
 	}
@@ -84,7 +85,7 @@ func checkImageName(name string) error {
 	components := strings.Split(name, "/")
 	if first := components[0]; len(components) > 1 &&
 		(strings.ContainsAny(first, ".:") || first == "localhost" || strings.ToLower(first) != first) {
-		if !hostRE.MatchString(first) {
+		if !hostRE().MatchString(first) {
 			return fmt.Errorf("invalid registry host %q", first)
 		}
 		components = components[1:]
@@ -94,7 +95,7 @@ func checkImageName(name string) error {
 		return fmt.Errorf("repository name %q is longer than %d characters", path, maxImagePath)
 	}
 	for _, c := range components {
-		if pathComponentRE.MatchString(c) {
+		if pathComponentRE().MatchString(c) {
 			continue
 		}
 		if strings.ToLower(c) != c {
@@ -115,7 +116,7 @@ func checkDigest(digest string) error {
 		return fmt.Errorf("invalid digest %q: want algorithm:hex, e.g. sha256:<64 hex digits>", digest)
 	case !known:
 		return fmt.Errorf("invalid digest %q: unsupported algorithm %q (sha256, sha384 or sha512)", digest, algorithm)
-	case len(hex) != want || !lowerHexRE.MatchString(hex):
+	case len(hex) != want || !lowerHexRE().MatchString(hex):
 		return fmt.Errorf("invalid digest %q: %s wants %d lowercase hex digits", digest, algorithm, want)
 	}
 	return nil
@@ -131,4 +132,10 @@ func pullAlways(image string) bool {
 		return false
 	}
 	return ref.Tag == "latest" || (ref.Tag == "" && ref.Digest == "")
+}
+
+// lazyRegexp compiles expr when it is first used rather than during package initialisation,
+// which every kubewalk command pays.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
