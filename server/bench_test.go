@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,6 +92,97 @@ func BenchmarkRSSAfterStart(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(rss, "RSS-MB")
+}
+
+// BenchmarkServedMemory reports what one served server holds once it is ready: the Go heap's
+// live bytes after a GC, the memory the Go runtime keeps mapped (heap, stacks, metadata, minus
+// what it returned to the system) and the process's anonymous PSS (Linux). Run it with
+// -benchtime=1x -count=N; the figures are for this test binary, whose code differs from
+// kubewalk's, so its file-backed pages are left out.
+func BenchmarkServedMemory(b *testing.B) {
+	var live, mapped, anon float64
+	for i := 0; i < b.N; i++ {
+		s := startServer(b)
+		// Let the post-start hooks and informers settle (bounded) before measuring.
+		waitQuiet(b, s)
+		runtime.GC()
+		live, mapped = goMemoryMB()
+		anon = anonPSSMB(b)
+		writeHeapProfile(b)
+		b.StopTimer()
+		s.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(live, "heap-live-MB")
+	b.ReportMetric(mapped, "go-mapped-MB")
+	b.ReportMetric(anon, "anon-PSS-MB")
+}
+
+// waitQuiet waits until the server answers /readyz and has run for a second, so that the
+// bootstrap writes of its post-start hooks are done.
+func waitQuiet(b *testing.B, s *server.Server) {
+	b.Helper()
+	c := clientFor(b, s, "admin")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for {
+		body, err := c.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		if err == nil && string(body) == "ok" {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			b.Fatalf("readyz: %v", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	time.Sleep(time.Second) // settle time for a measurement, not a wait for a condition
+}
+
+// writeHeapProfile writes the live server's heap profile to $KW_BENCH_HEAP_PROFILE, if set
+// (go test's -memprofile is written after the server has closed).
+func writeHeapProfile(b *testing.B) {
+	path := os.Getenv("KW_BENCH_HEAP_PROFILE")
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// goMemoryMB returns the Go heap's live bytes (as of the last GC) and the memory the runtime
+// holds from the system, in MB.
+func goMemoryMB() (live, mapped float64) {
+	samples := []metrics.Sample{
+		{Name: "/gc/heap/live:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+	}
+	metrics.Read(samples)
+	mb := func(i int) float64 { return float64(samples[i].Value.Uint64()) / (1 << 20) }
+	return mb(0), mb(1) - mb(2)
+}
+
+// anonPSSMB returns the process's Pss_Anon from /proc/self/smaps_rollup in MB.
+func anonPSSMB(b *testing.B) float64 {
+	data, err := os.ReadFile("/proc/self/smaps_rollup")
+	if err != nil {
+		b.Skip("no /proc/self/smaps_rollup")
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "Pss_Anon:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	b.Fatal("Pss_Anon not found")
+	return 0
 }
 
 func vmRSSMB(b *testing.B) float64 {
