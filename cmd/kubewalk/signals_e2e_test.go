@@ -147,9 +147,8 @@ func TestServeSignalInheritedIgnored(t *testing.T) {
 }
 
 // TestSignalHandlerInstalledFirst checks, with the runtime's init trace, that kubewalk catches
-// the ending signals before the slow package initialisation — chroma's lexers and styles,
-// glamour, bluemonday, goldmark, client-go's and the apiserver's schemes and metrics, etcd —
-// runs, instead of at main.
+// the ending signals before the slow package initialisation — glamour, bluemonday, goldmark,
+// client-go's and the apiserver's schemes and metrics, etcd — runs, instead of at main.
 func TestSignalHandlerInstalledFirst(t *testing.T) {
 	cmd := exec.Command(binary, "version")
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")

@@ -26,7 +26,7 @@ import (
 // supervisor (the role `kubewalk tour` otherwise gives a second process of its own, see
 // runtime/cli/supervisor). The process is started as a *spare*: with the class server's end
 // of a socket pair as its only way in, a temporary directory and a pseudo-terminal of its own,
-// it runs Go's package initialisation (kubectl's options, chroma's lexers, client-go's
+// it runs Go's package initialisation (kubectl's options, client-go's and the apiserver's
 // schemes: ~0.2 CPU-seconds for this 190 MB binary), says "ready" and blocks reading the
 // socket. A session hands it what is session-specific — the arguments, the environment, the
 // directory — and the spare then runs that command exactly as if it had been started with it;

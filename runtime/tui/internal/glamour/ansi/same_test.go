@@ -49,7 +49,9 @@ func TestSameAsUpstream(t *testing.T) {
 		t.Fatalf("found %d documents in content.FS, want the lessons", len(docs))
 	}
 	profiles := []termenv.Profile{termenv.TrueColor, termenv.ANSI256, termenv.ANSI, termenv.Ascii}
-	for _, name := range []string{styles.DarkStyle, styles.LightStyle, styles.NoTTYStyle, styles.AsciiStyle, styles.DraculaStyle, styles.TokyoNightStyle, styles.PinkStyle} {
+	// kubewalk picks dark, light or notty (runtime/tui's pickGlamourStyle); ascii is notty's
+	// sibling.
+	for _, name := range []string{styles.DarkStyle, styles.LightStyle, styles.NoTTYStyle, styles.AsciiStyle} {
 		for _, profile := range profiles {
 			t.Run(fmt.Sprintf("%s/%d", name, profile), func(t *testing.T) {
 				cfg := *styles.DefaultStyles[name]
@@ -68,19 +70,34 @@ func TestSameAsUpstream(t *testing.T) {
 				ansi.ResetChromaStyles()
 				delete(chromastyles.Registry, "charm")
 				for path, doc := range docs {
-					want, err := theirs.Render(doc)
-					if err != nil {
-						t.Fatalf("%s: upstream: %v", path, err)
-					}
-					got, err := ours.Render(doc)
-					if err != nil {
-						t.Fatalf("%s: %v", path, err)
-					}
-					if got != want {
-						t.Errorf("%s renders differently from glamour v1.0.0:\n got %q\nwant %q", path, firstDiff(got, want), firstDiff(want, got))
-					}
+					sameRender(t, path, doc, ours, theirs)
 				}
 			})
+		}
+	}
+}
+
+// sameRender fails t unless both renderers render doc the same. chroma gives each regular
+// expression match 250 ms and colours the rest of a code block as an error when one takes
+// longer, which a loaded machine under -race can make happen to either side: a difference is
+// retried (three times at most).
+func sameRender(t *testing.T, path, doc string, ours *glamour.TermRenderer, theirs *upstream.TermRenderer) {
+	t.Helper()
+	for try := 1; ; try++ {
+		want, err := theirs.Render(doc)
+		if err != nil {
+			t.Fatalf("%s: upstream: %v", path, err)
+		}
+		got, err := ours.Render(doc)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if got == want {
+			return
+		}
+		if try == 3 {
+			t.Errorf("%s renders differently from glamour v1.0.0:\n got %q\nwant %q", path, firstDiff(got, want), firstDiff(want, got))
+			return
 		}
 	}
 }
