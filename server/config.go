@@ -192,6 +192,9 @@ func (c *configState) applyVersionAndOpenAPI() {
 	c.generic.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(openapi.GetOpenAPIDefinitions, namer)
 	c.generic.OpenAPIV3Config.Info.Title = "kubewalk"
 	c.generic.OpenAPIV3Config.Info.Version = "v" + KubernetesVersion
+	// The serve phase installs /openapi/v2 and /openapi/v3 itself, each spec built on its first
+	// request (installLazyOpenAPI); PrepareRun would build them all up front.
+	c.generic.SkipOpenAPIInstallation = true
 }
 
 // kubeconfigPath returns where the serve phase writes the kubeconfig.

@@ -2,10 +2,13 @@ package server
 
 import (
 	"errors"
+	"net/http"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/generic"
+	"k8s.io/apiserver/pkg/server/mux"
+	"k8s.io/apiserver/pkg/server/routes"
 )
 
 // FailRESTOptionsFor makes the storage phase's RESTOptionsGetter fail for one resource, so a
@@ -25,4 +28,15 @@ func (g failingGetter) GetRESTOptions(gr schema.GroupResource, example runtime.O
 		return generic.RESTOptions{}, errors.New("injected failure")
 	}
 	return g.inner.GetRESTOptions(gr, example)
+}
+
+// EagerOpenAPIHandler returns a handler serving /openapi/v2 and /openapi/v3 as PrepareRun
+// would without SkipOpenAPIInstallation: every spec built up front by the library's
+// routes.OpenAPI from the web services s installed. Call it once s is serving.
+func EagerOpenAPIHandler(s *Server) http.Handler {
+	m := mux.NewPathRecorderMux("eager-openapi")
+	oa := routes.OpenAPI{Config: s.in.completed.OpenAPIConfig, V3Config: s.in.completed.OpenAPIV3Config}
+	oa.InstallV2(s.in.generic.Handler.GoRestfulContainer, m)
+	oa.InstallV3(s.in.generic.Handler.GoRestfulContainer, m)
+	return m
 }

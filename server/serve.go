@@ -30,6 +30,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	return s.inPhase(ctx, PhaseServe, func(ctx context.Context, run *phaseRun) error {
 		sv := &serveState{}
 		s.sv = sv
+		if err := installLazyOpenAPI(s.in.generic, s.in.completed.OpenAPIConfig, s.in.completed.OpenAPIV3Config); err != nil {
+			return err
+		}
 		sv.prepared = s.in.generic.PrepareRun()
 		if err := run.reach(ctx, "prepare-run"); err != nil {
 			return err

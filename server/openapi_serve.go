@@ -1,0 +1,176 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	restful "github.com/emicklei/go-restful/v3"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/klog/v2"
+	builder2 "k8s.io/kube-openapi/pkg/builder"
+	"k8s.io/kube-openapi/pkg/builder3"
+	"k8s.io/kube-openapi/pkg/cached"
+	"k8s.io/kube-openapi/pkg/common"
+	"k8s.io/kube-openapi/pkg/common/restfuladapter"
+	"k8s.io/kube-openapi/pkg/handler"
+	"k8s.io/kube-openapi/pkg/handler3"
+	"k8s.io/kube-openapi/pkg/spec3"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+// installLazyOpenAPI installs /openapi/v2 and /openapi/v3 on g as PrepareRun does
+// (routes.OpenAPI.InstallV2 and InstallV3 in k8s.io/apiserver/pkg/server/routes/openapi.go),
+// with one difference: each spec — the v2 document and one v3 document per group version — is
+// built on its first request instead of before the server listens. Building them all took
+// ~100 ms of startup and kept ~7 MB of spec objects on the heap of a server that no client
+// asked; a client asking (kubectl apply, explain, helm) gets the same documents, built once and
+// kept as before. It must run after the last group is installed and before PrepareRun; the
+// config phase set SkipOpenAPIInstallation so that PrepareRun does not install them again.
+func installLazyOpenAPI(g *genericapiserver.GenericAPIServer, v2 *common.Config, v3 *common.OpenAPIV3Config) error {
+	services := append([]*restful.WebService(nil), g.Handler.GoRestfulContainer.RegisteredWebServices()...)
+	mux := g.Handler.NonGoRestfulMux
+	// builder3 writes into the definitions it builds from (it deletes a key from each one's
+	// extensions) and the spec it returns shares their maps, so a build must not use the
+	// definitions of another (whose spec a request may be marshalling meanwhile): with
+	// Definitions nil each build gets its own from GetDefinitions. The config's shared set,
+	// built by DefaultOpenAPIV3Config for the install phase's models (getOpenAPIModels), has
+	// no reader after install and is let go (~3.5 MB). Builds run one at a time, as in
+	// PrepareRun.
+	v3own := *v3
+	v3own.Definitions = nil
+	v3.Definitions = nil
+	var building sync.Mutex
+
+	g.OpenAPIVersionedService = handler.NewOpenAPIServiceLazy(buildOnce(&building, func() (*spec.Swagger, error) {
+		s, err := builder2.BuildOpenAPISpecFromRoutes(restfuladapter.AdaptWebServices(services), v2)
+		if err != nil {
+			return nil, fmt.Errorf("OpenAPI v2: %w", err)
+		}
+		s.Definitions = handler.PruneDefaults(s.Definitions)
+		return s, nil
+	}))
+	g.OpenAPIVersionedService.RegisterOpenAPIVersionedService("/openapi/v2", mux)
+
+	v3s := handler3.NewOpenAPIService()
+	if err := v3s.RegisterOpenAPIV3VersionedService("/openapi/v3", mux); err != nil {
+		return fmt.Errorf("OpenAPI v3: %w", err)
+	}
+	// As InstallV3: one document per web service root ("api/v1", "apis/apps/v1", ...); a later
+	// web service with the same root replaces an earlier one.
+	for _, ws := range services {
+		gv := strings.TrimPrefix(ws.RootPath(), "/")
+		routes := restfuladapter.AdaptWebServices([]*restful.WebService{ws})
+		v3s.UpdateGroupVersionLazy(gv, buildOnce(&building, func() (*spec3.OpenAPI, error) {
+			s, err := builder3.BuildOpenAPISpecFromRoutes(routes, &v3own)
+			if err != nil {
+				return nil, fmt.Errorf("OpenAPI v3 %s: %w", gv, err)
+			}
+			if group, version, ok := groupVersionFromPath(gv); ok {
+				filterScopedGVKs(s, group, version)
+			}
+			return s, nil
+		}))
+	}
+	g.OpenAPIV3VersionedService = v3s
+	return nil
+}
+
+// buildOnce returns a cached value that calls build, holding mu, on its first Get and keeps the
+// result (or the error, logged: the handlers answer 503 to a spec that cannot be built, which
+// the eager InstallV2 would have turned into a fatal error at startup).
+func buildOnce[T any](mu *sync.Mutex, build func() (T, error)) cached.Value[T] {
+	return cached.Once(cached.Func(func() (T, string, error) {
+		mu.Lock()
+		v, err := build()
+		mu.Unlock()
+		if err != nil {
+			klog.ErrorS(err, "Failed to build OpenAPI spec")
+		}
+		// The etag versions the cache only (the handlers hash the JSON for HTTP): the spec is
+		// built once and never changes.
+		return v, "built", err
+	}))
+}
+
+// groupVersionFromPath extracts the API group and version from a root path like "apis/apps/v1"
+// or "api/v1". Copied from k8s.io/apiserver/pkg/server/routes/openapi.go (v0.37.2), where it
+// is unexported.
+func groupVersionFromPath(path string) (group, version string, ok bool) {
+	parts := strings.SplitN(path, "/", 4)
+	switch {
+	case len(parts) < 2:
+		return "", "", false
+	case parts[0] == "api" && len(parts) == 2:
+		return "", parts[1], true
+	case parts[0] == "apis" && len(parts) == 3:
+		return parts[1], parts[2], true
+	default:
+		return "", "", false
+	}
+}
+
+// crossRegisteredKinds lists the kinds that AddToGroupVersion registers into every API group.
+// Copied from k8s.io/apiserver/pkg/server/routes/openapi.go (v0.37.2).
+var crossRegisteredKinds = map[string]bool{
+	"WatchEvent":    true,
+	"DeleteOptions": true,
+}
+
+// filterScopedGVKs narrows x-kubernetes-group-version-kind of the meta types that
+// AddToGroupVersion registers into every group (crossRegisteredKinds) to this document's group
+// version plus core/v1, as InstallV3 does. Copied from k8s.io/apiserver/pkg/server/routes/
+// openapi.go (v0.37.2), where it is unexported.
+func filterScopedGVKs(s *spec3.OpenAPI, group, version string) {
+	if s == nil || s.Components == nil {
+		return
+	}
+	for _, schema := range s.Components.Schemas {
+		if schema == nil {
+			continue
+		}
+		ext, ok := schema.Extensions["x-kubernetes-group-version-kind"]
+		if !ok {
+			continue
+		}
+		gvks, ok := ext.([]interface{})
+		if !ok || len(gvks) <= 1 || !isCrossRegisteredKind(gvks) {
+			continue
+		}
+		var filtered []interface{}
+		for _, item := range gvks {
+			m, ok := item.(map[string]interface{})
+			if !ok {
+				continue
+			}
+			g, gok := m["group"].(string)
+			v, vok := m["version"].(string)
+			if !gok || !vok {
+				continue
+			}
+			if (g == group && v == version) || (g == "" && v == "v1") {
+				filtered = append(filtered, item)
+			}
+		}
+		if len(filtered) > 0 {
+			schema.Extensions["x-kubernetes-group-version-kind"] = filtered
+		} else {
+			klog.Warningf("Unexpected: filtering x-kubernetes-group-version-kind for %s/%s produced no matches", group, version)
+			delete(schema.Extensions, "x-kubernetes-group-version-kind")
+		}
+	}
+}
+
+// isCrossRegisteredKind reports whether a GVK list belongs to one of crossRegisteredKinds, by
+// its first entry's kind.
+func isCrossRegisteredKind(gvks []interface{}) bool {
+	if len(gvks) == 0 {
+		return false
+	}
+	m, ok := gvks[0].(map[string]interface{})
+	if !ok {
+		return false
+	}
+	kind, _ := m["kind"].(string)
+	return crossRegisteredKinds[kind]
+}

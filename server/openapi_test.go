@@ -1,0 +1,94 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kubewalk/kubewalk/server"
+)
+
+// The media types kubectl and client-go ask the OpenAPI endpoints for.
+const (
+	openAPIJSON    = "application/json"
+	openAPIV2Proto = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+	openAPIV3Proto = "application/com.github.proto-openapi.spec.v3@v1.0+protobuf"
+)
+
+// TestOpenAPIServedLazilyMatchesEager checks that the specs the server builds on first request
+// are byte for byte those PrepareRun would have built up front: the v2 document, the v3
+// discovery (whose URLs carry each document's hash) and every v3 document, in JSON and
+// protobuf. The lazy documents are first requested all at once, so that -race sees the first
+// builds run concurrently.
+func TestOpenAPIServedLazilyMatchesEager(t *testing.T) {
+	s := startServer(t)
+	c := clientFor(t, s, "admin").Discovery().RESTClient()
+	get := func(path, accept string) ([]byte, error) {
+		return c.Get().AbsPath(path).SetHeader("Accept", accept).DoRaw(context.Background())
+	}
+
+	eager := server.EagerOpenAPIHandler(s)
+	eagerGet := func(t *testing.T, path, accept string) []byte {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Header.Set("Accept", accept)
+		rec := httptest.NewRecorder()
+		eager.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("eager %s (%s): %d %s", path, accept, rec.Code, rec.Body)
+		}
+		return rec.Body.Bytes()
+	}
+
+	discovery := eagerGet(t, "/openapi/v3", openAPIJSON)
+	var d struct {
+		Paths map[string]struct {
+			ServerRelativeURL string `json:"serverRelativeURL"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(discovery, &d); err != nil {
+		t.Fatalf("v3 discovery: %v", err)
+	}
+	for _, want := range []string{"api/v1", "apis/apps/v1", "apis/rbac.authorization.k8s.io/v1", "apis/learn.kubewalk.io/v1"} {
+		if _, ok := d.Paths[want]; !ok {
+			t.Fatalf("v3 discovery lacks %s: %s", want, discovery)
+		}
+	}
+
+	type fetch struct{ path, accept string }
+	fetches := []fetch{{"/openapi/v2", openAPIJSON}, {"/openapi/v2", openAPIV2Proto}, {"/openapi/v3", openAPIJSON}}
+	var gvs []string
+	for gv := range d.Paths {
+		gvs = append(gvs, gv)
+	}
+	sort.Strings(gvs)
+	for _, gv := range gvs {
+		fetches = append(fetches, fetch{"/openapi/v3/" + gv, openAPIJSON}, fetch{"/openapi/v3/" + gv, openAPIV3Proto})
+	}
+
+	lazy := make([][]byte, len(fetches))
+	errs := make([]error, len(fetches))
+	var wg sync.WaitGroup
+	for i, f := range fetches {
+		wg.Go(func() { lazy[i], errs[i] = get(f.path, f.accept) })
+	}
+	wg.Wait()
+
+	for i, f := range fetches {
+		t.Run(strings.TrimPrefix(f.path, "/")+" "+f.accept, func(t *testing.T) {
+			if errs[i] != nil {
+				t.Fatalf("GET %s: %v", f.path, errs[i])
+			}
+			want := eagerGet(t, f.path, f.accept)
+			if !bytes.Equal(lazy[i], want) {
+				t.Errorf("GET %s (%s): %d bytes served, the eager build has %d", f.path, f.accept, len(lazy[i]), len(want))
+			}
+		})
+	}
+}
