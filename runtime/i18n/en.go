@@ -256,6 +256,17 @@ type Strings struct {
 	KubectlOpenLane                                      string
 	KubectlNotServing, KubectlRunToEnd, KubectlNotWired  string
 
+	// ListSep joins a list of names in a sentence (commands, contexts).
+	ListSep string
+
+	// Why :k could not split a command line into words (runtime/kubectl's Split).
+	ParseShellOperator     string // %[1]q the operator, %[2]c its first character
+	ParseShellVariable     string // %q the variable or substitution
+	ParseTrailingBackslash string
+	ParseUnterminatedQuote string // %[1]s "single" or "double" (ParseQuoteSingle/Double), %[2]c the quote
+	ParseQuoteSingle       string
+	ParseQuoteDouble       string
+
 	// Why :k refused a command (runtime/kubectl's guard and, in a class, its allow-list).
 	RefuseCommand              string // %[1]s command path, %[2]s why, %[3]s the commands that run
 	RefuseFlag                 string // %[1]s flag name, %[2]s command path, %[3]s why
@@ -1121,6 +1132,15 @@ func english() Strings {
 		KubectlNotServing:    "✗ the server is not serving yet — a client would get connection refused.",
 		KubectlRunToEnd:      "Run the startup to the end first: :lesson goes back to the walkthrough, where E runs it to serve.",
 		KubectlNotWired:      "kubectl inside kubewalk is not wired into this run. Run it in another terminal:",
+
+		ListSep: ", ",
+
+		ParseShellOperator:     "%q needs a shell, and kubewalk runs kubectl without one (no pipes, redirections, command lists or substitutions); quote it ('%c') to pass it to kubectl, or run the command in another terminal",
+		ParseShellVariable:     "%q needs a shell, and kubewalk runs kubectl without one: variables and command substitution are not expanded; write the value itself, or quote it ('...') to pass it literally",
+		ParseTrailingBackslash: "trailing backslash: there is nothing after it to escape",
+		ParseUnterminatedQuote: "unterminated %s quote: add the closing %c",
+		ParseQuoteSingle:       "single",
+		ParseQuoteDouble:       "double",
 
 		// Why :k refused a command.
 		RefuseCommand:              "`%s` does not run here: %s. Commands that do: %s",

@@ -457,6 +457,15 @@ func zhCN() map[string]string {
 		"KubectlRunToEnd":      "请先让启动运行到结束：:lesson 回到逐步讲解，在那里按 E 一直运行到 serve。",
 		"KubectlNotWired":      "本次运行没有在 kubewalk 内接入 kubectl。请在另一个终端里运行：",
 
+		"ListSep": "、",
+
+		"ParseShellOperator":     "%q 需要 shell，而 kubewalk 运行 kubectl 时不经过 shell（没有管道、重定向、命令列表和命令替换）；要把它原样传给 kubectl，请加引号（'%c'），或在另一个终端中运行这条命令",
+		"ParseShellVariable":     "%q 需要 shell，而 kubewalk 运行 kubectl 时不经过 shell：变量和命令替换不会展开；请直接写出值，或加引号（'...'）按字面传给 kubectl",
+		"ParseTrailingBackslash": "末尾有一个反斜杠：它后面没有可转义的字符",
+		"ParseUnterminatedQuote": "%s没有闭合：请补上结尾的 %c",
+		"ParseQuoteSingle":       "单引号",
+		"ParseQuoteDouble":       "双引号",
+
 		"RefuseCommand":              "`%s` 不能在这里运行：%s。可以运行的命令：%s",
 		"RefuseFlag":                 "--%s 不能和 `%s` 一起在这里使用：%s",
 		"RefuseOwnTerminal":          "需要独占一个终端：%s",

@@ -236,19 +236,19 @@ var allowedFlags = func() map[string]map[string]bool {
 
 // confinedCommandNames lists the commands that run in confined mode, by their first word
 // (create, set and rollout stand for their subcommands), for refusals.
-func confinedCommandNames() string {
+func confinedCommandNames() names {
 	seen := map[string]bool{}
-	var names []string
+	var list names
 	for p := range confinedCommands {
 		f := strings.Fields(p)
 		if len(f) < 2 || f[1] == "help" || f[1] == "options" || seen[f[1]] {
 			continue
 		}
 		seen[f[1]] = true
-		names = append(names, f[1])
+		list = append(list, f[1])
 	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
+	sort.Strings(list)
+	return list
 }
 
 // refuseConfined says why cmd, as parsed, may not run in confined mode (the zero reason if it
@@ -311,12 +311,12 @@ func refuseConfinedValues(cmd *cobra.Command, kubeconfig string) reason {
 			return why("RefuseKubeconfigUnreadable", err.Error())
 		}
 		if _, ok := cfg.Contexts[f.Value.String()]; !ok {
-			var names []string
+			var contexts names
 			for n := range cfg.Contexts {
-				names = append(names, n)
+				contexts = append(contexts, n)
 			}
-			sort.Strings(names)
-			return why("RefuseContextUnknown", f.Value.String(), strings.Join(names, ", "))
+			sort.Strings(contexts)
+			return why("RefuseContextUnknown", f.Value.String(), contexts)
 		}
 	}
 	return reason{}

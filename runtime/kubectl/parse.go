@@ -3,6 +3,8 @@ package kubectl
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 )
 
 // ParseError says why a command line could not be split into arguments, and where.
@@ -11,8 +13,19 @@ type ParseError struct {
 	Line string
 	// Col is the 1-based column (in runes) of the offending character.
 	Col int
-	// Msg says what is wrong.
+	// Msg says what is wrong, in English (MsgIn words it in the learner's language).
 	Msg string
+
+	why reason // Msg, as the catalogue words it
+}
+
+// MsgIn is Msg in tr's language (every message Split gives is in the i18n catalogue, with the
+// operators and quotes as typed). A ParseError built with a Msg of its own gives that Msg.
+func (e *ParseError) MsgIn(tr *i18n.Strings) string {
+	if e.why.isZero() {
+		return e.Msg
+	}
+	return e.why.in(tr)
 }
 
 // Error implements error.
@@ -39,8 +52,8 @@ func Split(line string) ([]string, error) {
 		quoteAt int
 	)
 	rs := []rune(line)
-	fail := func(i int, format string, a ...any) error {
-		return &ParseError{Line: line, Col: i + 1, Msg: fmt.Sprintf(format, a...)}
+	fail := func(i int, r reason) error {
+		return &ParseError{Line: line, Col: i + 1, Msg: r.in(englishStrings), why: r}
 	}
 	for i := 0; i < len(rs); i++ {
 		c := rs[i]
@@ -77,7 +90,7 @@ func Split(line string) ([]string, error) {
 			quote, quoteAt, inWord = c, i, true
 		case c == '\\':
 			if i+1 == len(rs) {
-				return nil, fail(i, "trailing backslash: there is nothing after it to escape")
+				return nil, fail(i, why("ParseTrailingBackslash"))
 			}
 			i++
 			if rs[i] != '\n' {
@@ -85,20 +98,20 @@ func Split(line string) ([]string, error) {
 				inWord = true
 			}
 		case c == '|' || c == '<' || c == '>' || c == ';' || c == '&' || c == '`':
-			return nil, fail(i, "%q needs a shell, and kubewalk runs kubectl without one (no pipes, redirections, command lists or substitutions); quote it ('%c') to pass it to kubectl, or run the command in another terminal", operatorAt(rs, i), c)
+			return nil, fail(i, why("ParseShellOperator", operatorAt(rs, i), c))
 		case c == '$' && i+1 < len(rs) && (rs[i+1] == '(' || rs[i+1] == '{' || rs[i+1] == '_' || isLetter(rs[i+1])):
-			return nil, fail(i, "%q needs a shell, and kubewalk runs kubectl without one: variables and command substitution are not expanded; write the value itself, or quote it ('...') to pass it literally", operatorAt(rs, i))
+			return nil, fail(i, why("ParseShellVariable", operatorAt(rs, i)))
 		default:
 			cur.WriteRune(c)
 			inWord = true
 		}
 	}
 	if quote != 0 {
-		name := "single"
+		name := why("ParseQuoteSingle")
 		if quote == '"' {
-			name = "double"
+			name = why("ParseQuoteDouble")
 		}
-		return nil, fail(quoteAt, "unterminated %s quote: add the closing %c", name, quote)
+		return nil, fail(quoteAt, why("ParseUnterminatedQuote", name, quote))
 	}
 	if inWord {
 		args = append(args, cur.String())

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
 )
 
@@ -49,22 +50,23 @@ func TestSplitErrors(t *testing.T) {
 		line    string
 		col     int
 		message string
+		zh      string // what MsgIn says in Chinese
 	}{
-		{`get cm "x`, 8, "unterminated double quote"},
-		{`get cm 'x`, 8, "unterminated single quote"},
-		{`get cm x\`, 9, "trailing backslash"},
-		{`get cm | grep x`, 8, `"|" needs a shell`},
-		{`get cm || true`, 8, `"||" needs a shell`},
-		{`get cm > out.txt`, 8, `">" needs a shell`},
-		{`get cm >> out.txt`, 8, `">>" needs a shell`},
-		{`apply -f x < y`, 12, `"<" needs a shell`},
-		{`get cm && get ns`, 8, `"&&" needs a shell`},
-		{`get cm &`, 8, `"&" needs a shell`},
-		{`get cm; get ns`, 7, `";" needs a shell`},
-		{"get cm `date`", 8, "\"`\" needs a shell"},
-		{`get cm $(date)`, 8, `"$(" needs a shell`},
-		{`get cm -n $NS`, 11, `"$NS" needs a shell`},
-		{`get cm -n ${NS}`, 11, `"${" needs a shell`},
+		{`get cm "x`, 8, "unterminated double quote: add the closing \"", "双引号没有闭合：请补上结尾的 \""},
+		{`get cm 'x`, 8, "unterminated single quote: add the closing '", "单引号没有闭合：请补上结尾的 '"},
+		{`get cm x\`, 9, "trailing backslash", "末尾有一个反斜杠"},
+		{`get cm | grep x`, 8, `"|" needs a shell`, `"|" 需要 shell，而 kubewalk 运行 kubectl 时不经过 shell（没有管道、重定向、命令列表和命令替换）；要把它原样传给 kubectl，请加引号（'|'）`},
+		{`get cm || true`, 8, `"||" needs a shell`, ""},
+		{`get cm > out.txt`, 8, `">" needs a shell`, ""},
+		{`get cm >> out.txt`, 8, `">>" needs a shell`, ""},
+		{`apply -f x < y`, 12, `"<" needs a shell`, ""},
+		{`get cm && get ns`, 8, `"&&" needs a shell`, ""},
+		{`get cm &`, 8, `"&" needs a shell`, ""},
+		{`get cm; get ns`, 7, `";" needs a shell`, ""},
+		{"get cm `date`", 8, "\"`\" needs a shell", ""},
+		{`get cm $(date)`, 8, `"$(" needs a shell`, ""},
+		{`get cm -n $NS`, 11, `"$NS" needs a shell`, `"$NS" 需要 shell，而 kubewalk 运行 kubectl 时不经过 shell：变量和命令替换不会展开`},
+		{`get cm -n ${NS}`, 11, `"${" needs a shell`, ""},
 	}
 	for _, tc := range tests {
 		_, err := kubectl.Split(tc.line)
@@ -75,6 +77,13 @@ func TestSplitErrors(t *testing.T) {
 		}
 		if pe.Col != tc.col || !strings.Contains(pe.Msg, tc.message) {
 			t.Errorf("Split(%q) = column %d %q, want column %d containing %q", tc.line, pe.Col, pe.Msg, tc.col, tc.message)
+		}
+		if en := pe.MsgIn(i18n.For(i18n.English)); en != pe.Msg || pe.MsgIn(nil) != pe.Msg {
+			t.Errorf("Split(%q): MsgIn(English) %q, MsgIn(nil) %q, Msg %q: want the same English", tc.line, en, pe.MsgIn(nil), pe.Msg)
+		}
+		zh := pe.MsgIn(i18n.For(i18n.SimplifiedChinese))
+		if tc.zh != "" && !strings.Contains(zh, tc.zh) || zh == pe.Msg || strings.Contains(zh, "%!") {
+			t.Errorf("Split(%q): in Chinese %q, want it to contain %q", tc.line, zh, tc.zh)
 		}
 		if !strings.Contains(err.Error(), "column") {
 			t.Errorf("Split(%q) error %q does not say where", tc.line, err)

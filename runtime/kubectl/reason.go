@@ -2,6 +2,7 @@ package kubectl
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 )
@@ -15,6 +16,10 @@ type reason struct {
 	key  string
 	args []any
 }
+
+// names is a list argument of a reason: commands, contexts. It is joined with the language's
+// list separator (", " in English, "、" in Chinese) when the reason is worded.
+type names []string
 
 // why is the reason worded by the catalogue format key with args.
 func why(key string, args ...any) reason { return reason{key: key, args: args} }
@@ -40,8 +45,11 @@ func (r reason) in(tr *i18n.Strings) string {
 	}
 	args := make([]any, len(r.args))
 	for i, a := range r.args {
-		if sub, ok := a.(reason); ok {
-			a = sub.in(tr)
+		switch v := a.(type) {
+		case reason:
+			a = v.in(tr)
+		case names:
+			a = strings.Join(v, tr.ListSep)
 		}
 		args[i] = a
 	}

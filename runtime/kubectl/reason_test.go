@@ -24,7 +24,7 @@ func TestRefusalInLearnersLanguage(t *testing.T) {
 			[]string{"需要独占一个终端：edit 会在终端上打开编辑器"}},
 		{"apply edit-last-applied cm/x",
 			[]string{"`kubectl apply edit-last-applied` does not run here: it starts an editor on the class host. Commands that do: ", "annotate, api-resources"},
-			[]string{"`kubectl apply edit-last-applied` 不能在这里运行：它会在课堂机器上启动编辑器。可以运行的命令：", "annotate, api-resources"}},
+			[]string{"`kubectl apply edit-last-applied` 不能在这里运行：它会在课堂机器上启动编辑器。可以运行的命令：", "annotate、api-resources"}},
 		{"create cm x --from-file=/etc/passwd",
 			[]string{"--from-file does not run here with `kubectl create configmap`: it reads files on the class host"},
 			[]string{"--from-file 不能和 `kubectl create configmap` 一起在这里使用：它会读取课堂机器上的文件"}},

@@ -984,7 +984,7 @@ func (m *model) kubectlLine(rest string) (tea.Cmd, string) {
 	if err != nil {
 		var pe *kubectl.ParseError
 		if errors.As(err, &pe) {
-			return nil, fmt.Sprintf(m.tr.CmdColumn, pe.Col+len(":k "), pe.Msg)
+			return nil, fmt.Sprintf(m.tr.CmdColumn, pe.Col+len(":k "), pe.MsgIn(m.tr))
 		}
 		return nil, err.Error()
 	}
