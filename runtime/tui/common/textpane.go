@@ -3,6 +3,8 @@ package common
 import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 )
 
 // TextPane is a framed, scrollable list of lines (already wrapped or cut by whoever sets them):
@@ -147,6 +149,19 @@ func (p *TextPane) ScrollKey(msg tea.KeyMsg, k ScrollKeys) bool {
 		return false
 	}
 	return true
+}
+
+// NewScrollKeys returns kubewalk's scroll keys with help in tr's language (the root's KeyMap
+// takes its Up … Bottom from here).
+func NewScrollKeys(tr *i18n.Strings) ScrollKeys {
+	return ScrollKeys{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", tr.KeyUp)),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", tr.KeyDown)),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u", "b"), key.WithHelp("pgup/b", tr.KeyPageUp)),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "f"), key.WithHelp("pgdn/f", tr.KeyPageDown)),
+		Top:      key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g/home", tr.KeyTop)),
+		Bottom:   key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G/end", tr.KeyBottom)),
+	}
 }
 
 // WheelStep is how many lines one turn of the mouse wheel scrolls.
