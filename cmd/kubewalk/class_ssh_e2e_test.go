@@ -2,15 +2,20 @@ package main_test
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 )
 
 // TestClassSSHBadInput: `class ssh` refuses bad flags and key files with one clear line, and
@@ -239,5 +244,82 @@ func TestClassSSHOutputPipeClosed(t *testing.T) {
 	}
 	if left := spares(); len(left) > 0 {
 		t.Errorf("spares' directories left behind: %v", left)
+	}
+}
+
+// TestClassSSHSparesParked: a waiting spare of `class ssh` waits before the libraries
+// initialise (runtime/cli/supervisor's parkSpare), so it holds little memory of its own: its
+// main thread is in recvmsg, the call that receives the handover, and its anonymous memory is
+// a few MB, where an initialised spare holds 17–25 MB (BenchmarkClassMemory). Then a student
+// connects and gets a working tour from it.
+func TestClassSSHSparesParked(t *testing.T) {
+	recvmsg := map[string]string{"amd64": "47", "arm64": "212"}[runtime.GOARCH]
+	if recvmsg == "" {
+		t.Fatalf("no recvmsg system call number known for %s: add it", runtime.GOARCH)
+	}
+	sb := newSandbox(t)
+	key := filepath.Join(sb.root, "id")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	}
+	r := startRun(t, sb, nil, "class", "ssh", "--listen", "127.0.0.1:0", "--authorized-keys", key+".pub", "--warm", "2", "--max-sessions", "2")
+	t.Cleanup(func() {
+		r.cmd.Process.Signal(syscall.SIGINT)
+		r.wait(t, time.Minute)
+	})
+	r.waitOutput(t, "Ctrl-C stops the class", time.Minute)
+	m := regexp.MustCompile(`listening on 127\.0\.0\.1:(\d+)`).FindStringSubmatch(r.out.String())
+	if m == nil {
+		t.Fatalf("banner:\n%s", r.out)
+	}
+	waiting := func() []int { // spares whose main thread waits for the handover
+		var pids []int
+		for _, pid := range processesWhere(func(ppid, _ int) bool { return ppid == r.cmd.Process.Pid }) {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid))
+			if err == nil && strings.HasPrefix(string(b), recvmsg+" ") {
+				pids = append(pids, pid)
+			}
+		}
+		return pids
+	}
+	deadline := time.Now().Add(time.Minute)
+	for len(waiting()) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("2 spares not waiting in recvmsg within a minute (waiting: %v):\n%s", waiting(), r.out)
+		}
+		time.Sleep(20 * time.Millisecond) // polling /proc, bounded above
+	}
+	for _, pid := range waiting() {
+		if mem := memoryOf(pid); mem.anon > 8 {
+			t.Errorf("spare %d holds %.1f MB of anonymous memory while it waits; want < 8 MB (a spare that waits after the libraries' initialisation holds 17-25 MB)", pid, mem.anon)
+		}
+		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(comm)) != "kubewalk" {
+			t.Errorf("spare %d is named %q, want kubewalk", pid, comm)
+		}
+	}
+
+	cmd := exec.Command("ssh", "-F", "/dev/null", "-tt", "-p", m[1], "-i", key, "-o", "IdentitiesOnly=yes",
+		"-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
+		"-o", "UserKnownHostsFile="+filepath.Join(sb.root, "known_hosts"), "ada@127.0.0.1")
+	cmd.Env = sb.env("TERM=xterm-256color", "LANG=C.UTF-8")
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	term := &ptyTerminal{answer: ptmx, seen: make(chan struct{}, 1)}
+	go func() { _, _ = io.Copy(term, ptmx) }()
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	defer func() {
+		cmd.Process.Kill()
+		<-exited
+	}()
+	if err := term.await("PAUSED at config/scheme", time.Minute, exited); err != nil {
+		t.Fatalf("%v\nclass:\n%s", err, r.out)
+	}
+	// The handed-over spare applied the sandbox before its tour ran, and said so.
+	if !regexp.MustCompile(`tour \d+: sandbox: `).MatchString(r.out.String()) {
+		t.Errorf("the class log does not say which sandbox the tour applied:\n%s", r.out)
 	}
 }

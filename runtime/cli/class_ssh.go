@@ -84,7 +84,7 @@ refuses to start without it, off goes without the kernel's sandbox (docs/classro
 	fs.StringVar(&o.AuthorizedKeys, "authorized-keys", "", "OpenSSH authorized_keys file with the students' public keys (read again when it changes)")
 	fs.StringVar(&o.PasswordFile, "password-file", "", "file (mode 0600) whose first line is the class password")
 	fs.IntVar(&o.MaxSessions, "max-sessions", sshclass.DefaultMaxSessions, "most sessions at once; one more is told the class is full")
-	fs.IntVar(&o.Warm, "warm", -1, "tours kept started ahead of arrivals, so that a student's starts at once; 0 starts each on arrival; each waiting one holds ~20-40 MB")
+	fs.IntVar(&o.Warm, "warm", -1, "tours kept started ahead of arrivals, so that a student's starts at once; 0 starts each on arrival; each waiting one holds ~2 MB")
 	fs.Lookup("warm").DefValue = "--max-sessions"
 	fs.DurationVar(&o.IdleTimeout, "idle-timeout", time.Hour, "end a session after this long without a key press; 0 never does")
 	fs.StringVar(&o.HostKey, "host-key", filepath.Join(stateDir, "ssh_host_ed25519_key"), "SSH host key, generated there (mode 0600) on first use")

@@ -15,6 +15,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/cli/supervisor"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/sshclass"
+	"github.com/kubewalk/kubewalk/runtime/sshclass/sparewait"
 	"github.com/kubewalk/kubewalk/runtime/tui"
 )
 
@@ -33,10 +34,12 @@ import (
 // waits for its session: the class server then hands it the command line and environment to
 // run, and is its supervisor.
 func Main(args []string) int {
-	if _, spare := os.LookupEnv(sshclass.SpareEnv); spare {
-		// A class's spare: lex the server's source now, while no student waits, rather than on
-		// the student's first screen (see tui.PrewarmSource). The class server starts spares
-		// one at a time, so this never competes with a student's tour for long.
+	if _, isSpare := os.LookupEnv(sshclass.SpareEnv); isSpare && !sparewait.Parked() {
+		// A class's spare that initialised before it waits (a binary without
+		// runtime/cli/supervisor/boot, where spares park: runtime/sshclass/sparewait): lex the
+		// server's source now, while no student waits, rather than on the student's first
+		// screen (see tui.PrewarmSource). A parked spare has its session already: its tour
+		// lexes what it shows, as any tour does.
 		tui.PrewarmSource()
 	}
 	if args, link, code, isSpare := awaitSession(); isSpare {
