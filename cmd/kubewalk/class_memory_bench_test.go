@@ -22,7 +22,8 @@ import (
 //
 //   - spare: once both spares are up and idle (no CPU used for a second), each spare's USS
 //     (Private_Clean + Private_Dirty of /proc/PID/smaps_rollup), PSS and anonymous memory,
-//     and the class server's own USS;
+//     and the class server's own USS and anonymous memory (its USS counts the binary's pages
+//     that only it maps: they grow when the spares map fewer);
 //   - session: two students connect one after the other with the real OpenSSH client (`ssh
 //     -tt`) on a 120×40 pseudo-terminal that answers a terminal's queries, each runs the tour
 //     to serve as the tour's end-to-end tests do (the first paused screen, Enter, E, SERVING),
@@ -106,7 +107,8 @@ func classMemory(t testing.TB, bin string) launchFigures {
 		f["MB-pss-spare"] += m.pss / float64(len(spares))
 		f["MB-anon-spare"] += m.anon / float64(len(spares))
 	}
-	f["MB-uss-class"] = memoryOf(class.Process.Pid).uss
+	cm := memoryOf(class.Process.Pid)
+	f["MB-uss-class"], f["MB-anon-class"] = cm.uss, cm.anon
 
 	var sessions []int
 	for i, user := range []string{"ada", "grace"} {
