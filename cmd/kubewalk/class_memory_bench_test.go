@@ -18,7 +18,7 @@ import (
 
 // BenchmarkClassMemory measures what `kubewalk class ssh` costs the machine, from outside, on
 // the binary as users build it: the class is started on 127.0.0.1 with a throw-away key and
-// `--warm 2 --max-sessions 2`, and
+// `--warm 2 --max-sessions 2` (the sub-benchmark "lean" adds --lean-spares), and
 //
 //   - spare: once both spares are up and idle (no CPU used for a second), each spare's USS
 //     (Private_Clean + Private_Dirty of /proc/PID/smaps_rollup), PSS and anonymous memory,
@@ -52,19 +52,31 @@ func BenchmarkClassMemory(b *testing.B) {
 			b.Fatalf("KUBEWALK_BENCH_BASELINE: %v", err)
 		}
 	}
-	compareLaunch(b, cur, base, classMemory)
+	b.Run("initialised", func(b *testing.B) {
+		compareLaunch(b, cur, base, func(t testing.TB, bin string) launchFigures { return classMemory(t, bin) })
+	})
+	// The baseline runs without --lean-spares, which an older binary may not know.
+	b.Run("lean", func(b *testing.B) {
+		compareLaunch(b, cur, base, func(t testing.TB, bin string) launchFigures {
+			if bin == cur {
+				return classMemory(t, bin, "--lean-spares")
+			}
+			return classMemory(t, bin)
+		})
+	})
 }
 
-// classMemory runs one class on bin and measures it (see BenchmarkClassMemory).
-func classMemory(t testing.TB, bin string) launchFigures {
+// classMemory runs one class on bin, with extra flags, and measures it (see
+// BenchmarkClassMemory).
+func classMemory(t testing.TB, bin string, extra ...string) launchFigures {
 	sb := newSandbox(t)
 	bin = copyBinary(t, bin, sb.root)
 	key := filepath.Join(sb.root, "id")
 	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key).CombinedOutput(); err != nil {
 		t.Fatalf("ssh-keygen: %v\n%s", err, out)
 	}
-	class := exec.Command(bin, "class", "ssh", "--listen", "127.0.0.1:0", "--authorized-keys", key+".pub",
-		"--warm", "2", "--max-sessions", "2")
+	class := exec.Command(bin, append([]string{"class", "ssh", "--listen", "127.0.0.1:0", "--authorized-keys", key + ".pub",
+		"--warm", "2", "--max-sessions", "2"}, extra...)...)
 	class.Env = sb.env()
 	out := &syncBuffer{}
 	class.Stdout, class.Stderr = out, out

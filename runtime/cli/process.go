@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sync/atomic"
 	"syscall"
 
@@ -16,7 +17,6 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/sshclass"
 	"github.com/kubewalk/kubewalk/runtime/sshclass/sparewait"
-	"github.com/kubewalk/kubewalk/runtime/tui"
 )
 
 // Main runs kubewalk as a process and returns its exit code.
@@ -35,12 +35,12 @@ import (
 // run, and is its supervisor.
 func Main(args []string) int {
 	if _, isSpare := os.LookupEnv(sshclass.SpareEnv); isSpare && !sparewait.Parked() {
-		// A class's spare that initialised before it waits (a binary without
-		// runtime/cli/supervisor/boot, where spares park: runtime/sshclass/sparewait): lex the
-		// server's source now, while no student waits, rather than on the student's first
-		// screen (see tui.PrewarmSource). A parked spare has its session already: its tour
-		// lexes what it shows, as any tour does.
-		tui.PrewarmSource()
+		// A class's spare that has initialised and waits: give the heap the initialisation no
+		// longer needs back to the system before waiting (24 → 12 MB of its own). It no longer
+		// lexes the server's source ahead (tui.PrewarmSource), which kept ~4 MB more of its own
+		// (docs/performance.md, "class ssh memory"). A lean spare (parked in supervisor.Boot:
+		// runtime/sshclass/sparewait) has its session already.
+		debug.FreeOSMemory()
 	}
 	if args, link, code, isSpare := awaitSession(); isSpare {
 		if link == nil {

@@ -27,14 +27,15 @@ import (
 // supervisor (the role `kubewalk tour` otherwise gives a second process of its own, see
 // runtime/cli/supervisor). The process is started as a *spare*: with the class server's end
 // of a socket pair as its only way in, a temporary directory and a pseudo-terminal of its own,
-// it says "ready" and blocks reading the socket — in kubewalk from an init function, before Go
-// initialises the libraries (runtime/sshclass/sparewait), so that a waiting spare holds ~1.5
-// MB of its own instead of the ~24 MB an initialised one holds. A session hands it what is
-// session-specific — the arguments, the environment, the directory — and the spare then runs
-// Go's package initialisation (kubectl's options, client-go's and the apiserver's schemes:
-// ~0.1–0.2 CPU-seconds for this 190 MB binary) and that command exactly as if it had been
-// started with it; from then on the socket carries the supervisor protocol (log path,
-// terminal state, notes, exit code; see runtime/cli/supervisor).
+// it runs Go's package initialisation (kubectl's options, client-go's and the apiserver's
+// schemes: ~0.1–0.2 CPU-seconds for this 190 MB binary), returns the heap it no longer needs
+// to the system, says "ready" and blocks reading the socket (~12 MB of its own). With
+// Config.LeanSpares it says "ready" and waits before the initialisation, from an init function
+// (runtime/sshclass/sparewait): ~1.5 MB of its own, but the initialisation is then paid after
+// the handover, while the student waits. A session hands it what is session-specific — the
+// arguments, the environment, the directory — and the spare then runs that command exactly as
+// if it had been started with it; from then on the socket carries the supervisor protocol (log
+// path, terminal state, notes, exit code; see runtime/cli/supervisor).
 //
 // With Config.Warm > 0 the class keeps that many spares started ahead of arrivals, so a
 // student's tour starts without paying for a process start; without one ready a session
@@ -210,6 +211,9 @@ func (s *Server) spareEnv(dir string) []string {
 		"TERM=dumb", "LANG=C", SpareEnv + "=3"}
 	if s.confine.exe != nil {
 		env = append(env, spareExeEnv+"=4")
+	}
+	if s.cfg.LeanSpares {
+		env = append(env, sparewait.ParkEnv+"=1")
 	}
 	return append(env, s.cfg.Env...)
 }
@@ -405,9 +409,8 @@ func removeAll(dir string) error {
 	return err
 }
 
-// Refill pacing: a spare costs little to start now that it waits before the libraries
-// initialise (a test binary's still initialises first), but the starts must still not take
-// CPU from students whose tours are starting. The pool starts one spare at a time, and only once no
+// Refill pacing: a spare costs ~0.2 CPU-seconds to start (a lean one almost nothing), which
+// must not be taken from students whose tours are starting. The pool starts one spare at a time, and only once no
 // session took a spare for refillQuiet.
 const (
 	refillQuiet   = time.Second

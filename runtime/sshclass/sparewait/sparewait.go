@@ -2,11 +2,14 @@
 // checks on the socket the class server gave it, "ready", and the handover line with the
 // directories sent along. It imports only standard packages that Go initialises first, so
 // that kubewalk can run it from runtime/cli/supervisor's Boot, before the libraries
-// initialise: a process that has run kubewalk's package initialisation (the apiserver's and
-// client-go's schemes, kubectl's options, etcd, glamour: ~6 MB live, ~12 MB of heap pages)
-// holds all of it as memory of its own while it waits, which a class multiplies by its spares.
-// Parked there, a waiting spare holds the Go runtime and the first fifty packages; it pays
-// the initialisation after the handover, once, as a tour started on arrival does.
+// initialise, for a class with lean spares (sshclass.Config.LeanSpares): a process that has
+// run kubewalk's package initialisation (the apiserver's and client-go's schemes, kubectl's
+// options, etcd, glamour: ~6 MB live, ~11 MB of heap and runtime pages) holds all of it as
+// memory of its own while it waits, which a class multiplies by its spares. Parked there, a
+// waiting spare holds the Go runtime and the first fifty packages (~1.5 MB); it pays the
+// initialisation after the handover, once, as a tour started on arrival does (~0.1–0.2
+// CPU-seconds: 30 students arriving at once wait about three times as long for their first
+// screen, docs/performance.md).
 //
 // Only the receiving is done here. The handover line is parsed, the session's environment set
 // and the sandbox applied by runtime/sshclass's AwaitHandover, in main, before the tour runs
@@ -24,8 +27,12 @@ import (
 )
 
 // Env names a spare's end of its socket pair (a descriptor number); runtime/sshclass sets it
-// (sshclass.Env).
+// (sshclass.SpareEnv).
 const Env = "KUBEWALK_SPARE_FD"
+
+// ParkEnv, set to 1 on a spare, asks it to park (Park): a class with lean spares
+// (sshclass.Config.LeanSpares) sets it.
+const ParkEnv = "KUBEWALK_SPARE_PARK"
 
 // ExeEnv names the descriptor of the binary a spare was executed through (when it runs as
 // another user, who may not reach the binary by its path); Receive closes it.
@@ -57,11 +64,15 @@ var parked struct {
 // Parked reports whether this process parked as a spare (Park) and was handed its session.
 func Parked() bool { return parked.done }
 
-// Park receives the spare's handover now, for Receive to return later: call it from an init
-// function, before the libraries initialise, in a process started as a spare (Env is set). A
-// class that ends the spare before any session (it closes its end) ends the process here,
-// exit 0, without initialising the rest.
+// Park receives the spare's handover now, for Receive to return later, if the class asked
+// for it (ParkEnv is 1); otherwise it does nothing. Call it from an init function, before the
+// libraries initialise, in a process started as a spare (Env is set). A class that ends the
+// spare before any session (it closes its end) ends the process here, exit 0, without
+// initialising the rest.
 func Park() {
+	if os.Getenv(ParkEnv) != "1" {
+		return
+	}
 	h, err := receiveHandover()
 	if h == nil && err == nil {
 		os.Exit(0)
