@@ -266,7 +266,7 @@ func TestClassSSHSpareMemory(t *testing.T) {
 		banner string
 	}{
 		{"initialised", nil, false, 15, "2 tours started ahead of arrivals, one at a time (--warm 0 starts each on arrival)\n"},
-		{"lean", []string{"--lean-spares"}, true, 6, "(--warm 0 starts each on arrival); lean: each initialises when its student arrives"},
+		{"lean", []string{"--lean-spares"}, true, 6, "(--warm 0 starts each on arrival); lean: each initialises on arrival"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -257,7 +257,7 @@ func printClassSSH(w io.Writer, o *classSSHOptions, srv *sshclass.Server, stateD
 	if o.Warm > 0 {
 		lean := ""
 		if o.LeanSpares {
-			lean = "; lean: each initialises when its student arrives"
+			lean = "; lean: each initialises on arrival"
 		}
 		fmt.Fprintf(w, "  warm        %d tours started ahead of arrivals, one at a time (--warm 0 starts each on arrival)%s\n", o.Warm, lean)
 	}
