@@ -16,6 +16,9 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/glossary"
+	"github.com/kubewalk/kubewalk/runtime/tui/view"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -128,7 +131,10 @@ type model struct {
 	rq     *requestsView
 	kc     *kubectlView
 	ev     *etcdView
-	gl     *glossaryView
+
+	// views are the screens moved into their own packages (runtime/tui/<view>), behind the
+	// view contract; the root routes to the one shown (m.at) and never reads their fields.
+	views map[viewID]view.View
 
 	// The exercises and the toasts of those that ticked, shown until the next key.
 	exs     Exercises
@@ -195,7 +201,6 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		rq:     newRequestsView(st, tr, content),
 		kc:     newKubectlView(st, tr),
 		ev:     newEtcdView(st, tr),
-		gl:     newGlossaryView(st, tr),
 		exs:    opts.Exercises,
 		ex:     newExView(st, tr),
 		auto:   max(opts.Auto, 0),
@@ -225,6 +230,11 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 	m.kubeSrc.kube = true
 	m.source.fetch, m.kubeSrc.fetch = m.fetch, m.fetch
 	m.cls = newClassState(opts)
+	c := common.Common{Styles: st, Tr: tr, Scroll: common.ScrollKeys{
+		Up: keys.Up, Down: keys.Down, PageUp: keys.PageUp, PageDown: keys.PageDown, Top: keys.Top, Bottom: keys.Bottom}}
+	m.views = map[viewID]view.View{
+		viewGlossary: glossary.New(c),
+	}
 	m.applyFocus()
 	return Model{m: m}
 }
@@ -313,7 +323,11 @@ func (m *model) shutdown() error {
 // Init starts listening for engine events and, when there is a trace store or exercises, for
 // their changes.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.m.waitEvent(), m.m.subscribe(), m.m.startExercises(), m.m.checkUpstream(), m.m.classInit())
+	cmds := []tea.Cmd{m.m.waitEvent(), m.m.subscribe(), m.m.startExercises(), m.m.checkUpstream(), m.m.classInit()}
+	for _, v := range m.m.views {
+		cmds = append(cmds, v.Init())
+	}
+	return tea.Batch(cmds...)
 }
 
 // Update handles one message.
@@ -1115,6 +1129,10 @@ func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
 		return nil // one pane fills the body: a click picks nothing else
 	}
 	if m.at != viewTour {
+		if v, ok := m.views[m.at]; ok {
+			msg.X, msg.Y = msg.X-m.lay.body.x, msg.Y-m.lay.body.y
+			return v.Update(msg)
+		}
 		m.viewMouse(msg)
 		if m.at == viewEtcd {
 			return tea.Batch(m.etcdSelect(), m.etcdNextPage(false))

@@ -113,7 +113,7 @@ func renderTokens(toks []chroma.Token, st *Styles, focus bool) string {
 			b.WriteString(v)
 			continue
 		}
-		b.WriteString(st.token(t.Type, focus).Render(v))
+		b.WriteString(st.Token(t.Type, focus).Render(v))
 	}
 	return b.String()
 }
