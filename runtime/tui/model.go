@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -526,8 +527,39 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 			cmds = append(cmds, decodeEtcd(m.ctx, m.etcd, m.ev.sel))
 		}
 		return tea.Batch(cmds...)
+	case view.NoteMsg:
+		m.note = string(msg)
+	default:
+		return m.forward(msg)
 	}
 	return nil
+}
+
+// capturing is the active view when it holds a text box that sees keys before the global
+// ones (view.Capturer).
+func (m *model) capturing() (view.View, bool) {
+	v, ok := m.views[m.at]
+	if !ok {
+		return nil, false
+	}
+	c, ok := v.(view.Capturer)
+	return v, ok && c.Capturing()
+}
+
+// forward hands a message the root does not know to every view: each view's messages are
+// defined in its own package, and a view ignores what is not its own. The views are asked in a
+// fixed order (by viewID), so their commands batch the same way every run.
+func (m *model) forward(msg tea.Msg) tea.Cmd {
+	ids := make([]viewID, 0, len(m.views))
+	for id := range m.views {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	cmds := make([]tea.Cmd, 0, len(ids))
+	for _, id := range ids {
+		cmds = append(cmds, m.views[id].Update(msg))
+	}
+	return tea.Batch(cmds...)
 }
 
 // event handles a pause, the end of startup or a failure.
@@ -578,7 +610,7 @@ func (m *model) event(ev engine.Event) tea.Cmd {
 		cmds = append(cmds, m.show(len(m.history)-1))
 	}
 	m.syncCurrent()
-	cmds = append(cmds, m.classEvent())
+	cmds = append(cmds, m.classEvent(), m.forward(view.ServerMsg{Paused: ev.Paused != nil, Served: ev.Served, Failed: ev.Failed != nil}))
 	return tea.Batch(cmds...)
 }
 
@@ -785,6 +817,9 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	if m.at == viewKubectl && m.kc.Editing() {
 		return m.boxKey(msg)
+	}
+	if v, ok := m.capturing(); ok {
+		return v.Update(msg)
 	}
 	if m.info != nil {
 		if key.Matches(msg, k.Quit) {
@@ -1113,6 +1148,9 @@ func (m *model) scrollFocused(n int) {
 // typingLine reports whether keys go into a line of text: the command line, an answer, a
 // search or the requests filter.
 func (m *model) typingLine() bool {
+	if _, ok := m.capturing(); ok {
+		return true
+	}
 	return m.prompt.open || m.ex.typing || (m.at == viewKubectl && m.kc.Editing()) || (m.at == viewTour && m.source.search.typing) ||
 		(m.at == viewRequests && (m.rq.typing || m.rq.focus == rqSource && m.rq.source.search.typing))
 }

@@ -41,3 +41,23 @@ type View interface {
 	// Title is the header line's two parts: the view's name and a hint.
 	Title() (name, hint string)
 }
+
+// Capturer is a view that can hold a text box (a prompt, a search field) which must see every
+// key before the root's global ones: while Capturing reports true the root hands the view all
+// keys except ctrl+c, so typing ":" or "q" into the box types them.
+type Capturer interface {
+	Capturing() bool
+}
+
+// ServerMsg tells every view that the walkthrough's server moved: it paused at a checkpoint,
+// it serves, or its start-up failed. The root broadcasts it after each engine event; a view that
+// found the server not ready (no etcd yet, nothing served yet) asks again here.
+type ServerMsg struct {
+	Paused bool // it stopped at a checkpoint
+	Served bool // it serves (the walkthrough's end)
+	Failed bool // start-up failed
+}
+
+// NoteMsg is a line for the root's status note, from a view's command: the root shows it
+// under the body until the next key, as it shows its own notes.
+type NoteMsg string
