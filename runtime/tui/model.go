@@ -16,9 +16,9 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
-	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/runtime/tui/glossary"
+	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -116,20 +116,12 @@ type model struct {
 	kube   *kubectlHolder // nil: kubectl inside the TUI is not wired
 	ctx    context.Context
 	cancel context.CancelFunc // ends the views' background work (shutdown)
-	query  *reqQuery
 
-	subCh       <-chan tracing.Event
-	unsubscribe func()
-	subArmed    bool // the store's subscription waiter is running
-	etcdArmed   bool // the etcd watch waiter is running
-	etcdCh      <-chan EtcdChange
-	lastLoad    time.Time
-	heldSeen    map[string]string // held request → the stage it is held at
-	breakpoints []string
+	etcdArmed bool // the etcd watch waiter is running
+	etcdCh    <-chan EtcdChange
 
 	prompt *prompt
 	info   *infoBox
-	rq     *requestsView
 	kc     *kubectlView
 	ev     *etcdView
 
@@ -197,9 +189,8 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		kubect: newServedPane(st, tr),
 
 		reqs: opts.Requests, bps: opts.Breakpoints, etcd: opts.Etcd,
-		ctx: ctx, cancel: cancel, query: &reqQuery{}, heldSeen: map[string]string{},
+		ctx: ctx, cancel: cancel,
 		prompt: newPrompt(),
-		rq:     newRequestsView(st, tr, content),
 		kc:     newKubectlView(st, tr),
 		ev:     newEtcdView(st, tr),
 		exs:    opts.Exercises,
@@ -235,6 +226,7 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		Up: keys.Up, Down: keys.Down, PageUp: keys.PageUp, PageDown: keys.PageDown, Top: keys.Top, Bottom: keys.Bottom}}
 	m.views = map[viewID]view.View{
 		viewGlossary: glossary.New(c),
+		viewRequests: newRequests(m, c, content),
 	}
 	m.applyFocus()
 	return Model{m: m}
@@ -310,9 +302,7 @@ func (m *model) shutdown() error {
 		case <-time.After(10 * time.Second):
 		}
 	}
-	if m.unsubscribe != nil {
-		m.unsubscribe()
-	}
+	m.rqv().Close()
 	if m.kube != nil {
 		if err := m.kube.Close(); err != nil {
 			return fmt.Errorf(m.tr.ErrCloseKubectl, err)
@@ -324,7 +314,7 @@ func (m *model) shutdown() error {
 // Init starts listening for engine events and, when there is a trace store or exercises, for
 // their changes.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.m.waitEvent(), m.m.subscribe(), m.m.startExercises(), m.m.checkUpstream(), m.m.classInit()}
+	cmds := []tea.Cmd{m.m.waitEvent(), m.m.startExercises(), m.m.checkUpstream(), m.m.classInit()}
 	for _, v := range m.m.views {
 		cmds = append(cmds, v.Init())
 	}
@@ -428,22 +418,15 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 	case exResultMsg:
 		m.exResult(msg)
 		m.classSeen()
-	case subscribedMsg:
-		m.subCh, m.unsubscribe, m.subArmed = msg.ch, msg.cancel, true
-		return tea.Batch(m.waitRequests(), m.loadNow())
-	case reqLoadedMsg:
-		return m.requestsLoaded(msg)
-	case heldActionMsg:
-		tr := m.tr
-		if msg.err != nil {
-			f := map[string]string{"step": tr.NoteStepFailed, "continue": tr.NoteLetGoFailed, "abort": tr.NoteAbortFailed}[msg.action]
-			m.note = fmt.Sprintf(f, oneLine(msg.err.Error()))
-		} else {
-			m.note = map[string]string{"step": tr.NoteStepped, "continue": tr.NoteLetGo, "abort": tr.NoteAborted}[msg.action]
-		}
-		return m.loadNow()
+	case requests.ShowMsg:
+		m.showHelp, m.info = false, nil
+		m.at = viewRequests
+		m.note = msg.Note
+	case requests.TracesMsg:
+		m.kc.SetTraces(msg.Traces)
+	case rqEtcdKeyMsg:
+		return m.openEtcdKey(msg.key)
 	case breakListMsg:
-		m.breakpoints = msg.specs
 		lines := []string{m.tr.BreakListIntro, ""}
 		if len(msg.specs) == 0 {
 			lines = append(lines, m.tr.BreakListNone)
@@ -451,10 +434,11 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 		for _, s := range msg.specs {
 			lines = append(lines, "  ⏸ "+s)
 		}
-		if n := len(m.rq.held); n > 0 {
+		if n := m.rqv().HeldCount(); n > 0 {
 			lines = append(lines, "", fmt.Sprintf(m.tr.BreakListHeld, n))
 		}
 		m.info = &infoBox{title: m.tr.BreakListTitle, lines: lines}
+		return m.loadNow() // the view's breakpoints (the completer's) as listed
 	case breakSetMsg:
 		if msg.err != nil {
 			m.prompt.Reopen(msg.line, oneLine(msg.err.Error()), m.completer())
@@ -831,15 +815,6 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	if m.at == viewTour && m.source.search.typing {
 		return m.source.SearchKey(msg)
 	}
-	if m.at == viewRequests && m.rq.typing {
-		if m.rq.FilterKey(msg) {
-			return m.loadNow()
-		}
-		return nil
-	}
-	if m.at == viewRequests && m.rq.focus == rqSource && m.rq.source.search.typing {
-		return m.rq.source.SearchKey(msg)
-	}
 	if m.showHelp {
 		switch {
 		case key.Matches(msg, k.Quit):
@@ -1151,8 +1126,7 @@ func (m *model) typingLine() bool {
 	if _, ok := m.capturing(); ok {
 		return true
 	}
-	return m.prompt.open || m.ex.typing || (m.at == viewKubectl && m.kc.Editing()) || (m.at == viewTour && m.source.search.typing) ||
-		(m.at == viewRequests && (m.rq.typing || m.rq.focus == rqSource && m.rq.source.search.typing))
+	return m.prompt.open || m.ex.typing || (m.at == viewKubectl && m.kc.Editing()) || (m.at == viewTour && m.source.search.typing)
 }
 
 // mouse scrolls the focused pane with the wheel and focuses a pane on click.

@@ -28,12 +28,6 @@ func (m *model) zoomTarget() string {
 			return fmt.Sprintf("tour/side/%d", m.sideFocus)
 		}
 		return fmt.Sprintf("tour/%d", m.focus)
-	case viewRequests:
-		pane := m.rq.focus
-		if !m.lay.wide && pane != rqList {
-			pane = m.rq.tab
-		}
-		return fmt.Sprintf("requests/%d", pane)
 	case viewKubectl:
 		return fmt.Sprintf("kubectl/%d", m.kc.focus)
 	case viewEtcd:
@@ -48,6 +42,7 @@ func (m *model) zoomTarget() string {
 func (m *model) toggleZoom() {
 	m.zoom = !m.zoom
 	m.zoomedOn = ""
+	m.rqv().SetZoom(m.zoom) // the view lays its own panes out (runtime/tui/requests)
 	m.syncZoom()
 	if !m.zoom {
 		m.resize(m.w, m.h)
@@ -109,20 +104,6 @@ func (m *model) zoomViews(r *viewRects) {
 	b := m.lay.body
 	full := rect{0, b.y, b.w, b.h}
 	switch m.at {
-	case viewRequests:
-		switch m.rq.focus {
-		case rqList:
-			r.rqList = full
-		case rqLane:
-			r.rqLane = full
-		case rqDetails:
-			r.rqDetails = full
-		case rqSource:
-			r.rqSource = full
-		}
-		if !m.lay.wide && m.rq.focus != rqList {
-			r.rqLane, r.rqDetails, r.rqSource = full, full, full
-		}
 	case viewKubectl:
 		if m.kc.focus == kcRequests {
 			r.kcReqs = full
@@ -148,17 +129,6 @@ func (m *model) zoomViews(r *viewRects) {
 // a view of one pane (the glossary, the board), which the caller draws as always.
 func (m *model) zoomedViewBody() []string {
 	switch m.at {
-	case viewRequests:
-		rq := m.rq
-		switch rq.focus {
-		case rqList:
-			return rq.listView(true, m.reqs != nil, m.served, m.now())
-		case rqDetails:
-			return rq.details.View()
-		case rqSource:
-			return rq.source.View()
-		}
-		return rq.lane.View()
 	case viewKubectl:
 		if m.kc.focus == kcRequests {
 			return m.kc.reqs.View()
