@@ -188,4 +188,3 @@ func someTraces() []tracing.Trace {
 		okCreate("c-2", "other", 4), okCreate("c-3", "third", 5),
 	}
 }
-
