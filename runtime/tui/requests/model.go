@@ -135,8 +135,11 @@ type Model struct {
 	breakpoints []string
 
 	// The layout: the size and zoom it was made for, and where the panes went.
-	lw, lh   int
-	lz       bool
+	lw, lh int
+	lz     bool
+	// keysMemo are the help bar's bindings for keysFor.
+	keysFor  keysKey
+	keysMemo []key.Binding
 	lf       Pane
 	laid     bool
 	rList    rect
@@ -228,8 +231,15 @@ func (v *Model) Keys() []key.Binding {
 	if v.typing {
 		return []key.Binding{k.FilterApply, k.FilterCancel}
 	}
+	// The help bar asks on every frame: the bindings are kept until what they depend on
+	// changes (BenchmarkRequestsView200x60 allocates no more than before the move).
+	_, held := v.focusHeld()
+	kk := keysKey{focus: v.focus, held: held, zoomed: v.zoomed}
+	if v.keysFor == kk && v.keysMemo != nil {
+		return v.keysMemo
+	}
 	var out []key.Binding
-	if _, ok := v.focusHeld(); ok {
+	if held {
 		out = append(out, k.StepHeld, k.RunToEnd, k.FailIt)
 	}
 	switch v.focus {
@@ -244,7 +254,15 @@ func (v *Model) Keys() []key.Binding {
 	if v.zoomed {
 		z = k.Unzoom
 	}
-	return append(out, k.FocusNext, z)
+	v.keysFor, v.keysMemo = kk, append(out, k.FocusNext, z)
+	return v.keysMemo
+}
+
+// keysKey is what the help bar's bindings depend on.
+type keysKey struct {
+	focus  Pane
+	held   bool
+	zoomed bool
 }
 
 // Update handles the view's keys, the mouse, its loads and the messages other views send it.
