@@ -29,11 +29,11 @@ import (
 // wide layout starts at the same width).
 const WideWidth = 120
 
-// Source is the Pane that shows a stage's code: kubewalk's server/ function, or the upstream
-// one. The root makes it (it is the walkthrough's source Pane, which resolves locations
+// Source is the pane that shows a stage's code: kubewalk's server/ function, or the upstream
+// one. The root makes it (it is the walkthrough's source pane, which resolves locations
 // through the lessons' content) and delivers its resolutions itself.
 type Source interface {
-	// ShowStage points the Pane at a stage's code: key names it, title is the Pane's step
+	// ShowStage points the pane at a stage's code: key names it, title is the pane's step
 	// title, anchor is kubewalk's own code ("" when only upstream has it) and upstream the
 	// library function. It returns a command when the code must be resolved first.
 	ShowStage(key, title, anchor, upstream string) tea.Cmd
@@ -59,7 +59,7 @@ type Options struct {
 	Source      Source      // the stage's code
 	// Listening reports whether the server accepts requests now (nil: never).
 	Listening func() bool
-	// Want are the traces read by ID besides the list, at every load (the kubectl Pane's).
+	// Want are the traces read by ID besides the list, at every load (the kubectl pane's).
 	Want func() []string
 	// Typing reports whether the learner types into a line elsewhere (the command line, an
 	// answer): a newly held request does not take the screen then, a note says so.
@@ -86,7 +86,7 @@ type (
 	// the help and any box, with Note in the status line.
 	ShowMsg struct{ Note string }
 	// TracesMsg carries, after each load, the traces read by ID besides the list (Want's and
-	// the held ones), for the kubectl Pane's lanes.
+	// the held ones), for the kubectl pane's lanes.
 	TracesMsg struct{ Traces map[string]tracing.Trace }
 )
 
@@ -106,12 +106,12 @@ const (
 	PaneSource
 )
 
-// name is the Pane's name in its title and the tab bar.
+// name is the pane's name in its title and the tab bar.
 func (p Pane) name(tr *i18n.Strings) string {
 	return [...]string{tr.PaneRequests, tr.PaneLane, tr.PaneRequest, tr.PaneStageSource}[p]
 }
 
-// rect is a Pane's place in the body.
+// rect is a pane's place in the body.
 type rect struct{ x, y, w, h int }
 
 func (r rect) contains(x, y int) bool { return x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h }
@@ -152,7 +152,7 @@ type Model struct {
 	details *common.TextPane
 	source  Source
 	focus   Pane
-	tab     Pane // the Pane in the shared place of the stacked layout
+	tab     Pane // the pane in the shared place of the stacked layout
 	wide    bool
 
 	loaded  bool
@@ -178,7 +178,7 @@ type Model struct {
 	cursor int
 	offset int
 
-	srcKey string // the trace and stage whose code the source Pane shows
+	srcKey string // the trace and stage whose code the source pane shows
 	notice string // why the list is empty, when it is not for a filter
 }
 
@@ -217,7 +217,7 @@ func (v *Model) Close() {
 // Capturing reports whether the / filter line takes every key.
 func (v *Model) Capturing() bool { return v.typing }
 
-// SetZoom says whether the focused Pane takes the whole body (the root's z).
+// SetZoom says whether the focused pane takes the whole body (the root's z).
 func (v *Model) SetZoom(on bool) { v.zoomed = on }
 
 // Title is the header's name and hint: the breakpoints set.
@@ -225,7 +225,7 @@ func (v *Model) Title() (string, string) {
 	return v.tr.ViewRequestsTitle, fmt.Sprintf(v.tr.ViewBreakpoints, len(v.breakpoints))
 }
 
-// Keys are the help bar's bindings for the focused Pane (the filter line's while typing).
+// Keys are the help bar's bindings for the focused pane (the filter line's while typing).
 func (v *Model) Keys() []key.Binding {
 	k := v.keys
 	if v.typing {
@@ -393,26 +393,14 @@ func (v *Model) key(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// scrollKey moves in the focused Pane: the list's cursor, the lane's stage (↑/↓; the other
+// scrollKey moves in the focused pane: the list's cursor, the lane's stage (↑/↓; the other
 // scroll keys scroll its text), the details' text, the code.
 func (v *Model) scrollKey(msg tea.KeyMsg) {
 	s := v.c.Scroll
 	switch v.focus {
 	case PaneList:
-		page := max(v.listRows()-1, 1)
-		switch {
-		case key.Matches(msg, s.Up):
-			v.Move(-1)
-		case key.Matches(msg, s.Down):
-			v.Move(1)
-		case key.Matches(msg, s.PageUp):
-			v.Move(-page)
-		case key.Matches(msg, s.PageDown):
-			v.Move(page)
-		case key.Matches(msg, s.Top):
-			v.Move(-1 << 30)
-		case key.Matches(msg, s.Bottom):
-			v.Move(1 << 30)
+		if n, ok := scrollStep(msg, s, max(v.listRows()-1, 1)); ok {
+			v.Move(n)
 		}
 	case PaneLane:
 		switch {
@@ -426,26 +414,34 @@ func (v *Model) scrollKey(msg tea.KeyMsg) {
 	case PaneDetails:
 		v.details.ScrollKey(msg, s)
 	case PaneSource:
-		p := v.source
-		switch {
-		case key.Matches(msg, s.Up):
-			p.Scroll(-1)
-		case key.Matches(msg, s.Down):
-			p.Scroll(1)
-		case key.Matches(msg, s.PageUp):
-			p.Scroll(-p.Page())
-		case key.Matches(msg, s.PageDown):
-			p.Scroll(p.Page())
-		case key.Matches(msg, s.Top):
-			p.Scroll(-1 << 30)
-		case key.Matches(msg, s.Bottom):
-			p.Scroll(1 << 30)
+		if n, ok := scrollStep(msg, s, v.source.Page()); ok {
+			v.source.Scroll(n)
 		}
 	}
 }
 
-// mouse focuses the Pane under a click or the wheel, and the wheel scrolls it (coordinates
-// are relative to the view's corner). While zoomed the focused Pane fills the body.
+// scrollStep maps a scroll key onto a move of ±1, ±page or to either end, for what is not a
+// common.TextPane: the list's cursor (it renders only the rows in view) and the source pane.
+func scrollStep(msg tea.KeyMsg, s common.ScrollKeys, page int) (int, bool) {
+	switch {
+	case key.Matches(msg, s.Up):
+		return -1, true
+	case key.Matches(msg, s.Down):
+		return 1, true
+	case key.Matches(msg, s.PageUp):
+		return -page, true
+	case key.Matches(msg, s.PageDown):
+		return page, true
+	case key.Matches(msg, s.Top):
+		return -1 << 30, true
+	case key.Matches(msg, s.Bottom):
+		return 1 << 30, true
+	}
+	return 0, false
+}
+
+// mouse focuses the pane under a click or the wheel, and the wheel scrolls it (coordinates
+// are relative to the view's corner). While zoomed the focused pane fills the body.
 func (v *Model) mouse(msg tea.MouseMsg) {
 	if !v.zoomed {
 		targets := []struct {
@@ -497,7 +493,7 @@ func (v *Model) mouse(msg tea.MouseMsg) {
 	}
 }
 
-// SetFocus focuses a Pane (and, in the stacked layout, shows it in the shared place).
+// SetFocus focuses a pane (and, in the stacked layout, shows it in the shared place).
 func (v *Model) SetFocus(p Pane) {
 	v.focus = p
 	v.list.dirty = true
@@ -530,7 +526,7 @@ func (v *Model) applyFocus() {
 }
 
 // layout places the panes in a body of w×h: side by side from WideWidth, else the list over
-// one shared place; zoomed, the focused Pane takes the whole body. It lays out again only
+// one shared place; zoomed, the focused pane takes the whole body. It lays out again only
 // when the size, the zoom or (zoomed) the focus changed.
 func (v *Model) layout(w, h int) {
 	if v.laid && w == v.lw && h == v.lh && v.zoomed == v.lz && (!v.zoomed || v.focus == v.lf) {
@@ -614,7 +610,7 @@ func (v *Model) View(w, h int) []string {
 	return append(append([]string{}, list...), shared...)
 }
 
-// Invalidate draws every Pane again on the next View (the list, the lane, the details, the
+// Invalidate draws every pane again on the next View (the list, the lane, the details, the
 // code), as after a change.
 func (v *Model) Invalidate() {
 	v.list.dirty = true
@@ -712,7 +708,7 @@ func (v *Model) Breakpoints() []string { return v.breakpoints }
 // Armed reports whether the store's subscription waiter is running.
 func (v *Model) Armed() bool { return v.armed }
 
-// Loading reports whether the source Pane resolves a stage's code.
+// Loading reports whether the source pane resolves a stage's code.
 func (v *Model) Loading() bool { return v.source.Loading() }
 
 // Load reads the store now with the view's filter and selection; the command's message is a

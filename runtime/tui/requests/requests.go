@@ -162,7 +162,7 @@ func (v *Model) Stage() (tracing.Trace, tracing.Stage, bool) {
 	return t, t.Stages[v.stage], true
 }
 
-// listRows is how many trace rows fit in the list Pane.
+// listRows is how many trace rows fit in the list pane.
 func (v *Model) listRows() int {
 	n := v.list.h - 3 // borders and the header
 	if v.typing || v.text != "" {
@@ -364,7 +364,7 @@ func requestLines(st *common.Styles, tr *i18n.Strings, t tracing.Trace, held *He
 	return out
 }
 
-// listView renders the list Pane.
+// listView renders the list pane.
 func (v *Model) listView(focused bool, reqsWired, served bool) []string {
 	v.list.SetFocused(focused)
 	if !v.list.dirty && v.list.view != nil {
@@ -567,7 +567,7 @@ func (v *Model) Unclear() {
 	v.applyMark()
 }
 
-// ShowSource points the source Pane at the selected stage's code. It returns a command when
+// ShowSource points the source pane at the selected stage's code. It returns a command when
 // the code must be loaded, and false when the stage names no code.
 func (v *Model) ShowSource() (tea.Cmd, bool) {
 	t, s, ok := v.Stage()
