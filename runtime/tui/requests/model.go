@@ -76,7 +76,8 @@ type (
 	// ReloadMsg asks the view to read the store again now (after kubectl output, a held
 	// request's step, a breakpoint set).
 	ReloadMsg struct{}
-	// OpenMsg shows a trace by ID, its lane focused (enter on a kubectl request).
+	// OpenMsg shows a trace by ID, its lane focused (enter on a kubectl request); the view
+	// asks the root to bring it on screen (ShowMsg).
 	OpenMsg struct{ ID string }
 	// ListMsg is :requests (All: :requests all, which shows again what :clear hid).
 	ListMsg struct{ All bool }
@@ -299,7 +300,7 @@ func (v *Model) Update(msg tea.Msg) tea.Cmd {
 		v.Select(msg.ID, "")
 		v.SetFocus(PaneLane)
 		v.syncQuery(msg.ID)
-		return v.loadNow()
+		return tea.Batch(func() tea.Msg { return ShowMsg{} }, v.loadNow())
 	case ListMsg:
 		v.list.dirty = true
 		if msg.All {

@@ -438,6 +438,14 @@ func TestMessages(t *testing.T) {
 			if _, ok := traces["c-1"]; !ok {
 				t.Errorf("TracesMsg lacks the trace Want asked for: %v", traces)
 			}
+			var shown bool
+			for _, m := range f.out {
+				_, ok := m.(ShowMsg)
+				shown = shown || ok
+			}
+			if _, open := tt.msgs[len(tt.msgs)-1].(OpenMsg); shown != open {
+				t.Errorf("ShowMsg sent %v after %T", shown, tt.msgs[len(tt.msgs)-1])
+			}
 		})
 	}
 }
