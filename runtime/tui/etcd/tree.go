@@ -135,13 +135,14 @@ func (v *Model) changes(cs []Change) (selChanged bool) {
 				v.keys = append(v.keys[:i], v.keys[i+1:]...)
 			}
 			delete(v.changed, c.Key.Key)
-			if c.Key.Key == v.sel {
+			if c.Key.Key == v.sel && !v.deleted {
 				v.deleted = true
+				v.relayoutValue() // no decode follows: say it now
 			}
 			continue
 		}
 		if c.Key.Key == v.sel {
-			v.deleted = false
+			v.deleted = false // the decode that follows shows it again
 		}
 		v.put(c.Key, true)
 	}
