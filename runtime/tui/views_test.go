@@ -855,3 +855,31 @@ func TestEtcdKeyFromLaneBeforeListing(t *testing.T) {
 		t.Errorf("still waiting for %q", w)
 	}
 }
+
+// TestEtcdOpenKeyMsg: etcd.OpenKeyMsg, as another view's command returns it, brings the etcd
+// view up from wherever the learner is, with the key selected; an empty key shows the view.
+func TestEtcdOpenKeyMsg(t *testing.T) {
+	const demo = "/registry/configmaps/default/demo"
+	for _, tt := range []struct {
+		name, from, key string
+	}{
+		{"from the walkthrough", "lesson", demo},
+		{"from the glossary", "glossary", demo},
+		{"no key", "req", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, 120, 40)
+			hs := f.hs
+			hs.typeLine(tt.from)
+			hs.send(etcd.OpenKeyMsg{Key: tt.key})
+			hs.settle()
+			if hs.model.m.at != viewEtcd {
+				t.Fatalf("view %v, want etcd", hs.model.m.at)
+			}
+			if got := hs.etcdView().Selected(); got != tt.key {
+				t.Errorf("selected %q, want %q", got, tt.key)
+			}
+			hs.must("etcd /registry/ · 6 keys")
+		})
+	}
+}
