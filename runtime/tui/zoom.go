@@ -36,8 +36,6 @@ func (m *model) zoomTarget() string {
 		return fmt.Sprintf("requests/%d", pane)
 	case viewKubectl:
 		return fmt.Sprintf("kubectl/%d", m.kc.focus)
-	case viewEtcd:
-		return fmt.Sprintf("etcd/%d", m.ev.focus)
 	case viewExercises:
 		return fmt.Sprintf("exercises/%d", m.ex.focus)
 	}
@@ -129,12 +127,6 @@ func (m *model) zoomViews(r *viewRects) {
 		} else {
 			r.kcOut = full
 		}
-	case viewEtcd:
-		if m.ev.focus == 1 {
-			r.evValue = full
-		} else {
-			r.evTree = full
-		}
 	case viewExercises:
 		if m.ex.focus == 1 {
 			r.exDetail = full
@@ -164,11 +156,6 @@ func (m *model) zoomedViewBody() []string {
 			return m.kc.reqs.View()
 		}
 		return m.kc.out.View()
-	case viewEtcd:
-		if m.ev.focus == 1 {
-			return m.ev.value.View()
-		}
-		return m.ev.treeView(true, m.etcd != nil)
 	case viewExercises:
 		if m.ex.focus == 1 {
 			return m.ex.detail.View()
