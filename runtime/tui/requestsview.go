@@ -16,7 +16,7 @@ import (
 
 // This file is the root's side of the Requests view (runtime/tui/requests): making it, the
 // stage-code pane it is handed, and what the root asks of it until the views that ask move
-// too (the kubectl pane reloads it and reads its lane helpers, the etcd view opens a key).
+// too (the kubectl pane reloads it and reads its lane helpers).
 
 // newRequests makes the Requests view for m.
 func newRequests(m *model, c common.Common, content Content) *requests.Model {
@@ -31,11 +31,10 @@ func newRequests(m *model, c common.Common, content Content) *requests.Model {
 			// walkthrough's: paused in the serve phase, it listens already.
 			return m.srv != nil && (m.srv.ServeStatus() == server.Listening || m.srv.ServeStatus() == server.Serving)
 		},
-		Want:    func() []string { return m.kc.IDs() },
-		Typing:  func() bool { return m.prompt.open || m.ex.typing },
-		EtcdKey: func(key string) tea.Msg { return rqEtcdKeyMsg{key: key} },
-		Ctx:     m.ctx,
-		Done:    func() <-chan struct{} { return m.done },
+		Want:   func() []string { return m.kc.IDs() },
+		Typing: func() bool { return m.prompt.open || m.ex.typing },
+		Ctx:    m.ctx,
+		Done:   func() <-chan struct{} { return m.done },
 	})
 }
 
@@ -46,10 +45,6 @@ func (m *model) rqv() *requests.Model { return m.views[viewRequests].(*requests.
 func (m *model) loadNow() tea.Cmd {
 	return func() tea.Msg { return requests.ReloadMsg{} }
 }
-
-// rqEtcdKeyMsg is S on a request's storage stage: open its key in the etcd view. It stays the
-// root's until the etcd view moves and defines its own message for it.
-type rqEtcdKeyMsg struct{ key string }
 
 // rqSourcePane is the walkthrough's source pane as the Requests view's stage-code pane.
 type rqSourcePane struct{ *sourcePane }

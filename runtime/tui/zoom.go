@@ -30,8 +30,6 @@ func (m *model) zoomTarget() string {
 		return fmt.Sprintf("tour/%d", m.focus)
 	case viewKubectl:
 		return fmt.Sprintf("kubectl/%d", m.kc.focus)
-	case viewEtcd:
-		return fmt.Sprintf("etcd/%d", m.ev.focus)
 	case viewExercises:
 		return fmt.Sprintf("exercises/%d", m.ex.focus)
 	}
@@ -42,7 +40,6 @@ func (m *model) zoomTarget() string {
 func (m *model) toggleZoom() {
 	m.zoom = !m.zoom
 	m.zoomedOn = ""
-	m.rqv().SetZoom(m.zoom) // the view lays its own panes out (runtime/tui/requests)
 	m.syncZoom()
 	if !m.zoom {
 		m.resize(m.w, m.h)
@@ -110,12 +107,6 @@ func (m *model) zoomViews(r *viewRects) {
 		} else {
 			r.kcOut = full
 		}
-	case viewEtcd:
-		if m.ev.focus == 1 {
-			r.evValue = full
-		} else {
-			r.evTree = full
-		}
 	case viewExercises:
 		if m.ex.focus == 1 {
 			r.exDetail = full
@@ -134,11 +125,6 @@ func (m *model) zoomedViewBody() []string {
 			return m.kc.reqs.View()
 		}
 		return m.kc.out.View()
-	case viewEtcd:
-		if m.ev.focus == 1 {
-			return m.ev.value.View()
-		}
-		return m.ev.treeView(true, m.etcd != nil)
 	case viewExercises:
 		if m.ex.focus == 1 {
 			return m.ex.detail.View()

@@ -19,12 +19,10 @@ type KeyMap struct {
 	HeldStep             key.Binding // space/n: step a held request to its next breakpoint
 	HeldRun              key.Binding // E: let it run to the end
 	HeldAbort            key.Binding // x: fail it where it is held
-	Zoom                 key.Binding // z (handled by the root; here for the help bar)
 
 	// What the help bar says besides (their keys are listed in its text).
 	Select, Lane, Stage        key.Binding
 	StepHeld, RunToEnd, FailIt key.Binding
-	Unzoom                     key.Binding
 	FilterApply, FilterCancel  key.Binding
 }
 
@@ -45,7 +43,6 @@ func NewKeyMap(tr *i18n.Strings) KeyMap {
 		HeldStep:    b([]string{" ", "n"}, "space/n", tr.KeyHeldStep),
 		HeldRun:     b([]string{"E"}, "E", tr.KeyHeldRun),
 		HeldAbort:   b([]string{"x"}, "x", tr.KeyHeldAbort),
-		Zoom:        b([]string{"z"}, "z", tr.BarZoom),
 
 		Select:       b([]string{"up", "down"}, "↑/↓", tr.BarSelect),
 		Lane:         b([]string{"enter"}, "enter", tr.BarLane),
@@ -53,7 +50,6 @@ func NewKeyMap(tr *i18n.Strings) KeyMap {
 		StepHeld:     b([]string{" ", "n"}, "space/n", tr.BarStepHeld),
 		RunToEnd:     b([]string{"E"}, "E", tr.BarRunToEnd),
 		FailIt:       b([]string{"x"}, "x", tr.BarFailIt),
-		Unzoom:       b([]string{"z"}, "z", tr.BarUnzoom),
 		FilterApply:  b([]string{"enter"}, "enter", tr.BarFilter),
 		FilterCancel: b([]string{"esc"}, "esc", tr.BarCancel),
 	}

@@ -5,7 +5,7 @@
 // (Requests) and the breakpoints (Breakpoints), whose interfaces are defined here.
 //
 // It was moved out of the root model (issue 18) after runtime/tui/glossary: it implements
-// view.View and view.Capturer (the / filter line), keeps its own state and keys, and draws
+// view.View, view.Capturer (the / filter line) and view.Zoomer (z), keeps its own state and keys, and draws
 // with runtime/tui/common. The chain bar's request path (Chain) and the held count
 // (HeldCount) are drawn from here too, since the root shows them over every view.
 package requests
@@ -22,6 +22,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
 )
 
@@ -64,8 +65,6 @@ type Options struct {
 	// Typing reports whether the learner types into a line elsewhere (the command line, an
 	// answer): a newly held request does not take the screen then, a note says so.
 	Typing func() bool
-	// EtcdKey is the message that opens an etcd key in the etcd view (S on a storage stage).
-	EtcdKey func(key string) tea.Msg
 	// Ctx ends the background waiters (the run's shutdown); Done is the program's end.
 	Ctx  context.Context
 	Done func() <-chan struct{}
@@ -125,7 +124,7 @@ type Model struct {
 	keys   KeyMap
 	opt    Options
 	q      *query
-	zoomed bool
+	zoomed bool // drawn by ZoomView last, not View
 
 	// The subscription to the store, and what the loads brought besides the list.
 	subCh       <-chan tracing.Event
@@ -186,6 +185,7 @@ type Model struct {
 var (
 	_ view.View     = (*Model)(nil)
 	_ view.Capturer = (*Model)(nil)
+	_ view.Zoomer   = (*Model)(nil)
 )
 
 // New makes the view. Nothing is read until Init's subscription (or a ReloadMsg).
@@ -218,9 +218,6 @@ func (v *Model) Close() {
 // Capturing reports whether the / filter line takes every key.
 func (v *Model) Capturing() bool { return v.typing }
 
-// SetZoom says whether the focused pane takes the whole body (the root's z).
-func (v *Model) SetZoom(on bool) { v.zoomed = on }
-
 // Title is the header's name and hint: the breakpoints set.
 func (v *Model) Title() (string, string) {
 	return v.tr.ViewRequestsTitle, fmt.Sprintf(v.tr.ViewBreakpoints, len(v.breakpoints))
@@ -235,7 +232,7 @@ func (v *Model) Keys() []key.Binding {
 	// The help bar asks on every frame: the bindings are kept until what they depend on
 	// changes (BenchmarkRequestsView200x60 allocates no more than before the move).
 	_, held := v.focusHeld()
-	kk := keysKey{focus: v.focus, held: held, zoomed: v.zoomed}
+	kk := keysKey{focus: v.focus, held: held}
 	if v.keysFor == kk && v.keysMemo != nil {
 		return v.keysMemo
 	}
@@ -251,19 +248,15 @@ func (v *Model) Keys() []key.Binding {
 	case PaneSource:
 		out = append(out, k.Upstream, k.Wrap)
 	}
-	z := k.Zoom
-	if v.zoomed {
-		z = k.Unzoom
-	}
-	v.keysFor, v.keysMemo = kk, append(out, k.FocusNext, z)
+	// z comes after these: the root adds it to every view.Zoomer's keys.
+	v.keysFor, v.keysMemo = kk, append(out, k.FocusNext)
 	return v.keysMemo
 }
 
 // keysKey is what the help bar's bindings depend on.
 type keysKey struct {
-	focus  Pane
-	held   bool
-	zoomed bool
+	focus Pane
+	held  bool
 }
 
 // Update handles the view's keys, the mouse, its loads and the messages other views send it.
@@ -373,11 +366,8 @@ func (v *Model) key(msg tea.KeyMsg) tea.Cmd {
 		if key == "" {
 			return noteCmd(v.tr.NoteStageNoEtcd)
 		}
-		if v.opt.EtcdKey == nil {
-			return nil
-		}
-		open := v.opt.EtcdKey
-		return func() tea.Msg { return open(key) }
+		// The etcd view acts on it: the root brings that view up and hands it the key.
+		return func() tea.Msg { return etcd.OpenKeyMsg{Key: key} }
 	case v.focus == PaneList && msg.Type == tea.KeyEnter:
 		v.SetFocus(PaneLane)
 	case v.focus == PaneSource && key.Matches(msg, k.Upstream):
@@ -529,7 +519,8 @@ func (v *Model) applyFocus() {
 // layout places the panes in a body of w×h: side by side from WideWidth, else the list over
 // one shared place; zoomed, the focused pane takes the whole body. It lays out again only
 // when the size, the zoom or (zoomed) the focus changed.
-func (v *Model) layout(w, h int) {
+func (v *Model) layout(w, h int, zoom bool) {
+	v.zoomed = zoom
 	if v.laid && w == v.lw && h == v.lh && v.zoomed == v.lz && (!v.zoomed || v.focus == v.lf) {
 		return
 	}
@@ -574,25 +565,31 @@ func (v *Model) layout(w, h int) {
 // Layout lays the panes out for a body of w×h before the view is first drawn (the root, at
 // each resize), so that code resolved for a held request that takes the screen scrolls to
 // its focus in a pane of its final size.
-func (v *Model) Layout(w, h int) { v.layout(w, h) }
+// It keeps the zoom the view was last drawn with.
+func (v *Model) Layout(w, h int) { v.layout(w, h, v.zoomed) }
+
+// listening reports whether requests can reach the server: the server's own state, not the
+// walkthrough's (paused in the serve phase, it listens already).
+func (v *Model) listening() bool { return v.opt.Listening != nil && v.opt.Listening() }
+
+// ZoomView renders the focused pane alone at w×h (view.Zoomer: the root's z).
+func (v *Model) ZoomView(w, h int) []string {
+	v.layout(w, h, true)
+	switch v.focus {
+	case PaneList:
+		return v.listView(true, v.opt.Requests != nil, v.listening())
+	case PaneDetails:
+		return v.details.View()
+	case PaneSource:
+		return v.source.View()
+	}
+	return v.lane.View()
+}
 
 // View renders the view at w×h.
 func (v *Model) View(w, h int) []string {
-	v.layout(w, h)
-	// Whether requests can reach the server is the server's own state, not the
-	// walkthrough's: paused in the serve phase, it listens already.
-	listening := v.opt.Listening != nil && v.opt.Listening()
-	if v.zoomed {
-		switch v.focus {
-		case PaneList:
-			return v.listView(true, v.opt.Requests != nil, listening)
-		case PaneDetails:
-			return v.details.View()
-		case PaneSource:
-			return v.source.View()
-		}
-		return v.lane.View()
-	}
+	v.layout(w, h, false)
+	listening := v.listening()
 	list := v.listView(v.focus == PaneList, v.opt.Requests != nil, listening)
 	if v.wide {
 		left := append(append([]string{}, list...), v.lane.View()...)

@@ -18,6 +18,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
 )
 
@@ -27,9 +28,6 @@ func TestMain(m *testing.M) {
 	lipgloss.SetHasDarkBackground(true)
 	os.Exit(m.Run())
 }
-
-// etcdKeyMsg is what the test's EtcdKey option returns.
-type etcdKeyMsg string
 
 // fixture is a view over fakes, and the messages its commands sent that are not its own.
 type fixture struct {
@@ -52,7 +50,6 @@ func newFixture(t *testing.T, lang string, store *fakeStore) *fixture {
 		Listening: func() bool { return true },
 		Want:      func() []string { return []string{"c-1"} },
 		Typing:    func() bool { return f.typing },
-		EtcdKey:   func(key string) tea.Msg { return etcdKeyMsg(key) },
 		Ctx:       context.Background(),
 	}
 	if store != nil {
@@ -115,7 +112,18 @@ func (f *fixture) notes() []string {
 // frame renders w×h and checks its shape.
 func (f *fixture) frame(w, h int) string {
 	f.t.Helper()
-	lines := f.v.View(w, h)
+	return f.check(f.v.View(w, h), w, h)
+}
+
+// zoomFrame is the zoomed view (view.Zoomer) at w×h, checked as frame checks it.
+func (f *fixture) zoomFrame(w, h int) string {
+	f.t.Helper()
+	return f.check(f.v.ZoomView(w, h), w, h)
+}
+
+// check fails the test unless lines are h lines of w cells, and joins them.
+func (f *fixture) check(lines []string, w, h int) string {
+	f.t.Helper()
 	if len(lines) != h {
 		f.t.Errorf("%d lines, want %d", len(lines), h)
 	}
@@ -238,7 +246,7 @@ func TestKeys(t *testing.T) {
 		{name: "S opens the storage key", keys: []string{"S"}, focus: PaneList, sel: "c-3",
 			check: func(f *fixture) string {
 				for _, m := range f.out {
-					if m == etcdKeyMsg("/registry/configmaps/default/third") {
+					if m == (etcd.OpenKeyMsg{Key: "/registry/configmaps/default/third"}) {
 						return ""
 					}
 				}
@@ -499,15 +507,13 @@ func TestZoomAndMouse(t *testing.T) {
 	if f.v.Focus() != PaneLane || f.v.lane.Offset() == 0 && len(f.v.lane.Lines()) > f.v.lane.Visible() {
 		t.Errorf("the wheel over the lane: focus %v, offset %d", f.v.Focus(), f.v.lane.Offset())
 	}
-	f.v.SetZoom(true)
-	frame := ansi.Strip(f.frame(120, 40))
+	frame := ansi.Strip(f.zoomFrame(120, 40))
 	if !strings.HasPrefix(frame, "┏━ Lane") || strings.Contains(frame, "Requests ·") {
 		t.Errorf("zoomed frame:\n%s", frame)
 	}
 	if w, h := f.v.lane.Size(); w != 120 || h != 40 {
 		t.Errorf("zoomed lane %d×%d", w, h)
 	}
-	f.v.SetZoom(false)
 	f.frame(120, 40)
 	if w, _ := f.v.lane.Size(); w != 60 {
 		t.Errorf("unzoomed lane %d wide", w)
