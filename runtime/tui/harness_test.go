@@ -162,7 +162,7 @@ func (hs *harness) idle() bool {
 	if m.etcdArmed {
 		idle++
 	}
-	if m.exArmed {
+	if m.exView().Watching() {
 		idle++
 	}
 	if m.autoArmed {

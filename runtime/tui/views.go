@@ -40,7 +40,6 @@ type viewRects struct {
 	rqList, rqLane, rqDetails, rqSource rect
 	kcOut, kcReqs                       rect
 	evTree, evValue                     rect
-	exList, exDetail                    rect
 }
 
 // layoutViews places the after-serve views' panes in the body.
@@ -62,9 +61,6 @@ func (m *model) layoutViews() {
 		treeW := b.w * 45 / 100
 		r.evTree = rect{0, b.y, treeW, b.h}
 		r.evValue = rect{treeW, b.y, b.w - treeW, b.h}
-		exW := b.w * 45 / 100
-		r.exList = rect{0, b.y, exW, b.h}
-		r.exDetail = rect{exW, b.y, b.w - exW, b.h}
 	} else {
 		listH := b.h * 40 / 100
 		r.rqList = rect{0, b.y, b.w, listH}
@@ -76,9 +72,6 @@ func (m *model) layoutViews() {
 		treeH := b.h * 45 / 100
 		r.evTree = rect{0, b.y, b.w, treeH}
 		r.evValue = rect{0, b.y + treeH, b.w, b.h - treeH}
-		exH := b.h * 40 / 100
-		r.exList = rect{0, b.y, b.w, exH}
-		r.exDetail = rect{0, b.y + exH, b.w, b.h - exH}
 	}
 	if m.zoom {
 		m.zoomViews(&r)
@@ -87,7 +80,6 @@ func (m *model) layoutViews() {
 	m.rq.SetSize(m.lay.wide, r.rqList, r.rqLane, r.rqDetails, r.rqSource)
 	m.kc.SetSize(r.kcOut, r.kcReqs)
 	m.ev.SetSize(r.evTree, r.evValue)
-	m.ex.SetSize(m.lay.wide, r.exList, r.exDetail)
 	m.applyViewFocus()
 }
 
@@ -119,7 +111,6 @@ func (m *model) applyViewFocus() {
 	m.kc.reqs.SetFocused(m.kc.focus == kcRequests)
 	m.ev.value.SetFocused(m.ev.focus == 1)
 	m.ev.tree.SetFocused(m.ev.focus == 0)
-	m.ex.SetFocus(m.ex.focus)
 }
 
 // viewBody renders the body of an after-serve view.
@@ -165,12 +156,6 @@ func (m *model) viewBody() []string {
 			return joinColumns(tree, m.ev.value.View())
 		}
 		return append(append([]string{}, tree...), m.ev.value.View()...)
-	case viewExercises:
-		list := m.ex.listView(m.exs != nil)
-		if m.lay.wide {
-			return joinColumns(list, m.ex.detail.View())
-		}
-		return append(append([]string{}, list...), m.ex.detail.View()...)
 	case viewBoard:
 		return m.boardBody()
 	}
@@ -197,9 +182,6 @@ func (m *model) viewTitle() string {
 		if !m.ev.watching {
 			right = ""
 		}
-	case viewExercises:
-		left = tr.ViewExercisesTitle
-		right = tr.ViewGlossaryHint
 	case viewBoard:
 		left, right = m.boardTitle()
 	}
@@ -343,17 +325,6 @@ func (m *model) viewHelp() []key.Binding {
 		}
 	case viewEtcd:
 		out = append(out, b("↑/↓", tr.BarMove), b("enter", tr.BarOpenClose), k.FocusNext, m.zoomBinding())
-	case viewExercises:
-		out = append(out, k.Hint)
-		if e, ok := m.ex.selected(); ok && e.State != ExerciseDone {
-			switch e.Input {
-			case InputText:
-				out = append(out, k.Answer)
-			case InputChoice:
-				out = append(out, k.Choose)
-			}
-		}
-		out = append(out, b("↑/↓", tr.BarSelect), k.FocusNext, m.zoomBinding())
 	case viewBoard:
 		out = append(out, b("B", tr.BarBoardBack), b(":msg", tr.BarMsg), b("↑/↓", tr.BarScroll))
 	}
@@ -386,8 +357,6 @@ func (m *model) viewKey(msg tea.KeyMsg) tea.Cmd {
 		return m.kubectlKey(msg)
 	case viewEtcd:
 		return m.etcdKey(msg)
-	case viewExercises:
-		return m.exercisesKey(msg)
 	case viewBoard:
 		return m.boardKey(msg)
 	}
@@ -829,7 +798,7 @@ func (m *model) heldChanged(held []HeldRequest) tea.Cmd {
 		cmd, _ := m.rq.ShowSource()
 		return cmd
 	}
-	if m.prompt.open || m.ex.typing {
+	if _, typing := m.capturing(); m.prompt.open || typing {
 		m.note = fmt.Sprintf(m.tr.NoteHeldWhileTyping, fresh.Stage)
 		return nil
 	}
@@ -1096,7 +1065,7 @@ func (m *model) completer() completer {
 	}
 	c.contexts = append(c.contexts, server.ContextAnonymous, server.ContextBadToken)
 	if c.host {
-		for _, e := range m.ex.all {
+		for _, e := range m.exView().All() {
 			c.exercises = append(c.exercises, suggestion{text: e.ID, desc: e.Title})
 		}
 	}
@@ -1148,8 +1117,6 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 		ts = []target{{r.kcOut, func() { m.kc.focus = kcOutput }}, {r.kcReqs, func() { m.kc.focus = kcRequests }}}
 	case viewEtcd:
 		ts = []target{{r.evTree, func() { m.ev.focus = 0 }}, {r.evValue, func() { m.ev.focus = 1 }}}
-	case viewExercises:
-		ts = []target{{r.exList, func() { m.ex.focus = 0 }}, {r.exDetail, func() { m.ex.focus = 1 }}}
 	}
 	for _, t := range ts {
 		if t.at.contains(msg.X, msg.Y) {
@@ -1190,12 +1157,6 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 			m.ev.Move(n)
 		} else {
 			m.ev.value.Scroll(n)
-		}
-	case viewExercises:
-		if m.ex.focus == 0 {
-			m.ex.Move(n)
-		} else {
-			m.ex.detail.Scroll(n)
 		}
 	}
 }

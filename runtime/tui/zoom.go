@@ -38,8 +38,6 @@ func (m *model) zoomTarget() string {
 		return fmt.Sprintf("kubectl/%d", m.kc.focus)
 	case viewEtcd:
 		return fmt.Sprintf("etcd/%d", m.ev.focus)
-	case viewExercises:
-		return fmt.Sprintf("exercises/%d", m.ex.focus)
 	}
 	return fmt.Sprintf("view/%d", m.at)
 }
@@ -135,12 +133,6 @@ func (m *model) zoomViews(r *viewRects) {
 		} else {
 			r.evTree = full
 		}
-	case viewExercises:
-		if m.ex.focus == 1 {
-			r.exDetail = full
-		} else {
-			r.exList = full
-		}
 	}
 }
 
@@ -169,11 +161,6 @@ func (m *model) zoomedViewBody() []string {
 			return m.ev.value.View()
 		}
 		return m.ev.treeView(true, m.etcd != nil)
-	case viewExercises:
-		if m.ex.focus == 1 {
-			return m.ex.detail.View()
-		}
-		return m.ex.listView(m.exs != nil)
 	}
 	return nil
 }

@@ -61,3 +61,8 @@ type ServerMsg struct {
 // NoteMsg is a line for the root's status note, from a view's command: the root shows it
 // under the body until the next key, as it shows its own notes.
 type NoteMsg string
+
+// ZoomMsg tells every view that the root's zoom (z) was switched on or off: while on, a view
+// of more than one pane draws its focused pane alone over the whole of View's w×h, and names z
+// "unzoom" in its Keys. The root broadcasts it each time z is pressed.
+type ZoomMsg struct{ On bool }
