@@ -8,7 +8,6 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
-	"github.com/kubewalk/kubewalk/runtime/tui/view"
 )
 
 // TestExercisesZoomGolden pins what the root does around the exercises view (ANSI stripped):
@@ -69,23 +68,68 @@ func TestExercisesZoomGolden(t *testing.T) {
 	}
 }
 
-// TestRootZoomMsg: z tells every view the zoom's state (view.ZoomMsg), on and off.
-func TestRootZoomMsg(t *testing.T) {
+// zoomRec is a recView of two panes: a view.Zoomer.
+type zoomRec struct{ recView }
+
+func (v *zoomRec) View(w, h int) []string     { return fill("both", h) }
+func (v *zoomRec) ZoomView(w, h int) []string { return fill("zoomed", h) }
+
+func fill(s string, h int) []string {
+	out := make([]string, h)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
+// TestRootZoomer: while z is on the root draws a view.Zoomer's ZoomView instead of its View
+// and names z after the view's keys ("zoom", then "unzoom"); a view that is no Zoomer is drawn
+// by View either way and gets no z. The zoom's state lives in the root alone: z sends the views
+// nothing.
+func TestRootZoomer(t *testing.T) {
 	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
-	active, other := &recView{}, &recView{}
-	hs.model.m.views[viewGlossary] = active
-	hs.model.m.views[viewBoard] = other
-	hs.model.m.at = viewGlossary
-	for _, want := range []bool{true, false} {
-		before := len(other.got)
-		hs.keys("z")
-		for name, v := range map[string]*recView{"active": active, "other": other} {
-			if z, ok := v.got[len(v.got)-1].(view.ZoomMsg); !ok || z.On != want {
-				t.Errorf("%s view: last message %#v after z, want view.ZoomMsg{On: %v}", name, v.got[len(v.got)-1], want)
-			}
+	tr := hs.model.m.tr
+	zv, plain := &zoomRec{}, &recView{}
+	hs.model.m.views[viewGlossary] = zv
+	hs.model.m.views[viewBoard] = plain
+	zKey := func() string {
+		// the view's keys (none here) come right after ":", then z
+		ks := hs.model.m.viewHelp()
+		return ks[1].Help().Key + " " + ks[1].Help().Desc
+	}
+	tests := []struct {
+		at         viewID
+		zoom       bool
+		body, zKey string
+	}{
+		{viewGlossary, false, "both", "z " + tr.BarZoom},
+		{viewGlossary, true, "zoomed", "z " + tr.BarUnzoom},
+		{viewGlossary, false, "both", "z " + tr.BarZoom},
+		{viewBoard, true, "", ""},
+		{viewBoard, false, "", ""},
+	}
+	for i, tt := range tests {
+		hs.model.m.at = tt.at
+		before := len(zv.got) + len(plain.got)
+		if hs.model.m.zoom != tt.zoom {
+			hs.keys("z")
 		}
-		if len(other.got) != before+1 {
-			t.Errorf("the other view got %d messages for one z", len(other.got)-before)
+		if n := len(zv.got) + len(plain.got) - before; n != 0 {
+			t.Errorf("%d: z sent the views %d messages", i, n)
+		}
+		if got := hs.model.m.viewBody()[0]; got != tt.body {
+			t.Errorf("%d: %v zoom=%v: body %q, want %q", i, tt.at, tt.zoom, got, tt.body)
+		}
+		if tt.zKey != "" {
+			if got := zKey(); got != tt.zKey {
+				t.Errorf("%d: the key after the view's %q, want %q", i, got, tt.zKey)
+			}
+		} else {
+			for _, k := range hs.model.m.viewHelp() {
+				if k.Help().Key == "z" {
+					t.Errorf("%d: a view that is no Zoomer gets z in its help", i)
+				}
+			}
 		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
+	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
+	"github.com/kubewalk/kubewalk/runtime/tui/view"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -39,7 +41,6 @@ func (v viewID) String() string {
 type viewRects struct {
 	rqList, rqLane, rqDetails, rqSource rect
 	kcOut, kcReqs                       rect
-	evTree, evValue                     rect
 }
 
 // layoutViews places the after-serve views' panes in the body.
@@ -58,9 +59,6 @@ func (m *model) layoutViews() {
 		outW := b.w * 60 / 100
 		r.kcOut = rect{0, b.y, outW, b.h}
 		r.kcReqs = rect{outW, b.y, b.w - outW, b.h}
-		treeW := b.w * 45 / 100
-		r.evTree = rect{0, b.y, treeW, b.h}
-		r.evValue = rect{treeW, b.y, b.w - treeW, b.h}
 	} else {
 		listH := b.h * 40 / 100
 		r.rqList = rect{0, b.y, b.w, listH}
@@ -69,9 +67,6 @@ func (m *model) layoutViews() {
 		outH := b.h * 60 / 100
 		r.kcOut = rect{0, b.y, b.w, outH}
 		r.kcReqs = rect{0, b.y + outH, b.w, b.h - outH}
-		treeH := b.h * 45 / 100
-		r.evTree = rect{0, b.y, b.w, treeH}
-		r.evValue = rect{0, b.y + treeH, b.w, b.h - treeH}
 	}
 	if m.zoom {
 		m.zoomViews(&r)
@@ -79,7 +74,6 @@ func (m *model) layoutViews() {
 	m.vr = r
 	m.rq.SetSize(m.lay.wide, r.rqList, r.rqLane, r.rqDetails, r.rqSource)
 	m.kc.SetSize(r.kcOut, r.kcReqs)
-	m.ev.SetSize(r.evTree, r.evValue)
 	m.applyViewFocus()
 }
 
@@ -109,8 +103,6 @@ func (m *model) applyViewFocus() {
 	rq.source.SetTabs(bar)
 	m.kc.out.SetFocused(m.kc.focus == kcOutput)
 	m.kc.reqs.SetFocused(m.kc.focus == kcRequests)
-	m.ev.value.SetFocused(m.ev.focus == 1)
-	m.ev.tree.SetFocused(m.ev.focus == 0)
 }
 
 // viewBody renders the body of an after-serve view.
@@ -121,6 +113,9 @@ func (m *model) viewBody() []string {
 		}
 	}
 	if v, ok := m.views[m.at]; ok {
+		if z, ok := v.(view.Zoomer); ok && m.zoom {
+			return z.ZoomView(m.lay.body.w, m.lay.body.h)
+		}
 		return v.View(m.lay.body.w, m.lay.body.h)
 	}
 	switch m.at {
@@ -150,12 +145,6 @@ func (m *model) viewBody() []string {
 			return joinColumns(m.kc.out.View(), m.kc.reqs.View())
 		}
 		return append(append([]string{}, m.kc.out.View()...), m.kc.reqs.View()...)
-	case viewEtcd:
-		tree := m.ev.treeView(m.ev.focus == 0, m.etcd != nil)
-		if m.lay.wide {
-			return joinColumns(tree, m.ev.value.View())
-		}
-		return append(append([]string{}, tree...), m.ev.value.View()...)
 	case viewBoard:
 		return m.boardBody()
 	}
@@ -176,12 +165,6 @@ func (m *model) viewTitle() string {
 	case viewKubectl:
 		left = tr.ViewKubectlTitle
 		right = tr.ViewKubectlHint
-	case viewEtcd:
-		left = fmt.Sprintf(tr.ViewEtcdTitle, etcdPrefix)
-		right = tr.ViewEtcdLive
-		if !m.ev.watching {
-			right = ""
-		}
 	case viewBoard:
 		left, right = m.boardTitle()
 	}
@@ -300,6 +283,9 @@ func (m *model) viewHelp() []key.Binding {
 	out := []key.Binding{b(":", tr.BarCommand)}
 	if v, ok := m.views[m.at]; ok {
 		out = append(out, v.Keys()...)
+		if _, ok := v.(view.Zoomer); ok {
+			out = append(out, m.zoomBinding())
+		}
 	}
 	switch m.at {
 	case viewRequests:
@@ -323,8 +309,6 @@ func (m *model) viewHelp() []key.Binding {
 		if m.kc.focus == kcRequests {
 			out = append(out, b("enter", tr.BarOpenLane))
 		}
-	case viewEtcd:
-		out = append(out, b("↑/↓", tr.BarMove), b("enter", tr.BarOpenClose), k.FocusNext, m.zoomBinding())
 	case viewBoard:
 		out = append(out, b("B", tr.BarBoardBack), b(":msg", tr.BarMsg), b("↑/↓", tr.BarScroll))
 	}
@@ -355,8 +339,6 @@ func (m *model) viewKey(msg tea.KeyMsg) tea.Cmd {
 		return m.requestsKey(msg)
 	case viewKubectl:
 		return m.kubectlKey(msg)
-	case viewEtcd:
-		return m.etcdKey(msg)
 	case viewBoard:
 		return m.boardKey(msg)
 	}
@@ -426,7 +408,7 @@ func (m *model) requestsKey(msg tea.KeyMsg) tea.Cmd {
 			m.note = m.tr.NoteStageNoEtcd
 			return nil
 		}
-		return m.openEtcdKey(key)
+		return m.viewMsg(etcd.OpenKeyMsg{Key: key})
 	case rq.focus == rqList && msg.Type == tea.KeyEnter:
 		rq.focus = rqLane
 		m.applyViewFocus()
@@ -531,133 +513,6 @@ func (m *model) kubectlKey(msg tea.KeyMsg) tea.Cmd {
 		}
 	}
 	return nil
-}
-
-// etcdKey handles a key in the etcd view.
-func (m *model) etcdKey(msg tea.KeyMsg) tea.Cmd {
-	k := m.keys
-	ev := m.ev
-	if key.Matches(msg, k.FocusNext) || key.Matches(msg, k.FocusPrev) {
-		ev.focus = 1 - ev.focus
-		m.applyViewFocus()
-		return nil
-	}
-	if ev.focus == 1 {
-		p := ev.value
-		switch {
-		case key.Matches(msg, k.Up):
-			p.Scroll(-1)
-		case key.Matches(msg, k.Down):
-			p.Scroll(1)
-		case key.Matches(msg, k.PageUp):
-			p.Scroll(-p.Page())
-		case key.Matches(msg, k.PageDown):
-			p.Scroll(p.Page())
-		case key.Matches(msg, k.Top):
-			p.Top()
-		case key.Matches(msg, k.Bottom):
-			p.Scroll(1 << 30)
-		}
-		return nil
-	}
-	switch {
-	case key.Matches(msg, k.Up):
-		ev.Move(-1)
-	case key.Matches(msg, k.Down):
-		ev.Move(1)
-	case key.Matches(msg, k.PageUp):
-		ev.Move(-ev.visible())
-	case key.Matches(msg, k.PageDown):
-		ev.Move(ev.visible())
-	case key.Matches(msg, k.Top):
-		ev.Move(-1 << 30)
-	case key.Matches(msg, k.Bottom):
-		ev.Move(1 << 30)
-	case msg.Type == tea.KeyEnter, msg.Type == tea.KeySpace:
-		if r, ok := ev.current(); ok && r.kind == rowMore && ev.err != "" {
-			ev.err = ""
-			return m.etcdNextPage(true)
-		}
-		ev.Toggle(0)
-	case msg.String() == "right" || msg.String() == "l":
-		ev.Toggle(1)
-	case msg.String() == "left" || msg.String() == "h":
-		ev.Toggle(-1)
-	default:
-		return nil
-	}
-	return tea.Batch(m.etcdSelect(), m.etcdNextPage(false))
-}
-
-// etcdSelect decodes the key under the cursor when it is a new one.
-func (m *model) etcdSelect() tea.Cmd {
-	key := m.ev.CursorKey()
-	if key == "" || key == m.ev.sel || m.etcd == nil {
-		return nil
-	}
-	m.ev.Decoding(key)
-	return decodeEtcd(m.ctx, m.etcd, key)
-}
-
-// etcdNextPage reads the next page when the cursor nears the end (or force says so).
-func (m *model) etcdNextPage(force bool) tea.Cmd {
-	ev := m.ev
-	if m.etcd == nil || ev.loading || (!force && !ev.NeedPage()) || (ev.started && ev.cont == "") {
-		return nil
-	}
-	ev.loading = true
-	ev.tree.dirty = true
-	return listEtcd(m.ctx, m.etcd, ev.cont)
-}
-
-// openEtcd shows the etcd view, listing and watching on first use.
-func (m *model) openEtcd() tea.Cmd {
-	m.at = viewEtcd
-	m.ev.tree.dirty = true
-	if m.etcd == nil {
-		return nil
-	}
-	if !m.ev.started && !m.ev.loading {
-		m.ev.loading = true
-		m.ev.tree.dirty = true
-		return listEtcd(m.ctx, m.etcd, "")
-	}
-	return m.etcdWatch()
-}
-
-// etcdWatch starts the watch, once the first page is listed (from its revision), unless one
-// runs.
-func (m *model) etcdWatch() tea.Cmd {
-	if m.etcd == nil || m.ev.watching || !m.ev.started {
-		return nil
-	}
-	m.ev.watching = true
-	b, ctx, rev := m.etcd, m.ctx, m.ev.listRev
-	return func() tea.Msg { return etcdWatchMsg{ch: b.Watch(ctx, rev)} }
-}
-
-// etcdWatchMsg carries a started watch.
-type etcdWatchMsg struct{ ch <-chan EtcdChange }
-
-// openEtcdKey shows one key in the etcd view (from a trace's storage stage).
-func (m *model) openEtcdKey(key string) tea.Cmd {
-	if m.etcd == nil {
-		m.note = m.tr.NoteEtcdNotWired
-		return nil
-	}
-	cmd := m.openEtcd()
-	m.ev.want = ""
-	if !m.ev.SelectKey(key) {
-		if m.ev.started && !m.ev.more() {
-			m.note = m.tr.NoteKeyNotListed
-		} else {
-			m.ev.want = key // the listing brings it: the cursor goes there then
-		}
-	}
-	m.ev.Decoding(key)
-	m.ev.focus = 0
-	m.applyViewFocus()
-	return tea.Batch(cmd, decodeEtcd(m.ctx, m.etcd, key))
 }
 
 // openTrace shows a trace in the Requests view.
@@ -890,7 +745,7 @@ func (m *model) runLine(line string) (tea.Cmd, string) {
 	case "kubectl":
 		return m.kubectlLine(rest)
 	case "etcd":
-		return m.openEtcd(), ""
+		return m.viewMsg(etcd.OpenKeyMsg{}), ""
 	case "break", "unbreak":
 		if m.bps == nil {
 			m.note = m.tr.NoteBreakNotWired
@@ -1115,8 +970,6 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 		}
 	case viewKubectl:
 		ts = []target{{r.kcOut, func() { m.kc.focus = kcOutput }}, {r.kcReqs, func() { m.kc.focus = kcRequests }}}
-	case viewEtcd:
-		ts = []target{{r.evTree, func() { m.ev.focus = 0 }}, {r.evValue, func() { m.ev.focus = 1 }}}
 	}
 	for _, t := range ts {
 		if t.at.contains(msg.X, msg.Y) {
@@ -1151,12 +1004,6 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 			m.kc.out.Scroll(n)
 		} else {
 			m.kc.reqs.Scroll(n)
-		}
-	case viewEtcd:
-		if m.ev.focus == 0 {
-			m.ev.Move(n)
-		} else {
-			m.ev.value.Scroll(n)
 		}
 	}
 }

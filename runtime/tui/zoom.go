@@ -36,8 +36,6 @@ func (m *model) zoomTarget() string {
 		return fmt.Sprintf("requests/%d", pane)
 	case viewKubectl:
 		return fmt.Sprintf("kubectl/%d", m.kc.focus)
-	case viewEtcd:
-		return fmt.Sprintf("etcd/%d", m.ev.focus)
 	}
 	return fmt.Sprintf("view/%d", m.at)
 }
@@ -127,12 +125,6 @@ func (m *model) zoomViews(r *viewRects) {
 		} else {
 			r.kcOut = full
 		}
-	case viewEtcd:
-		if m.ev.focus == 1 {
-			r.evValue = full
-		} else {
-			r.evTree = full
-		}
 	}
 }
 
@@ -156,11 +148,6 @@ func (m *model) zoomedViewBody() []string {
 			return m.kc.reqs.View()
 		}
 		return m.kc.out.View()
-	case viewEtcd:
-		if m.ev.focus == 1 {
-			return m.ev.value.View()
-		}
-		return m.ev.treeView(true, m.etcd != nil)
 	}
 	return nil
 }

@@ -90,8 +90,9 @@ type Model struct {
 	detail *common.TextPane
 	focus  int // 0 the list, 1 the detail
 	wide   bool
-	zoom   bool // the root's zoom (view.ZoomMsg): the focused pane fills the view
-	w, h   int  // the size last drawn at (0 before the first View)
+	// listAt and detailAt are where the panes were last drawn (zoomed, the unseen one keeps
+	// its place), for the mouse.
+	listAt, detailAt rect
 
 	loader  *loader
 	ch      <-chan struct{}
@@ -116,6 +117,7 @@ type Model struct {
 var (
 	_ view.View     = (*Model)(nil)
 	_ view.Capturer = (*Model)(nil)
+	_ view.Zoomer   = (*Model)(nil)
 )
 
 // New makes the view over x (nil: not wired, which the view says).
@@ -156,7 +158,7 @@ func (v *Model) wait() tea.Cmd {
 }
 
 // Update handles the view's keys (the answer line's while it is open), the mouse, its
-// snapshots and results, and the root's zoom.
+// snapshots and results.
 func (v *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
@@ -170,8 +172,6 @@ func (v *Model) Update(msg tea.Msg) tea.Cmd {
 		return v.snapshot(msg)
 	case resultMsg:
 		return v.result(msg)
-	case view.ZoomMsg:
-		v.zoom = msg.On
 	}
 	return nil
 }
@@ -183,7 +183,7 @@ func (v *Model) Capturing() bool { return v.typing }
 func (v *Model) Title() (string, string) { return v.c.Tr.ViewExercisesTitle, v.c.Tr.ViewGlossaryHint }
 
 // Keys are the help bar's bindings: the answer line's while it is open (then the whole bar),
-// else the view's keys for the selected exercise.
+// else the view's keys for the selected exercise (the root adds z after them: a view.Zoomer).
 func (v *Model) Keys() []key.Binding {
 	k, tr := v.keys, v.c.Tr
 	if v.typing {
@@ -198,11 +198,7 @@ func (v *Model) Keys() []key.Binding {
 			out = append(out, k.Choose)
 		}
 	}
-	zoom := bar("z", tr.BarZoom)
-	if v.zoom {
-		zoom = bar("z", tr.BarUnzoom)
-	}
-	return append(out, bar("↑/↓", tr.BarSelect), k.FocusNext, zoom)
+	return append(out, bar("↑/↓", tr.BarSelect), k.FocusNext)
 }
 
 // note is a command that puts s in the root's status line.
@@ -259,7 +255,7 @@ func (v *Model) key(msg tea.KeyMsg) tea.Cmd {
 // mouse handles the wheel and clicks (relative to the view's corner): a click or the wheel
 // focuses the pane under it, the wheel then scrolls it.
 func (v *Model) mouse(msg tea.MouseMsg) {
-	list, detail := v.rects(v.w, v.h)
+	list, detail := v.listAt, v.detailAt
 	switch {
 	case list.contains(msg.X, msg.Y):
 		v.setFocus(0)

@@ -21,7 +21,7 @@ func (r rect) contains(x, y int) bool { return x >= r.x && x < r.x+r.w && y >= r
 // rects places the list and the detail in a view w×h: side by side when wide, else the list
 // over the detail; zoomed, the focused one takes the whole view (the other keeps its place,
 // unseen).
-func (v *Model) rects(w, h int) (list, detail rect) {
+func (v *Model) rects(w, h int, zoom bool) (list, detail rect) {
 	if w >= wideWidth {
 		exW := w * 45 / 100
 		list, detail = rect{0, 0, exW, h}, rect{exW, 0, w - exW, h}
@@ -29,7 +29,7 @@ func (v *Model) rects(w, h int) (list, detail rect) {
 		exH := h * 40 / 100
 		list, detail = rect{0, 0, w, exH}, rect{0, exH, w, h - exH}
 	}
-	if v.zoom {
+	if zoom {
 		if v.focus == 1 {
 			detail = rect{0, 0, w, h}
 		} else {
@@ -39,20 +39,28 @@ func (v *Model) rects(w, h int) (list, detail rect) {
 	return list, detail
 }
 
-// View renders the view at w×h: the list and the detail, or the focused one when zoomed.
+// View renders the view at w×h: the list and the detail.
 func (v *Model) View(w, h int) []string {
-	v.w, v.h = w, h
-	list, detail := v.rects(w, h)
-	v.setSize(w >= wideWidth, list, detail)
-	switch {
-	case v.zoom && v.focus == 1:
-		return v.detail.View()
-	case v.zoom:
-		return v.listView()
-	case v.wide:
+	v.layout(w, h, false)
+	if v.wide {
 		return common.JoinColumns(v.listView(), v.detail.View())
 	}
 	return append(append([]string{}, v.listView()...), v.detail.View()...)
+}
+
+// ZoomView renders the focused pane alone at w×h (the root's z; view.Zoomer).
+func (v *Model) ZoomView(w, h int) []string {
+	v.layout(w, h, true)
+	if v.focus == 1 {
+		return v.detail.View()
+	}
+	return v.listView()
+}
+
+// layout places the panes for w×h, zoomed or not, and keeps where they are for the mouse.
+func (v *Model) layout(w, h int, zoom bool) {
+	v.listAt, v.detailAt = v.rects(w, h, zoom)
+	v.setSize(w >= wideWidth, v.listAt, v.detailAt)
 }
 
 // setSize places the list and the detail (laying the detail out again when it changed).

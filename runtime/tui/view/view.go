@@ -62,7 +62,10 @@ type ServerMsg struct {
 // under the body until the next key, as it shows its own notes.
 type NoteMsg string
 
-// ZoomMsg tells every view that the root's zoom (z) was switched on or off: while on, a view
-// of more than one pane draws its focused pane alone over the whole of View's w×h, and names z
-// "unzoom" in its Keys. The root broadcasts it each time z is pressed.
-type ZoomMsg struct{ On bool }
+// Zoomer is a view of more than one pane that zooms (the root's z): while the zoom is on the
+// root draws ZoomView instead of View, and adds z to the help bar after the view's Keys. A
+// view of one pane (the glossary) does not implement it: zoomed, it is drawn as always.
+type Zoomer interface {
+	// ZoomView renders the view's focused pane alone: exactly h lines of exactly w cells.
+	ZoomView(w, h int) []string
+}
