@@ -41,7 +41,6 @@ func (v viewID) String() string {
 type viewRects struct {
 	rqList, rqLane, rqDetails, rqSource rect
 	kcOut, kcReqs                       rect
-	exList, exDetail                    rect
 }
 
 // layoutViews places the after-serve views' panes in the body.
@@ -60,9 +59,6 @@ func (m *model) layoutViews() {
 		outW := b.w * 60 / 100
 		r.kcOut = rect{0, b.y, outW, b.h}
 		r.kcReqs = rect{outW, b.y, b.w - outW, b.h}
-		exW := b.w * 45 / 100
-		r.exList = rect{0, b.y, exW, b.h}
-		r.exDetail = rect{exW, b.y, b.w - exW, b.h}
 	} else {
 		listH := b.h * 40 / 100
 		r.rqList = rect{0, b.y, b.w, listH}
@@ -71,9 +67,6 @@ func (m *model) layoutViews() {
 		outH := b.h * 60 / 100
 		r.kcOut = rect{0, b.y, b.w, outH}
 		r.kcReqs = rect{0, b.y + outH, b.w, b.h - outH}
-		exH := b.h * 40 / 100
-		r.exList = rect{0, b.y, b.w, exH}
-		r.exDetail = rect{0, b.y + exH, b.w, b.h - exH}
 	}
 	if m.zoom {
 		m.zoomViews(&r)
@@ -81,7 +74,6 @@ func (m *model) layoutViews() {
 	m.vr = r
 	m.rq.SetSize(m.lay.wide, r.rqList, r.rqLane, r.rqDetails, r.rqSource)
 	m.kc.SetSize(r.kcOut, r.kcReqs)
-	m.ex.SetSize(m.lay.wide, r.exList, r.exDetail)
 	m.applyViewFocus()
 }
 
@@ -111,7 +103,6 @@ func (m *model) applyViewFocus() {
 	rq.source.SetTabs(bar)
 	m.kc.out.SetFocused(m.kc.focus == kcOutput)
 	m.kc.reqs.SetFocused(m.kc.focus == kcRequests)
-	m.ex.SetFocus(m.ex.focus)
 }
 
 // viewBody renders the body of an after-serve view.
@@ -154,12 +145,6 @@ func (m *model) viewBody() []string {
 			return joinColumns(m.kc.out.View(), m.kc.reqs.View())
 		}
 		return append(append([]string{}, m.kc.out.View()...), m.kc.reqs.View()...)
-	case viewExercises:
-		list := m.ex.listView(m.exs != nil)
-		if m.lay.wide {
-			return joinColumns(list, m.ex.detail.View())
-		}
-		return append(append([]string{}, list...), m.ex.detail.View()...)
 	case viewBoard:
 		return m.boardBody()
 	}
@@ -180,9 +165,6 @@ func (m *model) viewTitle() string {
 	case viewKubectl:
 		left = tr.ViewKubectlTitle
 		right = tr.ViewKubectlHint
-	case viewExercises:
-		left = tr.ViewExercisesTitle
-		right = tr.ViewGlossaryHint
 	case viewBoard:
 		left, right = m.boardTitle()
 	}
@@ -327,17 +309,6 @@ func (m *model) viewHelp() []key.Binding {
 		if m.kc.focus == kcRequests {
 			out = append(out, b("enter", tr.BarOpenLane))
 		}
-	case viewExercises:
-		out = append(out, k.Hint)
-		if e, ok := m.ex.selected(); ok && e.State != ExerciseDone {
-			switch e.Input {
-			case InputText:
-				out = append(out, k.Answer)
-			case InputChoice:
-				out = append(out, k.Choose)
-			}
-		}
-		out = append(out, b("↑/↓", tr.BarSelect), k.FocusNext, m.zoomBinding())
 	case viewBoard:
 		out = append(out, b("B", tr.BarBoardBack), b(":msg", tr.BarMsg), b("↑/↓", tr.BarScroll))
 	}
@@ -368,8 +339,6 @@ func (m *model) viewKey(msg tea.KeyMsg) tea.Cmd {
 		return m.requestsKey(msg)
 	case viewKubectl:
 		return m.kubectlKey(msg)
-	case viewExercises:
-		return m.exercisesKey(msg)
 	case viewBoard:
 		return m.boardKey(msg)
 	}
@@ -684,7 +653,7 @@ func (m *model) heldChanged(held []HeldRequest) tea.Cmd {
 		cmd, _ := m.rq.ShowSource()
 		return cmd
 	}
-	if m.prompt.open || m.ex.typing {
+	if _, typing := m.capturing(); m.prompt.open || typing {
 		m.note = fmt.Sprintf(m.tr.NoteHeldWhileTyping, fresh.Stage)
 		return nil
 	}
@@ -951,7 +920,7 @@ func (m *model) completer() completer {
 	}
 	c.contexts = append(c.contexts, server.ContextAnonymous, server.ContextBadToken)
 	if c.host {
-		for _, e := range m.ex.all {
+		for _, e := range m.exView().All() {
 			c.exercises = append(c.exercises, suggestion{text: e.ID, desc: e.Title})
 		}
 	}
@@ -1001,8 +970,6 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 		}
 	case viewKubectl:
 		ts = []target{{r.kcOut, func() { m.kc.focus = kcOutput }}, {r.kcReqs, func() { m.kc.focus = kcRequests }}}
-	case viewExercises:
-		ts = []target{{r.exList, func() { m.ex.focus = 0 }}, {r.exDetail, func() { m.ex.focus = 1 }}}
 	}
 	for _, t := range ts {
 		if t.at.contains(msg.X, msg.Y) {
@@ -1037,12 +1004,6 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 			m.kc.out.Scroll(n)
 		} else {
 			m.kc.reqs.Scroll(n)
-		}
-	case viewExercises:
-		if m.ex.focus == 0 {
-			m.ex.Move(n)
-		} else {
-			m.ex.detail.Scroll(n)
 		}
 	}
 }

@@ -36,8 +36,6 @@ func (m *model) zoomTarget() string {
 		return fmt.Sprintf("requests/%d", pane)
 	case viewKubectl:
 		return fmt.Sprintf("kubectl/%d", m.kc.focus)
-	case viewExercises:
-		return fmt.Sprintf("exercises/%d", m.ex.focus)
 	}
 	return fmt.Sprintf("view/%d", m.at)
 }
@@ -127,12 +125,6 @@ func (m *model) zoomViews(r *viewRects) {
 		} else {
 			r.kcOut = full
 		}
-	case viewExercises:
-		if m.ex.focus == 1 {
-			r.exDetail = full
-		} else {
-			r.exList = full
-		}
 	}
 }
 
@@ -156,11 +148,6 @@ func (m *model) zoomedViewBody() []string {
 			return m.kc.reqs.View()
 		}
 		return m.kc.out.View()
-	case viewExercises:
-		if m.ex.focus == 1 {
-			return m.ex.detail.View()
-		}
-		return m.ex.listView(m.exs != nil)
 	}
 	return nil
 }
