@@ -31,10 +31,13 @@ func newRequests(m *model, c common.Common, content Content) *requests.Model {
 			// walkthrough's: paused in the serve phase, it listens already.
 			return m.srv != nil && (m.srv.ServeStatus() == server.Listening || m.srv.ServeStatus() == server.Serving)
 		},
-		Want:   func() []string { return m.kc.IDs() },
-		Typing: func() bool { return m.prompt.open || m.ex.typing },
-		Ctx:    m.ctx,
-		Done:   func() <-chan struct{} { return m.done },
+		Want: func() []string { return m.kc.IDs() },
+		Typing: func() bool {
+			_, typing := m.capturing() // the active view's text box (an answer, a filter)
+			return m.prompt.open || typing
+		},
+		Ctx:  m.ctx,
+		Done: func() <-chan struct{} { return m.done },
 	})
 }
 

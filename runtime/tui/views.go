@@ -37,8 +37,7 @@ func (v viewID) String() string {
 
 // viewRects are where the after-serve views' panes go.
 type viewRects struct {
-	kcOut, kcReqs    rect
-	exList, exDetail rect
+	kcOut, kcReqs rect
 }
 
 // layoutViews places the after-serve views' panes in the body.
@@ -49,16 +48,10 @@ func (m *model) layoutViews() {
 		outW := b.w * 60 / 100
 		r.kcOut = rect{0, b.y, outW, b.h}
 		r.kcReqs = rect{outW, b.y, b.w - outW, b.h}
-		exW := b.w * 45 / 100
-		r.exList = rect{0, b.y, exW, b.h}
-		r.exDetail = rect{exW, b.y, b.w - exW, b.h}
 	} else {
 		outH := b.h * 60 / 100
 		r.kcOut = rect{0, b.y, b.w, outH}
 		r.kcReqs = rect{0, b.y + outH, b.w, b.h - outH}
-		exH := b.h * 40 / 100
-		r.exList = rect{0, b.y, b.w, exH}
-		r.exDetail = rect{0, b.y + exH, b.w, b.h - exH}
 	}
 	if m.zoom {
 		m.zoomViews(&r)
@@ -66,7 +59,6 @@ func (m *model) layoutViews() {
 	m.vr = r
 	m.rqv().Layout(m.lay.body.w, m.lay.body.h)
 	m.kc.SetSize(r.kcOut, r.kcReqs)
-	m.ex.SetSize(m.lay.wide, r.exList, r.exDetail)
 	m.applyViewFocus()
 }
 
@@ -74,7 +66,6 @@ func (m *model) layoutViews() {
 func (m *model) applyViewFocus() {
 	m.kc.out.SetFocused(m.kc.focus == kcOutput)
 	m.kc.reqs.SetFocused(m.kc.focus == kcRequests)
-	m.ex.SetFocus(m.ex.focus)
 }
 
 // viewBody renders the body of an after-serve view.
@@ -96,12 +87,6 @@ func (m *model) viewBody() []string {
 			return joinColumns(m.kc.out.View(), m.kc.reqs.View())
 		}
 		return append(append([]string{}, m.kc.out.View()...), m.kc.reqs.View()...)
-	case viewExercises:
-		list := m.ex.listView(m.exs != nil)
-		if m.lay.wide {
-			return joinColumns(list, m.ex.detail.View())
-		}
-		return append(append([]string{}, list...), m.ex.detail.View()...)
 	case viewBoard:
 		return m.boardBody()
 	}
@@ -119,9 +104,6 @@ func (m *model) viewTitle() string {
 	case viewKubectl:
 		left = tr.ViewKubectlTitle
 		right = tr.ViewKubectlHint
-	case viewExercises:
-		left = tr.ViewExercisesTitle
-		right = tr.ViewGlossaryHint
 	case viewBoard:
 		left, right = m.boardTitle()
 	}
@@ -159,17 +141,6 @@ func (m *model) viewHelp() []key.Binding {
 		if m.kc.focus == kcRequests {
 			out = append(out, b("enter", tr.BarOpenLane))
 		}
-	case viewExercises:
-		out = append(out, k.Hint)
-		if e, ok := m.ex.selected(); ok && e.State != ExerciseDone {
-			switch e.Input {
-			case InputText:
-				out = append(out, k.Answer)
-			case InputChoice:
-				out = append(out, k.Choose)
-			}
-		}
-		out = append(out, b("↑/↓", tr.BarSelect), k.FocusNext, m.zoomBinding())
 	case viewBoard:
 		out = append(out, b("B", tr.BarBoardBack), b(":msg", tr.BarMsg), b("↑/↓", tr.BarScroll))
 	}
@@ -198,8 +169,6 @@ func (m *model) viewKey(msg tea.KeyMsg) tea.Cmd {
 	switch m.at {
 	case viewKubectl:
 		return m.kubectlKey(msg)
-	case viewExercises:
-		return m.exercisesKey(msg)
 	case viewBoard:
 		return m.boardKey(msg)
 	}
@@ -481,7 +450,7 @@ func (m *model) completer() completer {
 	}
 	c.contexts = append(c.contexts, server.ContextAnonymous, server.ContextBadToken)
 	if c.host {
-		for _, e := range m.ex.all {
+		for _, e := range m.exView().All() {
 			c.exercises = append(c.exercises, suggestion{text: e.ID, desc: e.Title})
 		}
 	}
@@ -522,8 +491,6 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 	switch m.at {
 	case viewKubectl:
 		ts = []target{{r.kcOut, func() { m.kc.focus = kcOutput }}, {r.kcReqs, func() { m.kc.focus = kcRequests }}}
-	case viewExercises:
-		ts = []target{{r.exList, func() { m.ex.focus = 0 }}, {r.exDetail, func() { m.ex.focus = 1 }}}
 	}
 	for _, t := range ts {
 		if t.at.contains(msg.X, msg.Y) {
@@ -547,12 +514,6 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 			m.kc.out.Scroll(n)
 		} else {
 			m.kc.reqs.Scroll(n)
-		}
-	case viewExercises:
-		if m.ex.focus == 0 {
-			m.ex.Move(n)
-		} else {
-			m.ex.detail.Scroll(n)
 		}
 	}
 }

@@ -30,8 +30,6 @@ func (m *model) zoomTarget() string {
 		return fmt.Sprintf("tour/%d", m.focus)
 	case viewKubectl:
 		return fmt.Sprintf("kubectl/%d", m.kc.focus)
-	case viewExercises:
-		return fmt.Sprintf("exercises/%d", m.ex.focus)
 	}
 	return fmt.Sprintf("view/%d", m.at)
 }
@@ -107,12 +105,6 @@ func (m *model) zoomViews(r *viewRects) {
 		} else {
 			r.kcOut = full
 		}
-	case viewExercises:
-		if m.ex.focus == 1 {
-			r.exDetail = full
-		} else {
-			r.exList = full
-		}
 	}
 }
 
@@ -125,11 +117,6 @@ func (m *model) zoomedViewBody() []string {
 			return m.kc.reqs.View()
 		}
 		return m.kc.out.View()
-	case viewExercises:
-		if m.ex.focus == 1 {
-			return m.ex.detail.View()
-		}
-		return m.ex.listView(m.exs != nil)
 	}
 	return nil
 }
