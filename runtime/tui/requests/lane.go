@@ -399,3 +399,33 @@ func expandTabs(s string) string {
 	}
 	return b.String()
 }
+
+// LaneSummary is a lane on one line, as the kubectl view lists a command's requests: each
+// stage's symbol and short name (an outcome that is not plain pass or skip in parentheses),
+// then the response code ("…" before it) and, once done, the time.
+func LaneSummary(tr *i18n.Strings, t tracing.Trace) string {
+	var parts []string
+	for _, s := range t.Stages {
+		if s.Name == tracing.StageResponse {
+			continue
+		}
+		name := StageLabel(tr, s.Name, true)
+		if i := PathIndex(s.Name); i >= 0 && s.Name == requestPath[i].Name {
+			name = requestPath[i].Short
+		}
+		p := StageSymbol(s.Outcome) + name
+		switch s.Outcome {
+		case tracing.OutcomeCache, tracing.OutcomeDenied, tracing.OutcomeRefused, tracing.OutcomeHeld, tracing.OutcomeAborted, tracing.OutcomeFailed:
+			p += "(" + OutcomeWord(tr, s.Outcome) + ")"
+		}
+		parts = append(parts, p)
+	}
+	end := "…"
+	if t.Code != 0 {
+		end = fmt.Sprint(t.Code)
+	}
+	if t.Done {
+		end += " " + FmtDuration(t.Duration)
+	}
+	return strings.Join(parts, " ") + " → " + end
+}

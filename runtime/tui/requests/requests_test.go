@@ -519,3 +519,26 @@ func TestZoomAndMouse(t *testing.T) {
 		t.Errorf("unzoomed lane %d wide", w)
 	}
 }
+
+// TestLaneSummary: a lane on one line, as the kubectl view lists a command's requests.
+func TestLaneSummary(t *testing.T) {
+	zh := i18n.For(i18n.SimplifiedChinese)
+	for _, tt := range []struct {
+		name string
+		tr   *i18n.Strings
+		t    tracing.Trace
+		want string
+	}{
+		{"created", i18n.For(i18n.English), okCreate("a", "demo", 0), "✓authn –imp ✓authz ✓CreatedBy ✓storage → 201 2.1ms"},
+		{"denied", i18n.For(i18n.English), forbidden("b", 0), "✓authn –imp ✗authz(denied) → 403 2.1ms"},
+		{"held, in flight", i18n.For(i18n.English), held(okCreate("c", "demo", 0)), "✓authn –imp ⏸authz(held) → …"},
+		{"held, zh-CN", zh, held(okCreate("c", "demo", 0)), "✓authn –imp ⏸authz(" + zh.OutcomeHeld + ") → …"},
+		{"no stages yet", i18n.For(i18n.English), tracing.Trace{ID: "d"}, " → …"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := LaneSummary(tt.tr, tt.t); got != tt.want {
+				t.Errorf("LaneSummary = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
