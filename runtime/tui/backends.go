@@ -1,10 +1,10 @@
 package tui
 
 import (
-	"context"
 	"time"
 
 	"github.com/kubewalk/kubewalk/runtime/tracing"
+	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
 )
 
@@ -66,57 +66,15 @@ type HeldRequest struct {
 	Body string
 }
 
-// EtcdBrowser reads the keys the server stores in etcd (runtime/etcdview).
-type EtcdBrowser interface {
-	// List returns up to limit keys under prefix in key order, starting after continueKey
-	// ("" starts at the beginning). EtcdPage.Continue is "" when there are no more.
-	List(ctx context.Context, prefix string, limit int, continueKey string) (EtcdPage, error)
-	// Decode reads key and decodes its value with the server's own codecs.
-	Decode(ctx context.Context, key string) (EtcdValue, error)
-	// Watch reports every change under /registry after afterRevision (the Revision of the
-	// listing's first page, so that nothing between the listing and the watch is missed),
-	// until ctx ends or the watch fails (then the channel is closed).
-	Watch(ctx context.Context, afterRevision int64) <-chan EtcdChange
-}
-
-// EtcdKey is one stored key with its metadata (no value).
-type EtcdKey struct {
-	// Key is the full key, e.g. /registry/configmaps/default/demo.
-	Key string
-	// CreateRevision and ModRevision are the etcd revisions that created and last changed
-	// the key; Version counts its changes since it was created.
-	CreateRevision, ModRevision, Version int64
-	// Size is the stored value's size in bytes, -1 when the listing did not read it (a
-	// listing reads keys only: etcd answers that from its index).
-	Size int
-}
-
-// EtcdPage is one page of a listing.
-type EtcdPage struct {
-	Keys []EtcdKey
-	// Continue is the key to pass to the next List, "" when the listing is complete.
-	Continue string
-	// Revision is the store's revision the page was read at.
-	Revision int64
-}
-
-// EtcdValue is a decoded value.
-type EtcdValue struct {
-	EtcdKey
-	// Encoding says how the value is stored: "protobuf" (the k8s\x00 envelope), "json", or
-	// what else the decoder recognised.
-	Encoding string
-	// YAML is the decoded object (secret data redacted).
-	YAML string
-}
-
-// EtcdChange is one change a watch reports.
-type EtcdChange struct {
-	// Key is the key after the change (its metadata; Size is 0 for a delete).
-	Key EtcdKey
-	// Deleted is set when the key was removed.
-	Deleted bool
-}
+// The etcd explorer's reader and what it reads, defined beside the view
+// (runtime/tui/etcd); runtime/cli implements them under these names.
+type (
+	EtcdBrowser = etcd.Browser
+	EtcdKey     = etcd.Key
+	EtcdPage    = etcd.Page
+	EtcdValue   = etcd.Value
+	EtcdChange  = etcd.Change
+)
 
 // Kubectl runs kubectl commands in-process for the kubectl view (*kubectl.Runner); the view
 // (runtime/tui/kubectl) defines it.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
+	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
 )
 
@@ -429,7 +430,7 @@ func (e *fakeEtcd) Decode(ctx context.Context, key string) (EtcdValue, error) {
 	if !ok {
 		return EtcdValue{}, fmt.Errorf("%s: not found", key)
 	}
-	res, ns, name := splitKey(key)
+	res, ns, name := etcd.SplitKey(key)
 	y := fmt.Sprintf("apiVersion: v1\nkind: %s\nmetadata:\n  name: %s\n", strings.TrimSuffix(res, "s"), name)
 	if ns != "" {
 		y += "  namespace: " + ns + "\n"

@@ -17,6 +17,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 	"github.com/kubewalk/kubewalk/runtime/tui/glossary"
 	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
@@ -112,7 +113,6 @@ type model struct {
 	vr     viewRects
 	reqs   Requests
 	bps    Breakpoints
-	etcd   EtcdBrowser
 	ctx    context.Context
 	cancel context.CancelFunc // ends the views' background work (shutdown)
 	query  *reqQuery
@@ -120,8 +120,6 @@ type model struct {
 	subCh       <-chan tracing.Event
 	unsubscribe func()
 	subArmed    bool // the store's subscription waiter is running
-	etcdArmed   bool // the etcd watch waiter is running
-	etcdCh      <-chan EtcdChange
 	lastLoad    time.Time
 	heldSeen    map[string]string // held request → the stage it is held at
 	breakpoints []string
@@ -129,7 +127,6 @@ type model struct {
 	prompt *prompt
 	info   *infoBox
 	rq     *requestsView
-	ev     *etcdView
 
 	// views are the screens moved into their own packages (runtime/tui/<view>), behind the
 	// view contract; the root routes to the one shown (m.at) and never reads their fields.
@@ -194,11 +191,10 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		lesson: newLessonPane(st, tr, opts.GlamourStyle),
 		kubect: newServedPane(st, tr),
 
-		reqs: opts.Requests, bps: opts.Breakpoints, etcd: opts.Etcd,
+		reqs: opts.Requests, bps: opts.Breakpoints,
 		ctx: ctx, cancel: cancel, query: &reqQuery{}, heldSeen: map[string]string{},
 		prompt: newPrompt(),
 		rq:     newRequestsView(st, tr, content),
-		ev:     newEtcdView(st, tr),
 		exs:    opts.Exercises,
 		ex:     newExView(st, tr),
 		auto:   max(opts.Auto, 0),
@@ -227,6 +223,7 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 	c := common.Common{Styles: st, Tr: tr, Scroll: common.ScrollKeys{
 		Up: keys.Up, Down: keys.Down, PageUp: keys.PageUp, PageDown: keys.PageDown, Top: keys.Top, Bottom: keys.Bottom}}
 	m.views = map[viewID]view.View{
+		viewEtcd:     etcd.New(c, opts.Etcd, ctx),
 		viewGlossary: glossary.New(c),
 		viewKubectl:  kubectlview.New(c, m.kubectlOptions(opts)),
 	}
@@ -450,32 +447,9 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 		return m.loadNow()
 	case OpenTraceMsg:
 		return m.openTrace(msg.ID)
-	case etcdPageMsg:
-		if msg.after != m.ev.cont && m.ev.started {
-			return nil // a page read twice
-		}
-		m.ev.Page(msg)
-		var next tea.Cmd
-		if m.ev.want != "" {
-			next = m.etcdNextPage(true) // the key S asked for is further on
-		}
-		return tea.Batch(m.etcdSelect(), m.etcdWatch(), next)
-	case etcdValueMsg:
-		m.ev.Value(msg)
-	case etcdWatchMsg:
-		m.etcdCh, m.etcdArmed = msg.ch, true
-		return waitEtcd(msg.ch, m.done, m.ctx.Done())
-	case etcdChangesMsg:
-		var cmds []tea.Cmd
-		if msg.closed {
-			m.etcdArmed, m.ev.watching = false, false
-		} else {
-			cmds = append(cmds, waitEtcd(m.etcdCh, m.done, m.ctx.Done()))
-		}
-		if m.ev.Changes(msg.changes) && m.ev.sel != "" && !m.ev.deleted {
-			cmds = append(cmds, decodeEtcd(m.ctx, m.etcd, m.ev.sel))
-		}
-		return tea.Batch(cmds...)
+	case etcd.OpenKeyMsg:
+		m.at = viewEtcd
+		return m.views[viewEtcd].Update(msg)
 	case view.NoteMsg:
 		m.note = string(msg)
 	default:
@@ -548,12 +522,6 @@ func (m *model) event(ev engine.Event) tea.Cmd {
 		m.applyFocus()
 	case ev.Failed != nil:
 		m.failed = ev.Failed
-	}
-	if m.ev.notReady && !m.ev.loading && !m.ev.started {
-		// The explorer said the server had no etcd yet: ask again at each stop.
-		m.ev.loading = true
-		m.ev.tree.dirty = true
-		cmds = append(cmds, listEtcd(m.ctx, m.etcd, ""))
 	}
 	if m.review < 0 && !m.inTrack() && len(m.history) > 0 {
 		cmds = append(cmds, m.show(len(m.history)-1))
@@ -1118,9 +1086,6 @@ func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
 			return v.Update(msg)
 		}
 		m.viewMouse(msg)
-		if m.at == viewEtcd {
-			return tea.Batch(m.etcdSelect(), m.etcdNextPage(false))
-		}
 		return nil
 	}
 	if m.side {

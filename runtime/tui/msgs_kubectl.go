@@ -30,7 +30,6 @@ func (m *model) kubectlOptions(opts Options) kubectlview.Options {
 		Wired:     m.reqs != nil,
 		WideWidth: wideWidth,
 		FocusNext: m.keys.FocusNext, FocusPrev: m.keys.FocusPrev,
-		Zoomed:          func() bool { return m.zoom },
 		Lane:            func(t tracing.Trace) string { return laneSummary(m.tr, t) },
 		RequestsChanged: func() tea.Msg { return RequestsChangedMsg{} },
 		OpenTrace:       func(id string) tea.Msg { return OpenTraceMsg{ID: id} },

@@ -10,6 +10,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kubewalk/kubewalk/runtime/tracing"
+	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
+	"github.com/kubewalk/kubewalk/runtime/tui/view"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -35,7 +37,6 @@ func (v viewID) String() string {
 // view's lane, request and source panes share one place (rqLane), switched by focus.
 type viewRects struct {
 	rqList, rqLane, rqDetails, rqSource rect
-	evTree, evValue                     rect
 	exList, exDetail                    rect
 }
 
@@ -52,9 +53,6 @@ func (m *model) layoutViews() {
 		r.rqLane = rect{0, b.y + listH, leftW, b.h - listH}
 		r.rqDetails = rect{leftW, b.y, rightW, detH}
 		r.rqSource = rect{leftW, b.y + detH, rightW, b.h - detH}
-		treeW := b.w * 45 / 100
-		r.evTree = rect{0, b.y, treeW, b.h}
-		r.evValue = rect{treeW, b.y, b.w - treeW, b.h}
 		exW := b.w * 45 / 100
 		r.exList = rect{0, b.y, exW, b.h}
 		r.exDetail = rect{exW, b.y, b.w - exW, b.h}
@@ -63,9 +61,6 @@ func (m *model) layoutViews() {
 		r.rqList = rect{0, b.y, b.w, listH}
 		r.rqLane = rect{0, b.y + listH, b.w, b.h - listH}
 		r.rqDetails, r.rqSource = r.rqLane, r.rqLane
-		treeH := b.h * 45 / 100
-		r.evTree = rect{0, b.y, b.w, treeH}
-		r.evValue = rect{0, b.y + treeH, b.w, b.h - treeH}
 		exH := b.h * 40 / 100
 		r.exList = rect{0, b.y, b.w, exH}
 		r.exDetail = rect{0, b.y + exH, b.w, b.h - exH}
@@ -75,7 +70,6 @@ func (m *model) layoutViews() {
 	}
 	m.vr = r
 	m.rq.SetSize(m.lay.wide, r.rqList, r.rqLane, r.rqDetails, r.rqSource)
-	m.ev.SetSize(r.evTree, r.evValue)
 	m.ex.SetSize(m.lay.wide, r.exList, r.exDetail)
 	m.applyViewFocus()
 }
@@ -104,8 +98,6 @@ func (m *model) applyViewFocus() {
 	rq.lane.SetTabs(bar)
 	rq.details.SetTabs(bar)
 	rq.source.SetTabs(bar)
-	m.ev.value.SetFocused(m.ev.focus == 1)
-	m.ev.tree.SetFocused(m.ev.focus == 0)
 	m.ex.SetFocus(m.ex.focus)
 }
 
@@ -117,6 +109,9 @@ func (m *model) viewBody() []string {
 		}
 	}
 	if v, ok := m.views[m.at]; ok {
+		if z, ok := v.(view.Zoomer); ok && m.zoom {
+			return z.ZoomView(m.lay.body.w, m.lay.body.h)
+		}
 		return v.View(m.lay.body.w, m.lay.body.h)
 	}
 	switch m.at {
@@ -141,12 +136,6 @@ func (m *model) viewBody() []string {
 			shared = rq.lane.View()
 		}
 		return append(append([]string{}, list...), shared...)
-	case viewEtcd:
-		tree := m.ev.treeView(m.ev.focus == 0, m.etcd != nil)
-		if m.lay.wide {
-			return joinColumns(tree, m.ev.value.View())
-		}
-		return append(append([]string{}, tree...), m.ev.value.View()...)
 	case viewExercises:
 		list := m.ex.listView(m.exs != nil)
 		if m.lay.wide {
@@ -170,12 +159,6 @@ func (m *model) viewTitle() string {
 	case viewRequests:
 		left = tr.ViewRequestsTitle
 		right = fmt.Sprintf(tr.ViewBreakpoints, len(m.breakpoints))
-	case viewEtcd:
-		left = fmt.Sprintf(tr.ViewEtcdTitle, etcdPrefix)
-		right = tr.ViewEtcdLive
-		if !m.ev.watching {
-			right = ""
-		}
 	case viewExercises:
 		left = tr.ViewExercisesTitle
 		right = tr.ViewGlossaryHint
@@ -297,6 +280,9 @@ func (m *model) viewHelp() []key.Binding {
 	out := []key.Binding{b(":", tr.BarCommand)}
 	if v, ok := m.views[m.at]; ok {
 		out = append(out, v.Keys()...)
+		if _, ok := v.(view.Zoomer); ok {
+			out = append(out, m.zoomBinding())
+		}
 	}
 	switch m.at {
 	case viewRequests:
@@ -312,8 +298,6 @@ func (m *model) viewHelp() []key.Binding {
 			out = append(out, k.Upstream, k.Wrap)
 		}
 		out = append(out, k.FocusNext, m.zoomBinding())
-	case viewEtcd:
-		out = append(out, b("↑/↓", tr.BarMove), b("enter", tr.BarOpenClose), k.FocusNext, m.zoomBinding())
 	case viewExercises:
 		out = append(out, k.Hint)
 		if e, ok := m.ex.selected(); ok && e.State != ExerciseDone {
@@ -353,8 +337,6 @@ func (m *model) viewKey(msg tea.KeyMsg) tea.Cmd {
 	switch m.at {
 	case viewRequests:
 		return m.requestsKey(msg)
-	case viewEtcd:
-		return m.etcdKey(msg)
 	case viewExercises:
 		return m.exercisesKey(msg)
 	case viewBoard:
@@ -426,7 +408,7 @@ func (m *model) requestsKey(msg tea.KeyMsg) tea.Cmd {
 			m.note = m.tr.NoteStageNoEtcd
 			return nil
 		}
-		return m.openEtcdKey(key)
+		return m.viewMsg(etcd.OpenKeyMsg{Key: key})
 	case rq.focus == rqList && msg.Type == tea.KeyEnter:
 		rq.focus = rqLane
 		m.applyViewFocus()
@@ -478,133 +460,6 @@ func (m *model) requestsScroll(msg tea.KeyMsg) {
 	case rqSource:
 		rq.source.Scroll(n)
 	}
-}
-
-// etcdKey handles a key in the etcd view.
-func (m *model) etcdKey(msg tea.KeyMsg) tea.Cmd {
-	k := m.keys
-	ev := m.ev
-	if key.Matches(msg, k.FocusNext) || key.Matches(msg, k.FocusPrev) {
-		ev.focus = 1 - ev.focus
-		m.applyViewFocus()
-		return nil
-	}
-	if ev.focus == 1 {
-		p := ev.value
-		switch {
-		case key.Matches(msg, k.Up):
-			p.Scroll(-1)
-		case key.Matches(msg, k.Down):
-			p.Scroll(1)
-		case key.Matches(msg, k.PageUp):
-			p.Scroll(-p.Page())
-		case key.Matches(msg, k.PageDown):
-			p.Scroll(p.Page())
-		case key.Matches(msg, k.Top):
-			p.Top()
-		case key.Matches(msg, k.Bottom):
-			p.Scroll(1 << 30)
-		}
-		return nil
-	}
-	switch {
-	case key.Matches(msg, k.Up):
-		ev.Move(-1)
-	case key.Matches(msg, k.Down):
-		ev.Move(1)
-	case key.Matches(msg, k.PageUp):
-		ev.Move(-ev.visible())
-	case key.Matches(msg, k.PageDown):
-		ev.Move(ev.visible())
-	case key.Matches(msg, k.Top):
-		ev.Move(-1 << 30)
-	case key.Matches(msg, k.Bottom):
-		ev.Move(1 << 30)
-	case msg.Type == tea.KeyEnter, msg.Type == tea.KeySpace:
-		if r, ok := ev.current(); ok && r.kind == rowMore && ev.err != "" {
-			ev.err = ""
-			return m.etcdNextPage(true)
-		}
-		ev.Toggle(0)
-	case msg.String() == "right" || msg.String() == "l":
-		ev.Toggle(1)
-	case msg.String() == "left" || msg.String() == "h":
-		ev.Toggle(-1)
-	default:
-		return nil
-	}
-	return tea.Batch(m.etcdSelect(), m.etcdNextPage(false))
-}
-
-// etcdSelect decodes the key under the cursor when it is a new one.
-func (m *model) etcdSelect() tea.Cmd {
-	key := m.ev.CursorKey()
-	if key == "" || key == m.ev.sel || m.etcd == nil {
-		return nil
-	}
-	m.ev.Decoding(key)
-	return decodeEtcd(m.ctx, m.etcd, key)
-}
-
-// etcdNextPage reads the next page when the cursor nears the end (or force says so).
-func (m *model) etcdNextPage(force bool) tea.Cmd {
-	ev := m.ev
-	if m.etcd == nil || ev.loading || (!force && !ev.NeedPage()) || (ev.started && ev.cont == "") {
-		return nil
-	}
-	ev.loading = true
-	ev.tree.dirty = true
-	return listEtcd(m.ctx, m.etcd, ev.cont)
-}
-
-// openEtcd shows the etcd view, listing and watching on first use.
-func (m *model) openEtcd() tea.Cmd {
-	m.at = viewEtcd
-	m.ev.tree.dirty = true
-	if m.etcd == nil {
-		return nil
-	}
-	if !m.ev.started && !m.ev.loading {
-		m.ev.loading = true
-		m.ev.tree.dirty = true
-		return listEtcd(m.ctx, m.etcd, "")
-	}
-	return m.etcdWatch()
-}
-
-// etcdWatch starts the watch, once the first page is listed (from its revision), unless one
-// runs.
-func (m *model) etcdWatch() tea.Cmd {
-	if m.etcd == nil || m.ev.watching || !m.ev.started {
-		return nil
-	}
-	m.ev.watching = true
-	b, ctx, rev := m.etcd, m.ctx, m.ev.listRev
-	return func() tea.Msg { return etcdWatchMsg{ch: b.Watch(ctx, rev)} }
-}
-
-// etcdWatchMsg carries a started watch.
-type etcdWatchMsg struct{ ch <-chan EtcdChange }
-
-// openEtcdKey shows one key in the etcd view (from a trace's storage stage).
-func (m *model) openEtcdKey(key string) tea.Cmd {
-	if m.etcd == nil {
-		m.note = m.tr.NoteEtcdNotWired
-		return nil
-	}
-	cmd := m.openEtcd()
-	m.ev.want = ""
-	if !m.ev.SelectKey(key) {
-		if m.ev.started && !m.ev.more() {
-			m.note = m.tr.NoteKeyNotListed
-		} else {
-			m.ev.want = key // the listing brings it: the cursor goes there then
-		}
-	}
-	m.ev.Decoding(key)
-	m.ev.focus = 0
-	m.applyViewFocus()
-	return tea.Batch(cmd, decodeEtcd(m.ctx, m.etcd, key))
 }
 
 // openTrace shows a trace in the Requests view.
@@ -837,7 +692,7 @@ func (m *model) runLine(line string) (tea.Cmd, string) {
 	case "kubectl":
 		return m.kubectlLine(rest)
 	case "etcd":
-		return m.openEtcd(), ""
+		return m.viewMsg(etcd.OpenKeyMsg{}), ""
 	case "break", "unbreak":
 		if m.bps == nil {
 			m.note = m.tr.NoteBreakNotWired
@@ -968,8 +823,6 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 		} else {
 			ts = append(ts, target{r.rqLane, func() { m.rq.focus = lower }})
 		}
-	case viewEtcd:
-		ts = []target{{r.evTree, func() { m.ev.focus = 0 }}, {r.evValue, func() { m.ev.focus = 1 }}}
 	case viewExercises:
 		ts = []target{{r.exList, func() { m.ex.focus = 0 }}, {r.exDetail, func() { m.ex.focus = 1 }}}
 	}
@@ -1000,12 +853,6 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 			m.rq.details.Scroll(n)
 		case rqSource:
 			m.rq.source.Scroll(n)
-		}
-	case viewEtcd:
-		if m.ev.focus == 0 {
-			m.ev.Move(n)
-		} else {
-			m.ev.value.Scroll(n)
 		}
 	case viewExercises:
 		if m.ex.focus == 0 {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 )
 
 // viewSizes are the sizes the after-serve views are tested at.
@@ -47,6 +49,16 @@ func newFixtureIn(t *testing.T, lang string, w, h int, traces ...tracing.Trace) 
 		NewKubectl: func(string) (Kubectl, error) { return f.kube, nil }})
 	f.hs.keys("E")
 	return f
+}
+
+// setEtcd puts an etcd view over e in place of the fixture's, before it is opened.
+func (f *fixture) setEtcd(e *fakeEtcd) {
+	f.etcd = e
+	m := f.hs.model.m
+	k := m.keys
+	c := common.Common{Styles: m.st, Tr: m.tr, Scroll: common.ScrollKeys{
+		Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Top: k.Top, Bottom: k.Bottom}}
+	m.views[viewEtcd] = etcd.New(c, e, m.ctx)
 }
 
 // sampleTraces are one request of every ending, oldest first.
@@ -430,8 +442,8 @@ func TestEtcdView(t *testing.T) {
 			hs.must("+    new-one")
 			f.etcd.put("/registry/configmaps/default/demo")
 			hs.until("the new revision", func() bool {
-				v := hs.model.m.ev.val
-				return v != nil && v.Version == 2
+				v, ok := hs.etcdView().Decoded()
+				return ok && v.Version == 2
 			})
 			hs.settle()
 			hs.must("version 2")
@@ -439,17 +451,21 @@ func TestEtcdView(t *testing.T) {
 			hs.typeLine("req")
 			hs.model.m.rq.Select("ok-create", tracing.StageStorage)
 			hs.keys("S")
-			if hs.model.m.at != viewEtcd || hs.model.m.ev.sel != "/registry/configmaps/default/demo" {
-				t.Fatalf("S went to view %v, key %q", hs.model.m.at, hs.model.m.ev.sel)
+			if hs.model.m.at != viewEtcd || hs.etcdView().Selected() != "/registry/configmaps/default/demo" {
+				t.Fatalf("S went to view %v, key %q", hs.model.m.at, hs.etcdView().Selected())
 			}
 			hs.must("Value · demo")
 			// S from another stage of the lane opens the lane's storage key too.
+			hs.typeLine("etcd")
+			hs.keys("down") // to kube-root-ca.crt: the value pane shows another key
+			if got := hs.etcdView().Selected(); got == "/registry/configmaps/default/demo" {
+				t.Fatalf("down from demo left the value pane on %q", got)
+			}
 			hs.typeLine("req")
 			hs.model.m.rq.Select("ok-create", tracing.StageAuthentication)
-			hs.model.m.ev.sel = ""
 			hs.keys("S")
-			if hs.model.m.at != viewEtcd || hs.model.m.ev.sel != "/registry/configmaps/default/demo" {
-				t.Fatalf("S from authentication went to view %v, key %q", hs.model.m.at, hs.model.m.ev.sel)
+			if hs.model.m.at != viewEtcd || hs.etcdView().Selected() != "/registry/configmaps/default/demo" {
+				t.Fatalf("S from authentication went to view %v, key %q", hs.model.m.at, hs.etcdView().Selected())
 			}
 			// On a lane without a storage stage it says what it is for.
 			f.store.add(forbidden("no-storage", 8))
@@ -477,16 +493,16 @@ func TestEtcdCursorStaysOnKey(t *testing.T) {
 			hs.typeLine("etcd")
 			hs.must("▸ configmaps (3)")
 			hs.keys("down", "enter", "down", "right", "down")
-			hs.until("demo decoded", func() bool { v := hs.model.m.ev.val; return v != nil && v.Key == demo })
+			hs.until("demo decoded", func() bool { v, ok := hs.etcdView().Decoded(); return ok && v.Key == demo })
 			check := func(what string) {
 				t.Helper()
 				hs.settle()
-				ev := hs.model.m.ev
+				ev := hs.etcdView()
 				if got := ev.CursorKey(); got != demo {
 					t.Errorf("%s: the cursor is on %q, want %q", what, got, demo)
 				}
-				if ev.sel != demo || ev.val == nil || ev.val.Key != demo {
-					t.Errorf("%s: the value pane shows %q (value of %v), want %q", what, ev.sel, ev.val, demo)
+				if val, ok := ev.Decoded(); ev.Selected() != demo || !ok || val.Key != demo {
+					t.Errorf("%s: the value pane shows %q (value of %v), want %q", what, ev.Selected(), val, demo)
 				}
 				cursorRow := ""
 				for _, l := range strings.Split(hs.view(), "\n") {
@@ -502,11 +518,11 @@ func TestEtcdCursorStaysOnKey(t *testing.T) {
 			f.etcd.put("/registry/configmaps/default/a-first")
 			f.etcd.put("/registry/clusterrolebindings/admin")
 			f.etcd.put("/registry/configmaps/default/zz-last")
-			hs.until("the new keys", func() bool { return len(hs.model.m.ev.keys) == 9 })
+			hs.until("the new keys", func() bool { return hs.etcdView().Listed() == 9 })
 			check("after new keys")
 			f.etcd.del("/registry/configmaps/default/a-first")
 			f.etcd.del("/registry/clusterroles/admin")
-			hs.until("the deletions", func() bool { return len(hs.model.m.ev.keys) == 7 })
+			hs.until("the deletions", func() bool { return hs.etcdView().Listed() == 7 })
 			check("after deletions")
 			// Moving away and back decodes what the cursor is on.
 			hs.keys("down", "up")
@@ -524,12 +540,12 @@ func TestEtcdPaging(t *testing.T) {
 	}
 	f := newFixture(t, 120, 40)
 	f.etcd = newFakeEtcd(keys...)
-	f.hs.model.m.etcd = f.etcd
+	f.setEtcd(f.etcd)
 	hs := f.hs
 	hs.typeLine("etcd")
 	hs.must("more keys")
-	if n := len(hs.model.m.ev.keys); n != etcdPage {
-		t.Errorf("%d keys listed at first, want a page of %d", n, etcdPage)
+	if n := hs.etcdView().Listed(); n != etcd.PageSize {
+		t.Errorf("%d keys listed at first, want a page of %d", n, etcd.PageSize)
 	}
 	if n := f.etcd.lists; n != 1 {
 		t.Errorf("%d List calls before scrolling, want 1", n)
@@ -540,7 +556,7 @@ func TestEtcdPaging(t *testing.T) {
 	hs.must("1234 keys")
 	hs.mustNot("so far", "more keys")
 	if n := f.etcd.lists; n != 3 {
-		t.Errorf("%d List calls for 1234 keys in pages of %d, want 3", n, etcdPage)
+		t.Errorf("%d List calls for 1234 keys in pages of %d, want 3", n, etcd.PageSize)
 	}
 }
 
@@ -790,13 +806,41 @@ func TestEtcdKeyFromLaneBeforeListing(t *testing.T) {
 		keys = append(keys, fmt.Sprintf("/registry/configmaps/aaa/cm-%04d", i))
 	}
 	f.etcd = newFakeEtcd(keys...)
-	f.hs.model.m.etcd = f.etcd
+	f.setEtcd(f.etcd)
 	hs := f.hs
 	hs.typeLine("requests")
 	hs.model.m.rq.Select("ok-create", tracing.StageAuthentication)
 	hs.keys("S")
-	hs.until("the cursor on the key", func() bool { return hs.model.m.ev.CursorKey() == "/registry/configmaps/default/demo" })
-	if hs.model.m.ev.want != "" {
-		t.Errorf("still waiting for %q", hs.model.m.ev.want)
+	hs.until("the cursor on the key", func() bool { return hs.etcdView().CursorKey() == "/registry/configmaps/default/demo" })
+	if w := hs.etcdView().Wanted(); w != "" {
+		t.Errorf("still waiting for %q", w)
+	}
+}
+
+// TestEtcdOpenKeyMsg: etcd.OpenKeyMsg, as another view's command returns it, brings the etcd
+// view up from wherever the learner is, with the key selected; an empty key shows the view.
+func TestEtcdOpenKeyMsg(t *testing.T) {
+	const demo = "/registry/configmaps/default/demo"
+	for _, tt := range []struct {
+		name, from, key string
+	}{
+		{"from the walkthrough", "lesson", demo},
+		{"from the glossary", "glossary", demo},
+		{"no key", "req", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, 120, 40)
+			hs := f.hs
+			hs.typeLine(tt.from)
+			hs.send(etcd.OpenKeyMsg{Key: tt.key})
+			hs.settle()
+			if hs.model.m.at != viewEtcd {
+				t.Fatalf("view %v, want etcd", hs.model.m.at)
+			}
+			if got := hs.etcdView().Selected(); got != tt.key {
+				t.Errorf("selected %q, want %q", got, tt.key)
+			}
+			hs.must("etcd /registry/ · 6 keys")
+		})
 	}
 }

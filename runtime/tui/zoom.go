@@ -34,8 +34,6 @@ func (m *model) zoomTarget() string {
 			pane = m.rq.tab
 		}
 		return fmt.Sprintf("requests/%d", pane)
-	case viewEtcd:
-		return fmt.Sprintf("etcd/%d", m.ev.focus)
 	case viewExercises:
 		return fmt.Sprintf("exercises/%d", m.ex.focus)
 	}
@@ -121,12 +119,6 @@ func (m *model) zoomViews(r *viewRects) {
 		if !m.lay.wide && m.rq.focus != rqList {
 			r.rqLane, r.rqDetails, r.rqSource = full, full, full
 		}
-	case viewEtcd:
-		if m.ev.focus == 1 {
-			r.evValue = full
-		} else {
-			r.evTree = full
-		}
 	case viewExercises:
 		if m.ex.focus == 1 {
 			r.exDetail = full
@@ -151,11 +143,6 @@ func (m *model) zoomedViewBody() []string {
 			return rq.source.View()
 		}
 		return rq.lane.View()
-	case viewEtcd:
-		if m.ev.focus == 1 {
-			return m.ev.value.View()
-		}
-		return m.ev.treeView(true, m.etcd != nil)
 	case viewExercises:
 		if m.ex.focus == 1 {
 			return m.ex.detail.View()

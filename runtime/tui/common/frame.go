@@ -15,6 +15,17 @@ type Frame struct {
 	dirty bool
 }
 
+// NewFrame returns an empty frame drawn with st's styles; SetSize sizes it.
+func NewFrame(st *Styles) Frame { return Frame{st: st, dirty: true} }
+
+// SetSize sets the frame's outer size.
+func (f *Frame) SetSize(w, h int) {
+	if f.w != w || f.h != h {
+		f.w, f.h = w, h
+		f.dirty = true
+	}
+}
+
 // SetFocused shows the pane as focused (thick border) or not.
 func (f *Frame) SetFocused(b bool) {
 	if f.focused != b {

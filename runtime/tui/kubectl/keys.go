@@ -15,8 +15,6 @@ type KeyMap struct {
 	Open key.Binding
 	// Scroll is the help bar's ↑/↓ (the keys are the screen's scroll keys).
 	Scroll key.Binding
-	// Zoom and Unzoom are the help bar's z, as the screen toggles it.
-	Zoom, Unzoom key.Binding
 
 	// The text box of `-f -`: run the command with the manifest, put it away; ctrl+c still
 	// quits (the screen's, shown because every other key is typed into the box).
@@ -29,8 +27,6 @@ func NewKeyMap(tr *i18n.Strings) KeyMap {
 		Stop:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarStop)),
 		Open:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.BarOpenLane)),
 		Scroll:  key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", tr.BarScroll)),
-		Zoom:    key.NewBinding(key.WithKeys("z"), key.WithHelp("z", tr.BarZoom)),
-		Unzoom:  key.NewBinding(key.WithKeys("z"), key.WithHelp("z", tr.BarUnzoom)),
 		RunBox:  key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", tr.BarRunManifest)),
 		PutAway: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarPutAway)),
 		QuitAll: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", tr.BarQuitAll)),

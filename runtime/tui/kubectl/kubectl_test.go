@@ -95,7 +95,6 @@ type driver struct {
 	v        *Model
 	kube     *fakeKubectl
 	msgs     chan tea.Msg
-	zoomed   bool
 	notes    []string
 	reloads  int
 	opened   []string
@@ -123,7 +122,6 @@ func newDriver(t *testing.T, o driverOpts) *driver {
 		Ctx: ctx, Wired: !o.notWired, WideWidth: 120,
 		FocusNext: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", tr.KeyFocusNext)),
 		FocusPrev: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", tr.KeyFocusPrev)),
-		Zoomed:    func() bool { return d.zoomed },
 		Lane: func(t tracing.Trace) string {
 			return fmt.Sprintf("✓authn ✓authz ✓storage → %d", t.Code)
 		},
@@ -276,7 +274,18 @@ func keyMsg(s string) tea.KeyMsg {
 // frame is the view at w×h, checked to be exactly w×h with no escape sequences.
 func frame(t *testing.T, v *Model, w, h int) string {
 	t.Helper()
-	lines := v.View(w, h)
+	return checked(t, v.View(w, h), w, h)
+}
+
+// zoomed is the view's zoomed frame (ZoomView) at w×h, checked as frame checks it.
+func zoomed(t *testing.T, v *Model, w, h int) string {
+	t.Helper()
+	return checked(t, v.ZoomView(w, h), w, h)
+}
+
+// checked joins a frame's lines, checked to be exactly w×h with no escape sequences.
+func checked(t *testing.T, lines []string, w, h int) string {
+	t.Helper()
 	if len(lines) != h {
 		t.Errorf("%d lines, want %d", len(lines), h)
 	}
@@ -573,8 +582,9 @@ func TestMessages(t *testing.T) {
 	})
 }
 
-// TestLayout: side by side from WideWidth, stacked below it; zoomed, the focused pane takes the
-// view; a click focuses the pane under it and the wheel scrolls it.
+// TestLayout: side by side from WideWidth, stacked below it; zoomed (ZoomView), the focused
+// pane takes the view and the mouse finds no other; a click focuses the pane under it and the
+// wheel scrolls it. z is the screen's to add to the help bar, not the view's.
 func TestLayout(t *testing.T) {
 	d := newDriver(t, driverOpts{status: server.Serving})
 	d.line("get cm")
@@ -590,13 +600,26 @@ func TestLayout(t *testing.T) {
 	if d.v.focus != paneRequests {
 		t.Fatal("a click on the requests pane did not focus it")
 	}
-	d.zoomed = true
-	f := first(80, 24)
+	f := zoomed(t, d.v, 80, 24)
 	if !strings.Contains(strings.Split(f, "\n")[0], tr.PaneRequestsMade) || strings.Contains(f, "kube-root-ca.crt") {
 		t.Errorf("zoomed: not the requests pane alone:\n%s", f)
 	}
-	if k := d.v.Keys(); k[1].Help().Desc != tr.BarUnzoom {
-		t.Errorf("zoomed: the help bar says %q", k[1].Help().Desc)
+	// Where the output pane was drawn unzoomed is the requests pane now.
+	d.v.Update(tea.MouseMsg{X: 5, Y: 2, Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	if d.v.focus != paneRequests {
+		t.Error("zoomed: the wheel over the requests pane focused the hidden output pane")
+	}
+	d.v.Update(tea.KeyMsg{Type: tea.KeyTab})
+	if f := zoomed(t, d.v, 80, 24); !strings.Contains(f, "kube-root-ca.crt") || strings.Contains(f, tr.PaneRequestsMade) {
+		t.Errorf("zoomed after tab: not the output pane alone:\n%s", f)
+	}
+	for _, b := range d.v.Keys() {
+		if b.Help().Key == "z" {
+			t.Errorf("the view's keys name z (%q): the screen adds it", b.Help().Desc)
+		}
+	}
+	if f := first(80, 24); !strings.Contains(f, tr.PaneRequestsMade) || !strings.Contains(f, "kube-root-ca.crt") {
+		t.Errorf("unzoomed: not both panes:\n%s", f)
 	}
 }
 
