@@ -5,6 +5,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
+	"github.com/kubewalk/kubewalk/runtime/tui/exercises"
 	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
 )
 
@@ -84,56 +85,34 @@ type Kubectl = kubectlview.Kubectl
 // is called from a tea.Cmd on the first :kubectl command.
 type NewKubectl = kubectlview.NewKubectl
 
-// Exercises is what the exercises view needs (runtime/cli adapts runtime/exercises to it).
-// Implementations are safe for concurrent use and never block for long: the view calls them
-// on its update loop, or (List, after Changed) from a tea.Cmd.
-type Exercises interface {
-	// List returns every exercise in lesson order with its current state.
-	List() []Exercise
-	// Changed is signalled whenever any exercise's state changes (coalesced; never closed while
-	// the TUI runs).
-	Changed() <-chan struct{}
-	// RevealHint reveals the next hint level of exercise id (1 nudge, 2 pointer, 3 solution),
-	// records that it was shown and returns the exercise updated.
-	RevealHint(id string) (Exercise, error)
-	// Answer submits a typed answer, or for a multiple-choice exercise the chosen option's
-	// number ("1".."n"); it returns the exercise updated (State ExerciseDone when right, else
-	// LastTry says why not).
-	Answer(id, answer string) (Exercise, error)
-}
+// Exercises is what the exercises view needs (runtime/cli adapts runtime/exercises to it):
+// exercises.Backend, kept here under its old name with the exercise types so that runtime/cli
+// does not change.
+type Exercises = exercises.Backend
 
-// ExerciseState is where an exercise stands.
-type ExerciseState int
+// Exercise is one exercise as the view shows it (exercises.Exercise).
+type Exercise = exercises.Exercise
 
+// ExerciseState is where an exercise stands (exercises.State).
+type ExerciseState = exercises.State
+
+// The exercise states.
 const (
-	ExerciseLocked     ExerciseState = iota // its phase is not reached yet
-	ExerciseNeedsServe                      // reached, but its check needs a serving server
-	ExerciseOpen
-	ExerciseDone
+	ExerciseLocked     = exercises.Locked
+	ExerciseNeedsServe = exercises.NeedsServe
+	ExerciseOpen       = exercises.Open
+	ExerciseDone       = exercises.Done
 )
 
-// ExerciseInput is how the learner answers.
-type ExerciseInput int
+// ExerciseInput is how the learner answers (exercises.Input).
+type ExerciseInput = exercises.Input
 
+// The ways to answer.
 const (
-	InputLive   ExerciseInput = iota // checked against the live server; nothing to type
-	InputText                        // a typed answer
-	InputChoice                      // one of Choices
+	InputLive   = exercises.InputLive
+	InputText   = exercises.InputText
+	InputChoice = exercises.InputChoice
 )
-
-// Exercise is one exercise as the view shows it, in the learner's language.
-type Exercise struct {
-	ID, Lesson, Phase string // Lesson is the lesson id (e.g. "03-authz"), Phase its phase
-	LessonTitle       string
-	Title, Goal       string // Goal may hold inline markdown (code spans)
-	Input             ExerciseInput
-	Choices           []string
-	State             ExerciseState
-	Hints             []string // the levels revealed so far, in order
-	HintLevels        int      // how many levels exist (3)
-	Why               string   // when done: why it passed (e.g. "allowed by RoleBinding bob-cm")
-	LastTry           string   // after a wrong answer: what was wrong, in a few words
-}
 
 // ClassPlace is a place in the course a class follows: a startup checkpoint, the serving
 // server past the last one, or a step of the after-serve track. Places are ordered along the

@@ -164,7 +164,7 @@ func (hs *harness) idle() bool {
 	if hs.etcdView().WatchArmed() {
 		idle++
 	}
-	if m.exArmed {
+	if m.exView().Watching() {
 		idle++
 	}
 	if m.autoArmed {

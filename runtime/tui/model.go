@@ -18,6 +18,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
+	"github.com/kubewalk/kubewalk/runtime/tui/exercises"
 	"github.com/kubewalk/kubewalk/runtime/tui/glossary"
 	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
@@ -132,12 +133,8 @@ type model struct {
 	// view contract; the root routes to the one shown (m.at) and never reads their fields.
 	views map[viewID]view.View
 
-	// The exercises and the toasts of those that ticked, shown until the next key.
-	exs     Exercises
-	exCh    <-chan struct{}
-	exArmed bool // the Changed waiter is running
-	ex      *exView
-	toasts  []toast
+	// The toasts of the exercises that ticked (exercises.ToastMsg), shown until the next key.
+	toasts []exercises.Toast
 
 	// The after-serve track (track.go): its steps, the one on screen (-1: none) and the one
 	// last shown; the probes' results and those running.
@@ -195,8 +192,6 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		ctx: ctx, cancel: cancel, query: &reqQuery{}, heldSeen: map[string]string{},
 		prompt: newPrompt(),
 		rq:     newRequestsView(st, tr, content),
-		exs:    opts.Exercises,
-		ex:     newExView(st, tr),
 		auto:   max(opts.Auto, 0),
 	}
 	if m.auto > 0 {
@@ -225,7 +220,9 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 	m.views = map[viewID]view.View{
 		viewEtcd:     etcd.New(c, opts.Etcd, ctx),
 		viewGlossary: glossary.New(c),
-		viewKubectl:  kubectlview.New(c, m.kubectlOptions(opts)),
+		viewExercises: exercises.New(c, opts.Exercises, exercises.Env{Where: m.where,
+			Done: func() <-chan struct{} { return m.done }, Stop: ctx.Done()}),
+		viewKubectl: kubectlview.New(c, m.kubectlOptions(opts)),
 	}
 	m.applyFocus()
 	return Model{m: m}
@@ -301,7 +298,7 @@ func (m *model) shutdown() error {
 // Init starts listening for engine events and, when there is a trace store or exercises, for
 // their changes.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.m.waitEvent(), m.m.subscribe(), m.m.startExercises(), m.m.checkUpstream(), m.m.classInit()}
+	cmds := []tea.Cmd{m.m.waitEvent(), m.m.subscribe(), m.m.checkUpstream(), m.m.classInit()}
 	for _, v := range m.m.views {
 		cmds = append(cmds, v.Init())
 	}
@@ -398,12 +395,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 // viewMsg handles the after-serve views' messages.
 func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case exLoadedMsg:
-		cmd := m.exercisesLoaded(msg)
-		m.classSeen()
-		return cmd
-	case exResultMsg:
-		m.exResult(msg)
+	case exercises.ToastMsg:
+		m.toasts = append(m.toasts, msg...)
+	case exercises.ChangedMsg:
 		m.classSeen()
 	case subscribedMsg:
 		m.subCh, m.unsubscribe, m.subArmed = msg.ch, msg.cancel, true
@@ -701,7 +695,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	k := m.keys
 	m.note = ""
-	if !m.prompt.open && !m.ex.typing {
+	if _, typing := m.capturing(); !m.prompt.open && !typing {
 		// A key closes the toast, but not one typed into a line: the learner may not have
 		// looked up yet (and the command line covers the toast).
 		m.toasts = nil
@@ -728,9 +722,6 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	if m.prompt.open {
 		return m.promptKey(msg)
-	}
-	if m.ex.typing {
-		return m.answerKey(msg)
 	}
 	if v, ok := m.capturing(); ok {
 		return v.Update(msg)
@@ -1065,7 +1056,7 @@ func (m *model) typingLine() bool {
 	if _, ok := m.capturing(); ok {
 		return true
 	}
-	return m.prompt.open || m.ex.typing || (m.at == viewTour && m.source.search.typing) ||
+	return m.prompt.open || (m.at == viewTour && m.source.search.typing) ||
 		(m.at == viewRequests && (m.rq.typing || m.rq.focus == rqSource && m.rq.source.search.typing))
 }
 

@@ -139,8 +139,8 @@ func (m *model) view() string {
 	switch {
 	case m.prompt.open:
 		lines = append(lines, m.prompt.line(m.st, m.tr, m.w))
-	case m.ex.typing:
-		lines = append(lines, m.ex.inputLine(m.w))
+	case m.exView().Capturing():
+		lines = append(lines, m.exView().AnswerLine(m.w))
 	default:
 		lines = append(lines, fit(m.help.ShortHelpView(m.shortHelp()), m.w))
 	}
@@ -592,8 +592,7 @@ func (m *model) status() string {
 		if n := len(m.rq.held); n > 0 {
 			extra = fmt.Sprintf(tr.StatusHeld, n) + " · "
 		}
-		if m.exs != nil && m.ex.loaded && len(m.ex.all) > 0 {
-			d, n := m.ex.Done()
+		if d, n := m.exView().Done(); n > 0 {
 			extra += fmt.Sprintf(tr.StatusExercises, d, n) + " · "
 		}
 		if m.note != "" {
@@ -638,8 +637,7 @@ func (m *model) status() string {
 	default:
 		s = st.Running.Render(tr.StatusStarting)
 	}
-	if m.exs != nil && m.ex.loaded && len(m.ex.all) > 0 {
-		d, n := m.ex.Done()
+	if d, n := m.exView().Done(); n > 0 {
 		s = st.Served.Render(fmt.Sprintf(tr.StatusExercises, d, n)) + " · " + s
 	}
 	if n := len(m.rq.held); n > 0 {
@@ -678,11 +676,8 @@ func (m *model) shortHelp() []key.Binding {
 		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp(tr.KeyAnyKey, tr.BarBegin)), k.Quit}
 	case m.info != nil:
 		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp(tr.KeyAnyKey, tr.BarClose)), k.Quit}
-	case m.ex.typing:
-		return []key.Binding{
-			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.KeyAnswer)),
-			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarCancel)),
-		}
+	case m.exView().Capturing():
+		return m.exView().Keys() // the answer line's
 	case m.at == viewRequests && m.rq.typing:
 		return []key.Binding{
 			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.BarFilter)),

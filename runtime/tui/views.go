@@ -37,7 +37,6 @@ func (v viewID) String() string {
 // view's lane, request and source panes share one place (rqLane), switched by focus.
 type viewRects struct {
 	rqList, rqLane, rqDetails, rqSource rect
-	exList, exDetail                    rect
 }
 
 // layoutViews places the after-serve views' panes in the body.
@@ -53,24 +52,17 @@ func (m *model) layoutViews() {
 		r.rqLane = rect{0, b.y + listH, leftW, b.h - listH}
 		r.rqDetails = rect{leftW, b.y, rightW, detH}
 		r.rqSource = rect{leftW, b.y + detH, rightW, b.h - detH}
-		exW := b.w * 45 / 100
-		r.exList = rect{0, b.y, exW, b.h}
-		r.exDetail = rect{exW, b.y, b.w - exW, b.h}
 	} else {
 		listH := b.h * 40 / 100
 		r.rqList = rect{0, b.y, b.w, listH}
 		r.rqLane = rect{0, b.y + listH, b.w, b.h - listH}
 		r.rqDetails, r.rqSource = r.rqLane, r.rqLane
-		exH := b.h * 40 / 100
-		r.exList = rect{0, b.y, b.w, exH}
-		r.exDetail = rect{0, b.y + exH, b.w, b.h - exH}
 	}
 	if m.zoom {
 		m.zoomViews(&r)
 	}
 	m.vr = r
 	m.rq.SetSize(m.lay.wide, r.rqList, r.rqLane, r.rqDetails, r.rqSource)
-	m.ex.SetSize(m.lay.wide, r.exList, r.exDetail)
 	m.applyViewFocus()
 }
 
@@ -98,7 +90,6 @@ func (m *model) applyViewFocus() {
 	rq.lane.SetTabs(bar)
 	rq.details.SetTabs(bar)
 	rq.source.SetTabs(bar)
-	m.ex.SetFocus(m.ex.focus)
 }
 
 // viewBody renders the body of an after-serve view.
@@ -136,12 +127,6 @@ func (m *model) viewBody() []string {
 			shared = rq.lane.View()
 		}
 		return append(append([]string{}, list...), shared...)
-	case viewExercises:
-		list := m.ex.listView(m.exs != nil)
-		if m.lay.wide {
-			return joinColumns(list, m.ex.detail.View())
-		}
-		return append(append([]string{}, list...), m.ex.detail.View()...)
 	case viewBoard:
 		return m.boardBody()
 	}
@@ -159,9 +144,6 @@ func (m *model) viewTitle() string {
 	case viewRequests:
 		left = tr.ViewRequestsTitle
 		right = fmt.Sprintf(tr.ViewBreakpoints, len(m.breakpoints))
-	case viewExercises:
-		left = tr.ViewExercisesTitle
-		right = tr.ViewGlossaryHint
 	case viewBoard:
 		left, right = m.boardTitle()
 	}
@@ -298,17 +280,6 @@ func (m *model) viewHelp() []key.Binding {
 			out = append(out, k.Upstream, k.Wrap)
 		}
 		out = append(out, k.FocusNext, m.zoomBinding())
-	case viewExercises:
-		out = append(out, k.Hint)
-		if e, ok := m.ex.selected(); ok && e.State != ExerciseDone {
-			switch e.Input {
-			case InputText:
-				out = append(out, k.Answer)
-			case InputChoice:
-				out = append(out, k.Choose)
-			}
-		}
-		out = append(out, b("↑/↓", tr.BarSelect), k.FocusNext, m.zoomBinding())
 	case viewBoard:
 		out = append(out, b("B", tr.BarBoardBack), b(":msg", tr.BarMsg), b("↑/↓", tr.BarScroll))
 	}
@@ -337,8 +308,6 @@ func (m *model) viewKey(msg tea.KeyMsg) tea.Cmd {
 	switch m.at {
 	case viewRequests:
 		return m.requestsKey(msg)
-	case viewExercises:
-		return m.exercisesKey(msg)
 	case viewBoard:
 		return m.boardKey(msg)
 	}
@@ -600,7 +569,7 @@ func (m *model) heldChanged(held []HeldRequest) tea.Cmd {
 		cmd, _ := m.rq.ShowSource()
 		return cmd
 	}
-	if m.prompt.open || m.ex.typing {
+	if _, typing := m.capturing(); m.prompt.open || typing {
 		m.note = fmt.Sprintf(m.tr.NoteHeldWhileTyping, fresh.Stage)
 		return nil
 	}
@@ -775,7 +744,7 @@ func (m *model) completer() completer {
 	}
 	c.contexts = append(c.contexts, server.ContextAnonymous, server.ContextBadToken)
 	if c.host {
-		for _, e := range m.ex.all {
+		for _, e := range m.exView().All() {
 			c.exercises = append(c.exercises, suggestion{text: e.ID, desc: e.Title})
 		}
 	}
@@ -823,8 +792,6 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 		} else {
 			ts = append(ts, target{r.rqLane, func() { m.rq.focus = lower }})
 		}
-	case viewExercises:
-		ts = []target{{r.exList, func() { m.ex.focus = 0 }}, {r.exDetail, func() { m.ex.focus = 1 }}}
 	}
 	for _, t := range ts {
 		if t.at.contains(msg.X, msg.Y) {
@@ -853,12 +820,6 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 			m.rq.details.Scroll(n)
 		case rqSource:
 			m.rq.source.Scroll(n)
-		}
-	case viewExercises:
-		if m.ex.focus == 0 {
-			m.ex.Move(n)
-		} else {
-			m.ex.detail.Scroll(n)
 		}
 	}
 }

@@ -34,8 +34,6 @@ func (m *model) zoomTarget() string {
 			pane = m.rq.tab
 		}
 		return fmt.Sprintf("requests/%d", pane)
-	case viewExercises:
-		return fmt.Sprintf("exercises/%d", m.ex.focus)
 	}
 	return fmt.Sprintf("view/%d", m.at)
 }
@@ -119,12 +117,6 @@ func (m *model) zoomViews(r *viewRects) {
 		if !m.lay.wide && m.rq.focus != rqList {
 			r.rqLane, r.rqDetails, r.rqSource = full, full, full
 		}
-	case viewExercises:
-		if m.ex.focus == 1 {
-			r.exDetail = full
-		} else {
-			r.exList = full
-		}
 	}
 }
 
@@ -143,11 +135,6 @@ func (m *model) zoomedViewBody() []string {
 			return rq.source.View()
 		}
 		return rq.lane.View()
-	case viewExercises:
-		if m.ex.focus == 1 {
-			return m.ex.detail.View()
-		}
-		return m.ex.listView(m.exs != nil)
 	}
 	return nil
 }

@@ -15,7 +15,8 @@ type Frame struct {
 	dirty bool
 }
 
-// NewFrame returns an empty frame drawn with st's styles; SetSize sizes it.
+// NewFrame returns an empty frame drawn with st, for a pane that draws its own body (a list with
+// a cursor); a pane of text lines is a TextPane.
 func NewFrame(st *Styles) Frame { return Frame{st: st, dirty: true} }
 
 // SetSize sets the frame's outer size.
