@@ -13,6 +13,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
+	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
 )
 
 // fakeStore is a Requests: a bounded ring of traces with subscriptions, like
@@ -490,7 +491,7 @@ func (k *fakeKubectl) Run(ctx context.Context, args []string, out io.Writer) (ku
 	k.mu.Lock()
 	k.runs = append(k.runs, args)
 	k.mu.Unlock()
-	res := kubectl.Result{Args: args, Context: contextOf(args)}
+	res := kubectl.Result{Args: args, Context: kubectlview.ContextOf(args)}
 	line := strings.Join(args, " ")
 	switch {
 	case len(args) > 0 && args[0] == "edit":
@@ -508,7 +509,7 @@ func (k *fakeKubectl) Run(ctx context.Context, args []string, out io.Writer) (ku
 				return res, nil
 			}
 		}
-	case contextOf(args) == "bob":
+	case kubectlview.ContextOf(args) == "bob":
 		fmt.Fprintln(out, `Error from server (Forbidden): configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" in the namespace "default"`)
 		res.ExitCode = 1
 		res.Requests = []kubectl.Request{{Method: "GET", Path: "/api/v1/namespaces/default/configmaps?limit=500", Code: 403, AuditID: "f-1"}}

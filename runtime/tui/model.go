@@ -15,12 +15,12 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
-	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 	"github.com/kubewalk/kubewalk/runtime/tui/exercises"
 	"github.com/kubewalk/kubewalk/runtime/tui/glossary"
+	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -114,7 +114,6 @@ type model struct {
 	vr     viewRects
 	reqs   Requests
 	bps    Breakpoints
-	kube   *kubectlHolder // nil: kubectl inside the TUI is not wired
 	ctx    context.Context
 	cancel context.CancelFunc // ends the views' background work (shutdown)
 	query  *reqQuery
@@ -129,7 +128,6 @@ type model struct {
 	prompt *prompt
 	info   *infoBox
 	rq     *requestsView
-	kc     *kubectlView
 
 	// views are the screens moved into their own packages (runtime/tui/<view>), behind the
 	// view contract; the root routes to the one shown (m.at) and never reads their fields.
@@ -194,7 +192,6 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		ctx: ctx, cancel: cancel, query: &reqQuery{}, heldSeen: map[string]string{},
 		prompt: newPrompt(),
 		rq:     newRequestsView(st, tr, content),
-		kc:     newKubectlView(st, tr),
 		auto:   max(opts.Auto, 0),
 	}
 	if m.auto > 0 {
@@ -207,10 +204,6 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		// own shows it.
 		m.welcome = false
 	}
-	if opts.NewKubectl != nil {
-		m.kube = &kubectlHolder{tr: tr, make: opts.NewKubectl}
-	}
-	m.kc.wired = m.reqs != nil
 	if t, ok := content.(Track); ok {
 		m.track = t.TrackSteps()
 	}
@@ -229,6 +222,7 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		viewGlossary: glossary.New(c),
 		viewExercises: exercises.New(c, opts.Exercises, exercises.Env{Where: m.where,
 			Done: func() <-chan struct{} { return m.done }, Stop: ctx.Done()}),
+		viewKubectl: kubectlview.New(c, m.kubectlOptions(opts)),
 	}
 	m.applyFocus()
 	return Model{m: m}
@@ -288,31 +282,17 @@ func (m *model) stopAuto() {
 	m.note = m.tr.NoteAutoOff
 }
 
-// shutdown stops what the views run in the background: a kubectl command (waiting, bounded,
-// for it to return), the trace subscription and the etcd watch; then it closes the kubectl
-// runner. Run calls it once the program has ended.
+// shutdown stops what the views run in the background: the kubectl view's commands (its Close
+// waits, bounded, for each to return, then closes the kubectl runner), the trace subscription
+// and the etcd watch. Run calls it once the program has ended.
 func (m *model) shutdown() error {
 	m.cancel()
 	m.waitFetchEnd()
-	for _, run := range []*kcRun{m.kc.run, m.kc.bg} {
-		if run == nil {
-			continue
-		}
-		run.cancel()
-		select {
-		case <-run.done:
-		case <-time.After(10 * time.Second):
-		}
-	}
+	err := m.kc().Close()
 	if m.unsubscribe != nil {
 		m.unsubscribe()
 	}
-	if m.kube != nil {
-		if err := m.kube.Close(); err != nil {
-			return fmt.Errorf(m.tr.ErrCloseKubectl, err)
-		}
-	}
-	return nil
+	return err
 }
 
 // Init starts listening for engine events and, when there is a trace store or exercises, for
@@ -457,41 +437,10 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 			m.note = fmt.Sprintf(m.tr.NoteBreakSet, msg.spec)
 		}
 		return m.loadNow()
-	case kcOutputMsg:
-		var load tea.Cmd
-		if msg.run == m.kc.run && m.kc.Output() {
-			load = m.loadNow() // a new request: read its lane
-		}
-		if msg.run == m.kc.bg {
-			m.kc.relayoutOutput()
-		}
-		select {
-		case <-msg.run.done:
-			return load
-		default:
-			return tea.Batch(load, waitOutput(msg.run))
-		}
-	case kcDoneMsg:
-		msg.run.cancel()
-		if msg.run == m.kc.bg {
-			m.kc.BesideEnded()
-			m.note = fmt.Sprintf(m.tr.NoteKubectlBesideEnded, kubectl.Quote(msg.run.args))
-			return nil
-		}
-		if msg.run == m.kc.run {
-			m.kc.Done(msg)
-			if msg.res.Canceled {
-				m.note = ""
-			}
-			var ref *kubectl.RefusedError
-			if errors.As(msg.err, &ref) {
-				m.note = m.tr.NoteKubectlRefused
-				if ref.Command == "" {
-					m.note = m.tr.NoteKubectlRefusedHere
-				}
-			}
-			return m.loadNow()
-		}
+	case RequestsChangedMsg:
+		return m.loadNow()
+	case OpenTraceMsg:
+		return m.openTrace(msg.ID)
 	case etcd.OpenKeyMsg:
 		m.at = viewEtcd
 		return m.views[viewEtcd].Update(msg)
@@ -773,9 +722,6 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	if m.prompt.open {
 		return m.promptKey(msg)
-	}
-	if m.at == viewKubectl && m.kc.Editing() {
-		return m.boxKey(msg)
 	}
 	if v, ok := m.capturing(); ok {
 		return v.Update(msg)
@@ -1110,7 +1056,7 @@ func (m *model) typingLine() bool {
 	if _, ok := m.capturing(); ok {
 		return true
 	}
-	return m.prompt.open || (m.at == viewKubectl && m.kc.Editing()) || (m.at == viewTour && m.source.search.typing) ||
+	return m.prompt.open || (m.at == viewTour && m.source.search.typing) ||
 		(m.at == viewRequests && (m.rq.typing || m.rq.focus == rqSource && m.rq.source.search.typing))
 }
 

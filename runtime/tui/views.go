@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -11,7 +9,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
@@ -40,7 +37,6 @@ func (v viewID) String() string {
 // view's lane, request and source panes share one place (rqLane), switched by focus.
 type viewRects struct {
 	rqList, rqLane, rqDetails, rqSource rect
-	kcOut, kcReqs                       rect
 }
 
 // layoutViews places the after-serve views' panes in the body.
@@ -56,24 +52,17 @@ func (m *model) layoutViews() {
 		r.rqLane = rect{0, b.y + listH, leftW, b.h - listH}
 		r.rqDetails = rect{leftW, b.y, rightW, detH}
 		r.rqSource = rect{leftW, b.y + detH, rightW, b.h - detH}
-		outW := b.w * 60 / 100
-		r.kcOut = rect{0, b.y, outW, b.h}
-		r.kcReqs = rect{outW, b.y, b.w - outW, b.h}
 	} else {
 		listH := b.h * 40 / 100
 		r.rqList = rect{0, b.y, b.w, listH}
 		r.rqLane = rect{0, b.y + listH, b.w, b.h - listH}
 		r.rqDetails, r.rqSource = r.rqLane, r.rqLane
-		outH := b.h * 60 / 100
-		r.kcOut = rect{0, b.y, b.w, outH}
-		r.kcReqs = rect{0, b.y + outH, b.w, b.h - outH}
 	}
 	if m.zoom {
 		m.zoomViews(&r)
 	}
 	m.vr = r
 	m.rq.SetSize(m.lay.wide, r.rqList, r.rqLane, r.rqDetails, r.rqSource)
-	m.kc.SetSize(r.kcOut, r.kcReqs)
 	m.applyViewFocus()
 }
 
@@ -101,8 +90,6 @@ func (m *model) applyViewFocus() {
 	rq.lane.SetTabs(bar)
 	rq.details.SetTabs(bar)
 	rq.source.SetTabs(bar)
-	m.kc.out.SetFocused(m.kc.focus == kcOutput)
-	m.kc.reqs.SetFocused(m.kc.focus == kcRequests)
 }
 
 // viewBody renders the body of an after-serve view.
@@ -140,11 +127,6 @@ func (m *model) viewBody() []string {
 			shared = rq.lane.View()
 		}
 		return append(append([]string{}, list...), shared...)
-	case viewKubectl:
-		if m.lay.wide {
-			return joinColumns(m.kc.out.View(), m.kc.reqs.View())
-		}
-		return append(append([]string{}, m.kc.out.View()...), m.kc.reqs.View()...)
 	case viewBoard:
 		return m.boardBody()
 	}
@@ -162,9 +144,6 @@ func (m *model) viewTitle() string {
 	case viewRequests:
 		left = tr.ViewRequestsTitle
 		right = fmt.Sprintf(tr.ViewBreakpoints, len(m.breakpoints))
-	case viewKubectl:
-		left = tr.ViewKubectlTitle
-		right = tr.ViewKubectlHint
 	case viewBoard:
 		left, right = m.boardTitle()
 	}
@@ -276,9 +255,9 @@ func (m *model) viewHelp() []key.Binding {
 	b := func(keys, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))
 	}
-	if m.at == viewKubectl && m.kc.Editing() {
-		// Every other key is typed into the text box, q and : too.
-		return []key.Binding{b("ctrl+d", tr.BarRunManifest), b("esc", tr.BarPutAway), b("ctrl+c", tr.BarQuitAll)}
+	if v, ok := m.capturing(); ok {
+		// Every other key is typed into the view's text box, q and : too: its keys alone.
+		return v.Keys()
 	}
 	out := []key.Binding{b(":", tr.BarCommand)}
 	if v, ok := m.views[m.at]; ok {
@@ -301,14 +280,6 @@ func (m *model) viewHelp() []key.Binding {
 			out = append(out, k.Upstream, k.Wrap)
 		}
 		out = append(out, k.FocusNext, m.zoomBinding())
-	case viewKubectl:
-		if m.kc.running || m.kc.bg != nil {
-			out = append(out, b("esc", tr.BarStop))
-		}
-		out = append(out, k.FocusNext, m.zoomBinding(), b("↑/↓", tr.BarScroll))
-		if m.kc.focus == kcRequests {
-			out = append(out, b("enter", tr.BarOpenLane))
-		}
 	case viewBoard:
 		out = append(out, b("B", tr.BarBoardBack), b(":msg", tr.BarMsg), b("↑/↓", tr.BarScroll))
 	}
@@ -337,8 +308,6 @@ func (m *model) viewKey(msg tea.KeyMsg) tea.Cmd {
 	switch m.at {
 	case viewRequests:
 		return m.requestsKey(msg)
-	case viewKubectl:
-		return m.kubectlKey(msg)
 	case viewBoard:
 		return m.boardKey(msg)
 	}
@@ -462,59 +431,6 @@ func (m *model) requestsScroll(msg tea.KeyMsg) {
 	}
 }
 
-// kubectlKey handles a key in the kubectl view.
-func (m *model) kubectlKey(msg tea.KeyMsg) tea.Cmd {
-	k := m.keys
-	kc := m.kc
-	switch {
-	case msg.Type == tea.KeyEsc:
-		switch {
-		case kc.running:
-			kc.run.cancel()
-			m.note = m.tr.NoteStoppingKubectl
-		case kc.bg != nil:
-			kc.bg.cancel()
-			m.note = m.tr.NoteStoppingKubectl
-		}
-	case key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):
-		kc.focus = 1 - kc.focus
-		m.applyViewFocus()
-	case kc.focus == kcRequests && msg.Type == tea.KeyEnter:
-		id := kc.Selected()
-		if id == "" || m.reqs == nil {
-			m.note = m.tr.NoteNoLane
-			return nil
-		}
-		return m.openTrace(id)
-	case kc.focus == kcRequests && (key.Matches(msg, k.Up) || key.Matches(msg, k.Down)):
-		d := 1
-		if key.Matches(msg, k.Up) {
-			d = -1
-		}
-		kc.MoveRequest(d)
-	default:
-		p := kc.out
-		if kc.focus == kcRequests {
-			p = kc.reqs
-		}
-		switch {
-		case key.Matches(msg, k.Up):
-			p.Scroll(-1)
-		case key.Matches(msg, k.Down):
-			p.Scroll(1)
-		case key.Matches(msg, k.PageUp):
-			p.Scroll(-p.Page())
-		case key.Matches(msg, k.PageDown):
-			p.Scroll(p.Page())
-		case key.Matches(msg, k.Top):
-			p.Top()
-		case key.Matches(msg, k.Bottom):
-			p.Scroll(1 << 30)
-		}
-	}
-	return nil
-}
-
 // openTrace shows a trace in the Requests view.
 func (m *model) openTrace(id string) tea.Cmd {
 	m.at = viewRequests
@@ -527,7 +443,7 @@ func (m *model) openTrace(id string) tea.Cmd {
 
 // syncQuery tells the loaders what to read: the filter, and the traces wanted by ID.
 func (m *model) syncQuery(extra ...string) {
-	want := append(m.kc.IDs(), extra...)
+	want := append(m.kc().IDs(), extra...)
 	if m.rq.sel != "" {
 		want = append(want, m.rq.sel)
 	}
@@ -623,7 +539,7 @@ func (m *model) requestsLoaded(msg reqLoadedMsg) tea.Cmd {
 		return tea.Batch(cmds...)
 	}
 	m.breakpoints = msg.breakpoints
-	m.kc.SetTraces(msg.extra)
+	m.kc().SetTraces(msg.extra)
 	cmds = append(cmds, m.heldChanged(msg.held))
 	return tea.Batch(cmds...)
 }
@@ -800,106 +716,14 @@ func (m *model) runLine(line string) (tea.Cmd, string) {
 	return nil, ""
 }
 
-// kubectlLine runs `:kubectl ARGS` (no ARGS shows the pane with the last command).
+// kubectlLine runs `:kubectl ARGS` in the kubectl view (no ARGS shows it with the last
+// command), or says why the line cannot run.
 func (m *model) kubectlLine(rest string) (tea.Cmd, string) {
-	if rest == "" {
+	cmd, problem := m.kc().Line(rest)
+	if problem == "" {
 		m.at = viewKubectl
-		return nil, ""
 	}
-	args, err := kubectl.Split(rest)
-	if err != nil {
-		var pe *kubectl.ParseError
-		if errors.As(err, &pe) {
-			return nil, fmt.Sprintf(m.tr.CmdColumn, pe.Col+len(":k "), pe.MsgIn(m.tr))
-		}
-		return nil, err.Error()
-	}
-	if len(args) > 0 && args[0] == "kubectl" {
-		args = args[1:]
-	}
-	if why := m.kubectlBusy(); why != "" {
-		return nil, why
-	}
-	m.at = viewKubectl
-	m.kc.focus = kcOutput
-	m.applyViewFocus()
-	// What the server answers is the server's own state, not how far the walkthrough has
-	// gone: paused at serve/kubeconfig (a student following an instructor who ran to the end
-	// stopped there), the server serves and its kubeconfig is written.
-	status := server.NotListening
-	if m.srv != nil {
-		status = m.srv.ServeStatus()
-	}
-	switch {
-	case m.srv == nil || status == server.NotListening:
-		m.kc.Notice(rest, args,
-			m.st.Served.Failing.Render(m.tr.KubectlNotServing),
-			m.tr.KubectlRunToEnd)
-		return nil, ""
-	case status == server.Listening:
-		m.kc.Notice(rest, args, m.tr.KubectlNoKubeconfigYet, m.tr.KubectlRunToEnd)
-		return nil, ""
-	case status == server.Stopped:
-		m.kc.Notice(rest, args, m.st.Served.Failing.Render(m.tr.KubectlServerStopped))
-		return nil, ""
-	case m.kube == nil:
-		m.kc.Notice(rest, args, m.tr.KubectlNotWired,
-			"  KUBECONFIG="+m.srv.Kubeconfig()+" kubectl "+kubectl.Quote(args))
-		return nil, ""
-	}
-	if kubectl.ReadsStdin(args) {
-		return m.kc.OpenBox(rest, args), ""
-	}
-	return m.startKubectl(rest, args, "", false), ""
-}
-
-// kubectlBusy says why no kubectl command may start now ("" if one may): one runs that has
-// no watch open yet, or one runs beside already.
-func (m *model) kubectlBusy() string {
-	switch {
-	case m.kc.CanStart():
-		return ""
-	case m.kc.bg != nil && m.kc.run.watchOpen():
-		return fmt.Sprintf(m.tr.CmdKubectlBesideBusy, kubectl.Quote(m.kc.bg.args))
-	}
-	return fmt.Sprintf(m.tr.CmdKubectlRunning, kubectl.Quote(m.kc.run.args))
-}
-
-// startKubectl runs a kubectl command line in the pane, with input as its standard input when
-// hasInput (the text box's manifest). A command running with its watch open goes on beside it.
-func (m *model) startKubectl(line string, args []string, input string, hasInput bool) tea.Cmd {
-	if why := m.kubectlBusy(); why != "" {
-		m.note = why
-		return nil
-	}
-	if m.kc.running {
-		m.note = fmt.Sprintf(m.tr.NoteKubectlBeside, kubectl.Quote(m.kc.run.args))
-	}
-	ctx, cancel := context.WithCancel(m.ctx)
-	run := newKcRun(line, args, cancel)
-	run.input, run.hasInput = input, hasInput
-	m.kc.wired = m.reqs != nil
-	m.kc.Start(run)
-	return tea.Batch(runKubectl(m.kube, m.srv.Kubeconfig(), run, ctx), waitOutput(run))
-}
-
-// boxKey handles a key while the text box for `-f -` is open: ctrl+d runs the command with the
-// manifest, esc puts the box away, anything else is typed into it.
-func (m *model) boxKey(msg tea.KeyMsg) tea.Cmd {
-	switch msg.Type {
-	case tea.KeyCtrlD:
-		line, args, manifest := m.kc.CloseBox()
-		if strings.TrimSpace(manifest) == "" {
-			m.note = m.tr.KubectlBoxEmpty
-			return nil
-		}
-		return m.startKubectl(line, args, manifest, true)
-	case tea.KeyEsc:
-		m.kc.CloseBox()
-		m.note = m.tr.KubectlBoxCancelled
-		return nil
-	}
-	return m.kc.BoxKey(msg)
+	return cmd, problem
 }
 
 // completer is what the command line's suggestions draw on now.
@@ -968,8 +792,6 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 		} else {
 			ts = append(ts, target{r.rqLane, func() { m.rq.focus = lower }})
 		}
-	case viewKubectl:
-		ts = []target{{r.kcOut, func() { m.kc.focus = kcOutput }}, {r.kcReqs, func() { m.kc.focus = kcRequests }}}
 	}
 	for _, t := range ts {
 		if t.at.contains(msg.X, msg.Y) {
@@ -998,12 +820,6 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 			m.rq.details.Scroll(n)
 		case rqSource:
 			m.rq.source.Scroll(n)
-		}
-	case viewKubectl:
-		if m.kc.focus == kcOutput {
-			m.kc.out.Scroll(n)
-		} else {
-			m.kc.reqs.Scroll(n)
 		}
 	}
 }

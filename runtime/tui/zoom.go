@@ -34,8 +34,6 @@ func (m *model) zoomTarget() string {
 			pane = m.rq.tab
 		}
 		return fmt.Sprintf("requests/%d", pane)
-	case viewKubectl:
-		return fmt.Sprintf("kubectl/%d", m.kc.focus)
 	}
 	return fmt.Sprintf("view/%d", m.at)
 }
@@ -119,12 +117,6 @@ func (m *model) zoomViews(r *viewRects) {
 		if !m.lay.wide && m.rq.focus != rqList {
 			r.rqLane, r.rqDetails, r.rqSource = full, full, full
 		}
-	case viewKubectl:
-		if m.kc.focus == kcRequests {
-			r.kcReqs = full
-		} else {
-			r.kcOut = full
-		}
 	}
 }
 
@@ -143,11 +135,6 @@ func (m *model) zoomedViewBody() []string {
 			return rq.source.View()
 		}
 		return rq.lane.View()
-	case viewKubectl:
-		if m.kc.focus == kcRequests {
-			return m.kc.reqs.View()
-		}
-		return m.kc.out.View()
 	}
 	return nil
 }
