@@ -1,13 +1,11 @@
 package tui
 
 import (
-	"context"
-	"io"
 	"time"
 
-	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 	"github.com/kubewalk/kubewalk/runtime/tui/exercises"
+	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 )
 
@@ -37,18 +35,13 @@ type (
 	EtcdChange  = etcd.Change
 )
 
-// Kubectl runs kubectl commands in-process for the kubectl pane (*kubectl.Runner).
-type Kubectl interface {
-	// Run runs `kubectl ARGS`, writing its output to out as it comes, until it ends or ctx
-	// does (see kubectl.Runner.Run). A *kubectl.RefusedError says the command was not run.
-	Run(ctx context.Context, args []string, out io.Writer) (kubectl.Result, error)
-	// Close releases what the runner holds (its cache directory).
-	Close() error
-}
+// Kubectl runs kubectl commands in-process for the kubectl view (*kubectl.Runner); the view
+// (runtime/tui/kubectl) defines it.
+type Kubectl = kubectlview.Kubectl
 
 // NewKubectl makes the kubectl runner once the server serves and its kubeconfig exists; it
 // is called from a tea.Cmd on the first :kubectl command.
-type NewKubectl func(kubeconfig string) (Kubectl, error)
+type NewKubectl = kubectlview.NewKubectl
 
 // Exercises is what the exercises view needs (runtime/cli adapts runtime/exercises to it):
 // exercises.Backend, kept here under its old name with the exercise types so that runtime/cli

@@ -117,27 +117,3 @@ func BenchmarkRequestsLoad(b *testing.B) {
 }
 
 var _ tea.Model = Model{}
-
-// BenchmarkKubectlOutput is one more line of output arriving from a command that has printed
-// 5,000 (a long get -w), and the frame after it.
-func BenchmarkKubectlOutput(b *testing.B) {
-	eng := newBenchEngine()
-	m := newBenchModel(eng, 200, 60)
-	m = step(m, eventMsg{ev: eng.pause(0)})
-	m.m.polling = true
-	m = step(m, eventMsg{ev: engine.Event{Served: true}})
-	run := newKcRun("get cm -w", []string{"get", "cm", "-w"}, func() {})
-	m.m.at = viewKubectl
-	m.m.kc.Start(run)
-	for i := range 5000 {
-		fmt.Fprintf(run, "configmap-%05d   1      %ds\n", i, i)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := range b.N {
-		fmt.Fprintf(run, "configmap-new-%05d   1      0s\n", i)
-		next, _ := m.Update(kcOutputMsg{run: run})
-		m = next.(Model)
-		_ = m.View()
-	}
-}

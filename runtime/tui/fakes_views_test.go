@@ -13,6 +13,8 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
+	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
+	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 )
 
 // fakeStore is a Requests: a bounded ring of traces with subscriptions, like
@@ -286,7 +288,7 @@ func (b *fakeBreakpoints) hold(t tracing.Trace, stage, spec, body string) {
 func heldLane(t tracing.Trace, stage string) []tracing.Stage {
 	var out []tracing.Stage
 	for _, s := range okCreate(t.ID, 0).Stages {
-		if pathIndex(s.Name) >= pathIndex(stage) {
+		if requests.PathIndex(s.Name) >= requests.PathIndex(stage) {
 			h := tracing.Stage{Name: stage, Outcome: tracing.OutcomeHeld, Detail: "held by a breakpoint", Source: tracing.SourceRef{Anchor: "(*Server).Authn"}}
 			if stage == tracing.StageMutatingAdmission {
 				h.Name = tracing.StageMutatingPrefix + "CreatedBy"
@@ -490,7 +492,7 @@ func (k *fakeKubectl) Run(ctx context.Context, args []string, out io.Writer) (ku
 	k.mu.Lock()
 	k.runs = append(k.runs, args)
 	k.mu.Unlock()
-	res := kubectl.Result{Args: args, Context: contextOf(args)}
+	res := kubectl.Result{Args: args, Context: kubectlview.ContextOf(args)}
 	line := strings.Join(args, " ")
 	switch {
 	case len(args) > 0 && args[0] == "edit":
@@ -508,7 +510,7 @@ func (k *fakeKubectl) Run(ctx context.Context, args []string, out io.Writer) (ku
 				return res, nil
 			}
 		}
-	case contextOf(args) == "bob":
+	case kubectlview.ContextOf(args) == "bob":
 		fmt.Fprintln(out, `Error from server (Forbidden): configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" in the namespace "default"`)
 		res.ExitCode = 1
 		res.Requests = []kubectl.Request{{Method: "GET", Path: "/api/v1/namespaces/default/configmaps?limit=500", Code: 403, AuditID: "f-1"}}

@@ -187,10 +187,10 @@ func (hs *harness) idle() bool {
 	if m.fetch.job != nil {
 		idle += 2 // the download and its progress waiter
 	}
-	if m.kc.bg != nil {
+	if m.kc().Beside() != nil {
 		idle += 2 // a kubectl command beside the one in front (a watch) and its output waiter
 	}
-	waiting := m.running || len(m.source.pending) > 0 || len(m.kubeSrc.pending) > 0 || len(m.probing) > 0 || m.rqv().Loading() || m.kc.running || hs.etcdView().Loading()
+	waiting := m.running || len(m.source.pending) > 0 || len(m.kubeSrc.pending) > 0 || len(m.probing) > 0 || m.rqv().Loading() || m.kc().Running() || hs.etcdView().Loading()
 	return !waiting && hs.inflight.Load() <= idle && len(hs.msgs) == 0 && hs.handled == hs.eng.sent.Load()
 }
 

@@ -150,7 +150,6 @@ func TestZoom(t *testing.T) {
 			hs.typeLine("req")
 			hs.model.m.rqv().Select("ok-create", "")
 			hs.model.m.rqv().SetFocus(requests.PaneLane)
-			hs.model.m.applyViewFocus()
 			hs.keys("z")
 			if lw, lh := m.rqv().LanePane().Size(); lw != tt.w || lh != m.lay.body.h {
 				t.Errorf("zoomed lane is %dx%d, want %dx%d", lw, lh, tt.w, m.lay.body.h)

@@ -15,11 +15,11 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
-	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 	"github.com/kubewalk/kubewalk/runtime/tui/exercises"
 	"github.com/kubewalk/kubewalk/runtime/tui/glossary"
+	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
 	"github.com/kubewalk/kubewalk/server"
@@ -111,16 +111,13 @@ type model struct {
 
 	// The after-serve views and what they read.
 	at     viewID // the view shown
-	vr     viewRects
 	reqs   Requests
 	bps    Breakpoints
-	kube   *kubectlHolder // nil: kubectl inside the TUI is not wired
 	ctx    context.Context
 	cancel context.CancelFunc // ends the views' background work (shutdown)
 
 	prompt *prompt
 	info   *infoBox
-	kc     *kubectlView
 
 	// views are the screens moved into their own packages (runtime/tui/<view>), behind the
 	// view contract; the root routes to the one shown (m.at) and never reads their fields.
@@ -184,7 +181,6 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		reqs: opts.Requests, bps: opts.Breakpoints,
 		ctx: ctx, cancel: cancel,
 		prompt: newPrompt(),
-		kc:     newKubectlView(st, tr),
 		auto:   max(opts.Auto, 0),
 	}
 	if m.auto > 0 {
@@ -197,10 +193,6 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		// own shows it.
 		m.welcome = false
 	}
-	if opts.NewKubectl != nil {
-		m.kube = &kubectlHolder{tr: tr, make: opts.NewKubectl}
-	}
-	m.kc.wired = m.reqs != nil
 	if t, ok := content.(Track); ok {
 		m.track = t.TrackSteps()
 	}
@@ -219,6 +211,7 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		viewGlossary: glossary.New(c),
 		viewExercises: exercises.New(c, opts.Exercises, exercises.Env{Where: m.where,
 			Done: func() <-chan struct{} { return m.done }, Stop: ctx.Done()}),
+		viewKubectl:  kubectlview.New(c, m.kubectlOptions(opts)),
 		viewRequests: newRequests(m, c, content),
 	}
 	m.applyFocus()
@@ -279,29 +272,15 @@ func (m *model) stopAuto() {
 	m.note = m.tr.NoteAutoOff
 }
 
-// shutdown stops what the views run in the background: a kubectl command (waiting, bounded,
-// for it to return), the trace subscription and the etcd watch; then it closes the kubectl
-// runner. Run calls it once the program has ended.
+// shutdown stops what the views run in the background: the kubectl view's commands (its Close
+// waits, bounded, for each to return, then closes the kubectl runner), the trace subscription
+// and the etcd watch. Run calls it once the program has ended.
 func (m *model) shutdown() error {
 	m.cancel()
 	m.waitFetchEnd()
-	for _, run := range []*kcRun{m.kc.run, m.kc.bg} {
-		if run == nil {
-			continue
-		}
-		run.cancel()
-		select {
-		case <-run.done:
-		case <-time.After(10 * time.Second):
-		}
-	}
+	err := m.kc().Close()
 	m.rqv().Close()
-	if m.kube != nil {
-		if err := m.kube.Close(); err != nil {
-			return fmt.Errorf(m.tr.ErrCloseKubectl, err)
-		}
-	}
-	return nil
+	return err
 }
 
 // Init starts listening for engine events and, when there is a trace store or exercises, for
@@ -413,7 +392,7 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 		m.at = viewRequests
 		m.note = msg.Note
 	case requests.TracesMsg:
-		m.kc.SetTraces(msg.Traces)
+		m.kc().SetTraces(msg.Traces)
 	case breakListMsg:
 		lines := []string{m.tr.BreakListIntro, ""}
 		if len(msg.specs) == 0 {
@@ -438,41 +417,6 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 			m.note = fmt.Sprintf(m.tr.NoteBreakSet, msg.spec)
 		}
 		return m.loadNow()
-	case kcOutputMsg:
-		var load tea.Cmd
-		if msg.run == m.kc.run && m.kc.Output() {
-			load = m.loadNow() // a new request: read its lane
-		}
-		if msg.run == m.kc.bg {
-			m.kc.relayoutOutput()
-		}
-		select {
-		case <-msg.run.done:
-			return load
-		default:
-			return tea.Batch(load, waitOutput(msg.run))
-		}
-	case kcDoneMsg:
-		msg.run.cancel()
-		if msg.run == m.kc.bg {
-			m.kc.BesideEnded()
-			m.note = fmt.Sprintf(m.tr.NoteKubectlBesideEnded, kubectl.Quote(msg.run.args))
-			return nil
-		}
-		if msg.run == m.kc.run {
-			m.kc.Done(msg)
-			if msg.res.Canceled {
-				m.note = ""
-			}
-			var ref *kubectl.RefusedError
-			if errors.As(msg.err, &ref) {
-				m.note = m.tr.NoteKubectlRefused
-				if ref.Command == "" {
-					m.note = m.tr.NoteKubectlRefusedHere
-				}
-			}
-			return m.loadNow()
-		}
 	case etcd.OpenKeyMsg:
 		m.at = viewEtcd
 		return m.views[viewEtcd].Update(msg)
@@ -754,9 +698,6 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	if m.prompt.open {
 		return m.promptKey(msg)
-	}
-	if m.at == viewKubectl && m.kc.Editing() {
-		return m.boxKey(msg)
 	}
 	if v, ok := m.capturing(); ok {
 		return v.Update(msg)
@@ -1082,7 +1023,7 @@ func (m *model) typingLine() bool {
 	if _, ok := m.capturing(); ok {
 		return true
 	}
-	return m.prompt.open || (m.at == viewKubectl && m.kc.Editing()) || (m.at == viewTour && m.source.search.typing)
+	return m.prompt.open || (m.at == viewTour && m.source.search.typing)
 }
 
 // mouse scrolls the focused pane with the wheel and focuses a pane on click.
@@ -1101,8 +1042,7 @@ func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
 			msg.X, msg.Y = msg.X-m.lay.body.x, msg.Y-m.lay.body.y
 			return v.Update(msg)
 		}
-		m.viewMouse(msg)
-		return nil
+		return nil // the board scrolls with keys
 	}
 	if m.side {
 		p := m.source

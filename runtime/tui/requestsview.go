@@ -2,12 +2,9 @@ package tui
 
 import (
 	"strings"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/kubewalk/kubewalk/runtime/i18n"
-	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
@@ -16,7 +13,7 @@ import (
 
 // This file is the root's side of the Requests view (runtime/tui/requests): making it, the
 // stage-code pane it is handed, and what the root asks of it until the views that ask move
-// too (the kubectl pane reloads it and reads its lane helpers).
+// too (the kubectl view's constructors, msgs_kubectl.go, name its messages).
 
 // newRequests makes the Requests view for m.
 func newRequests(m *model, c common.Common, content Content) *requests.Model {
@@ -31,7 +28,7 @@ func newRequests(m *model, c common.Common, content Content) *requests.Model {
 			// walkthrough's: paused in the serve phase, it listens already.
 			return m.srv != nil && (m.srv.ServeStatus() == server.Listening || m.srv.ServeStatus() == server.Serving)
 		},
-		Want: func() []string { return m.kc.IDs() },
+		Want: func() []string { return m.kc().IDs() },
 		Typing: func() bool {
 			_, typing := m.capturing() // the active view's text box (an answer, a filter)
 			return m.prompt.open || typing
@@ -84,28 +81,6 @@ func emphasiseStart(loc Location) Location {
 	}
 	return loc
 }
-
-// The lane's words, which the kubectl pane's one-line lanes share (runtime/tui/requests).
-func stageLabel(tr *i18n.Strings, name string, short bool) string {
-	return requests.StageLabel(tr, name, short)
-}
-func stageSymbol(o tracing.Outcome) string                   { return requests.StageSymbol(o) }
-func outcomeWord(tr *i18n.Strings, o tracing.Outcome) string { return requests.OutcomeWord(tr, o) }
-func pathIndex(stage string) int                             { return requests.PathIndex(stage) }
-
-// pathStep is one stage of the request path (requests.Path).
-type pathStep struct{ name, short string }
-
-// requestPath is the request path as the kubectl pane reads it.
-var requestPath = func() []pathStep {
-	var out []pathStep
-	for _, p := range requests.Path() {
-		out = append(out, pathStep{p.Name, p.Short})
-	}
-	return out
-}()
-
-func fmtDuration(d time.Duration) string { return requests.FmtDuration(d) }
 
 // capturingView is the active view while its text box takes every key, else nil.
 func (m *model) capturingView() view.View {

@@ -617,7 +617,7 @@ func TestKubectlPaneFake(t *testing.T) {
 			hs.must("is still running: esc in the kubectl view")
 			hs.send(keyMsg("esc"))
 			hs.send(keyMsg("esc"))
-			hs.until("the stop", func() bool { return !hs.model.m.kc.running })
+			hs.until("the stop", func() bool { return !hs.model.m.kc().Running() })
 			hs.settle()
 			hs.must("■ stopped with esc", "stopped (esc)")
 			// History has the commands.
@@ -725,7 +725,7 @@ func TestViewsGolden(t *testing.T) {
 		{"kubectl", func(f *fixture) {
 			f.store.add(okGet("g-1", 30))
 			f.hs.typeLine("k get cm")
-			f.hs.until("the lane", func() bool { return len(f.hs.model.m.kc.traces) == 1 })
+			f.hs.until("the lane", func() bool { return f.hs.model.m.kc().Lanes() == 1 })
 			f.hs.settle()
 		}},
 		{"etcd", func(f *fixture) {
@@ -759,45 +759,6 @@ func TestViewsGolden(t *testing.T) {
 				})
 			}
 		}
-	}
-}
-
-// TestKubectlOutputBounded: a command that prints without end keeps the pane bounded (the
-// oldest lines go, and the pane says how many), whether the pane reads as it goes or falls
-// behind; escape sequences and control characters in the output are not drawn.
-func TestKubectlOutputBounded(t *testing.T) {
-	for _, every := range []int{7, 997, 1 << 30} {
-		t.Run(fmt.Sprint(every), func(t *testing.T) {
-			v := newKubectlView(DefaultStyles(), i18n.For(i18n.English))
-			v.SetSize(rect{w: 80, h: 20}, rect{w: 80, h: 4})
-			run := newKcRun("get cm -w", []string{"get", "cm", "-w"}, func() {})
-			v.Start(run)
-			n := maxKubectlLines*2 + 123
-			for i := range n {
-				fmt.Fprintf(run, "line %d\n", i)
-				if i%every == 0 {
-					v.Output()
-				}
-			}
-			fmt.Fprint(run, "partial \x1b[31mred\x1b[0m\x07 end")
-			v.Output()
-			lines := stripLines(v.out.Lines())
-			if got := len(v.rowsOf); got > maxKubectlLines {
-				t.Errorf("%d lines kept, want at most %d", got, maxKubectlLines)
-			}
-			if v.wrapFirst+len(v.rowsOf) != n {
-				t.Errorf("lines %d..%d kept, want the last ones up to %d", v.wrapFirst, v.wrapFirst+len(v.rowsOf), n)
-			}
-			if !strings.Contains(strings.Join(lines, "\n"), fmt.Sprintf("… %d earlier lines dropped", v.wrapFirst)) {
-				t.Error("the pane does not say lines were dropped")
-			}
-			if last := lines[len(lines)-1]; last != "partial red end" {
-				t.Errorf("the unfinished last line is %q", last)
-			}
-			if prev := lines[len(lines)-2]; prev != fmt.Sprintf("line %d", n-1) {
-				t.Errorf("the last complete line is %q", prev)
-			}
-		})
 	}
 }
 

@@ -28,8 +28,6 @@ func (m *model) zoomTarget() string {
 			return fmt.Sprintf("tour/side/%d", m.sideFocus)
 		}
 		return fmt.Sprintf("tour/%d", m.focus)
-	case viewKubectl:
-		return fmt.Sprintf("kubectl/%d", m.kc.focus)
 	}
 	return fmt.Sprintf("view/%d", m.at)
 }
@@ -91,32 +89,4 @@ func (m *model) zoomedTourBody() []string {
 		return m.kubect.View()
 	}
 	return m.source.View()
-}
-
-// zoomViews gives the focused pane of the after-serve view on screen the whole body (r is the
-// layout's placement, changed in place before the panes are sized).
-func (m *model) zoomViews(r *viewRects) {
-	b := m.lay.body
-	full := rect{0, b.y, b.w, b.h}
-	switch m.at {
-	case viewKubectl:
-		if m.kc.focus == kcRequests {
-			r.kcReqs = full
-		} else {
-			r.kcOut = full
-		}
-	}
-}
-
-// zoomedViewBody is an after-serve view's body while zoomed: its focused pane alone; nil for
-// a view of one pane (the glossary, the board), which the caller draws as always.
-func (m *model) zoomedViewBody() []string {
-	switch m.at {
-	case viewKubectl:
-		if m.kc.focus == kcRequests {
-			return m.kc.reqs.View()
-		}
-		return m.kc.out.View()
-	}
-	return nil
 }
