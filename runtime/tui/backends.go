@@ -3,10 +3,10 @@ package tui
 import (
 	"time"
 
-	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 	"github.com/kubewalk/kubewalk/runtime/tui/exercises"
 	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
+	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 )
 
 // The after-serve views read the running server through the small interfaces below, so the
@@ -15,57 +15,15 @@ import (
 // from the update loop, possibly from several goroutines at once: implementations must be safe
 // for concurrent use. A nil backend in Options turns its view into a short explanation.
 
-// Requests is the trace store the Requests view and the kubectl pane read
-// (runtime/tracing.Store).
-type Requests interface {
-	// List returns the traces f selects, in any order (the view sorts them newest first).
-	List(f tracing.Filter) []tracing.Trace
-	// Get returns one trace by ID (the request's audit ID).
-	Get(id string) (tracing.Trace, bool)
-	// Subscribe returns a channel that receives an event whenever a trace changes (events may
-	// be coalesced or dropped when the reader is slow: the view re-reads the store after any
-	// event) and a function that ends the subscription.
-	Subscribe() (<-chan tracing.Event, func())
-	// Dropped is how many traces the bounded ring has let go so far.
-	Dropped() uint64
-}
+// Requests is the trace store the Requests view and the kubectl pane read; it lives with the
+// view (runtime/tui/requests).
+type Requests = requests.Requests
 
-// Breakpoints holds matching requests at a stage of the chain (runtime/tracing.Breakpoints).
-// Which requests are held is re-read whenever Requests reports an event, so a Breakpoints
-// needs a Requests beside it: a request being held or let go changes its trace.
-type Breakpoints interface {
-	// Add sets a breakpoint: STAGE[:user=NAME][,verb=V][,resource=R], STAGE one of
-	// authentication, authorization, admission, storage. A bad spec is an error saying why.
-	Add(spec string) error
-	// Remove deletes a breakpoint given as Add got it (or as List shows it).
-	Remove(spec string) error
-	// List returns the breakpoints, as specs.
-	List() []string
-	// Held returns the requests held right now, oldest first.
-	Held() []HeldRequest
-	// Step lets a held request go on to its next breakpoint stage (it is held again there).
-	Step(id string) error
-	// Continue lets a held request run to the end without stopping again.
-	Continue(id string) error
-	// Abort fails a held request at the stage it is held at; the client sees the error.
-	Abort(id string) error
-}
+// Breakpoints holds matching requests at a stage of the chain (runtime/tui/requests).
+type Breakpoints = requests.Breakpoints
 
-// HeldRequest is a request a breakpoint holds.
-type HeldRequest struct {
-	// ID is the request's trace ID (its audit ID).
-	ID string
-	// Stage is where it is held: tracing.StageAuthentication, tracing.StageAuthorization,
-	// tracing.StageMutatingAdmission or tracing.StageStorage.
-	Stage string
-	// Spec is the breakpoint that matched, as List shows it.
-	Spec string
-	// Since is when it was held.
-	Since time.Time
-	// Body is the request's object decoded as YAML, secrets redacted, once the handler has
-	// decoded it (admission and storage stages of writes); "" otherwise.
-	Body string
-}
+// HeldRequest is a request a breakpoint holds (runtime/tui/requests).
+type HeldRequest = requests.HeldRequest
 
 // The etcd explorer's reader and what it reads, defined beside the view
 // (runtime/tui/etcd); runtime/cli implements them under these names.

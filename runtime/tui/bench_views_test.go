@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
+	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 )
 
 // fullRing is a store holding 1,000 traces of every kind (the ring's default bound), a tenth
@@ -30,11 +31,11 @@ func requestsModel(b *testing.B, w, h int) (Model, *fakeStore) {
 	m.m.polling = true // no /readyz polling: its timer would run forever in step
 	m = step(m, eventMsg{ev: engine.Event{Served: true}})
 	store := fullRing()
-	m.m.reqs = store
+	m.m.setRequests(store)
 	m.m.at = viewRequests
-	m = step(m, load(store, nil, m.m.query))
+	m = step(m, requests.ReloadMsg{})
 	m = step(m, keyMsg("tab")) // the lane, with the selected request's picture
-	if n := len(m.m.rq.shown); n < 800 {
+	if n := len(m.m.rqv().Shown()); n < 800 {
 		b.Fatalf("%d traces shown", n)
 	}
 	if err := frameFits(m.View(), w, h); err != "" {
@@ -58,13 +59,11 @@ func BenchmarkRequestsView200x60(b *testing.B) {
 // again (the list, the lane, the details), as after a change.
 func BenchmarkRequestsViewRedraw200x60(b *testing.B) {
 	m, _ := requestsModel(b, 200, 60)
-	rq := m.m.rq
+	rq := m.m.rqv()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		rq.list.dirty, rq.source.dirty = true, true
-		rq.lane.Invalidate()
-		rq.details.Invalidate()
+		rq.Invalidate()
 		_ = m.View()
 	}
 }
@@ -92,12 +91,12 @@ func BenchmarkRequestsKey(b *testing.B) {
 // does with it) and the frame after it; reading the store happens in a tea.Cmd and is
 // measured by BenchmarkRequestsLoad.
 func BenchmarkRequestsRefresh(b *testing.B) {
-	m, store := requestsModel(b, 200, 60)
+	m, _ := requestsModel(b, 200, 60)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		msg := load(store, nil, m.m.query)
+		msg := m.m.rqv().Load()()
 		b.StartTimer()
 		next, _ := m.Update(msg)
 		m = next.(Model)
@@ -108,12 +107,12 @@ func BenchmarkRequestsRefresh(b *testing.B) {
 // BenchmarkRequestsLoad is one read of the full ring (List, sort, Dropped) in a tea.Cmd, off
 // the update loop.
 func BenchmarkRequestsLoad(b *testing.B) {
-	store := fullRing()
-	q := &reqQuery{filter: tracing.Filter{}}
+	m, _ := requestsModel(b, 200, 60)
+	load := m.m.rqv().Load()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		_ = load(store, nil, q)
+		_ = load()
 	}
 }
 

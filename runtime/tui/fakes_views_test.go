@@ -14,6 +14,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
+	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 )
 
 // fakeStore is a Requests: a bounded ring of traces with subscriptions, like
@@ -287,7 +288,7 @@ func (b *fakeBreakpoints) hold(t tracing.Trace, stage, spec, body string) {
 func heldLane(t tracing.Trace, stage string) []tracing.Stage {
 	var out []tracing.Stage
 	for _, s := range okCreate(t.ID, 0).Stages {
-		if pathIndex(s.Name) >= pathIndex(stage) {
+		if requests.PathIndex(s.Name) >= requests.PathIndex(stage) {
 			h := tracing.Stage{Name: stage, Outcome: tracing.OutcomeHeld, Detail: "held by a breakpoint", Source: tracing.SourceRef{Anchor: "(*Server).Authn"}}
 			if stage == tracing.StageMutatingAdmission {
 				h.Name = tracing.StageMutatingPrefix + "CreatedBy"

@@ -158,7 +158,7 @@ func (hs *harness) idle() bool {
 	if !m.served && m.failed == nil {
 		idle++
 	}
-	if m.subArmed {
+	if m.rqv().Armed() {
 		idle++
 	}
 	if hs.etcdView().WatchArmed() {
@@ -190,7 +190,7 @@ func (hs *harness) idle() bool {
 	if m.kc().Beside() != nil {
 		idle += 2 // a kubectl command beside the one in front (a watch) and its output waiter
 	}
-	waiting := m.running || len(m.source.pending) > 0 || len(m.kubeSrc.pending) > 0 || len(m.probing) > 0 || len(m.rq.source.pending) > 0 || m.kc().Running() || hs.etcdView().Loading()
+	waiting := m.running || len(m.source.pending) > 0 || len(m.kubeSrc.pending) > 0 || len(m.probing) > 0 || m.rqv().Loading() || m.kc().Running() || hs.etcdView().Loading()
 	return !waiting && hs.inflight.Load() <= idle && len(hs.msgs) == 0 && hs.handled == hs.eng.sent.Load()
 }
 

@@ -15,12 +15,12 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
-	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 	"github.com/kubewalk/kubewalk/runtime/tui/exercises"
 	"github.com/kubewalk/kubewalk/runtime/tui/glossary"
 	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
+	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -111,23 +111,13 @@ type model struct {
 
 	// The after-serve views and what they read.
 	at     viewID // the view shown
-	vr     viewRects
 	reqs   Requests
 	bps    Breakpoints
 	ctx    context.Context
 	cancel context.CancelFunc // ends the views' background work (shutdown)
-	query  *reqQuery
-
-	subCh       <-chan tracing.Event
-	unsubscribe func()
-	subArmed    bool // the store's subscription waiter is running
-	lastLoad    time.Time
-	heldSeen    map[string]string // held request → the stage it is held at
-	breakpoints []string
 
 	prompt *prompt
 	info   *infoBox
-	rq     *requestsView
 
 	// views are the screens moved into their own packages (runtime/tui/<view>), behind the
 	// view contract; the root routes to the one shown (m.at) and never reads their fields.
@@ -189,9 +179,8 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		kubect: newServedPane(st, tr),
 
 		reqs: opts.Requests, bps: opts.Breakpoints,
-		ctx: ctx, cancel: cancel, query: &reqQuery{}, heldSeen: map[string]string{},
+		ctx: ctx, cancel: cancel,
 		prompt: newPrompt(),
-		rq:     newRequestsView(st, tr, content),
 		auto:   max(opts.Auto, 0),
 	}
 	if m.auto > 0 {
@@ -222,7 +211,8 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		viewGlossary: glossary.New(c),
 		viewExercises: exercises.New(c, opts.Exercises, exercises.Env{Where: m.where,
 			Done: func() <-chan struct{} { return m.done }, Stop: ctx.Done()}),
-		viewKubectl: kubectlview.New(c, m.kubectlOptions(opts)),
+		viewKubectl:  kubectlview.New(c, m.kubectlOptions(opts)),
+		viewRequests: newRequests(m, c, content),
 	}
 	m.applyFocus()
 	return Model{m: m}
@@ -289,16 +279,14 @@ func (m *model) shutdown() error {
 	m.cancel()
 	m.waitFetchEnd()
 	err := m.kc().Close()
-	if m.unsubscribe != nil {
-		m.unsubscribe()
-	}
+	m.rqv().Close()
 	return err
 }
 
 // Init starts listening for engine events and, when there is a trace store or exercises, for
 // their changes.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.m.waitEvent(), m.m.subscribe(), m.m.checkUpstream(), m.m.classInit()}
+	cmds := []tea.Cmd{m.m.waitEvent(), m.m.checkUpstream(), m.m.classInit()}
 	for _, v := range m.m.views {
 		cmds = append(cmds, v.Init())
 	}
@@ -399,22 +387,13 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 		m.toasts = append(m.toasts, msg...)
 	case exercises.ChangedMsg:
 		m.classSeen()
-	case subscribedMsg:
-		m.subCh, m.unsubscribe, m.subArmed = msg.ch, msg.cancel, true
-		return tea.Batch(m.waitRequests(), m.loadNow())
-	case reqLoadedMsg:
-		return m.requestsLoaded(msg)
-	case heldActionMsg:
-		tr := m.tr
-		if msg.err != nil {
-			f := map[string]string{"step": tr.NoteStepFailed, "continue": tr.NoteLetGoFailed, "abort": tr.NoteAbortFailed}[msg.action]
-			m.note = fmt.Sprintf(f, oneLine(msg.err.Error()))
-		} else {
-			m.note = map[string]string{"step": tr.NoteStepped, "continue": tr.NoteLetGo, "abort": tr.NoteAborted}[msg.action]
-		}
-		return m.loadNow()
+	case requests.ShowMsg:
+		m.showHelp, m.info = false, nil
+		m.at = viewRequests
+		m.note = msg.Note
+	case requests.TracesMsg:
+		m.kc().SetTraces(msg.Traces)
 	case breakListMsg:
-		m.breakpoints = msg.specs
 		lines := []string{m.tr.BreakListIntro, ""}
 		if len(msg.specs) == 0 {
 			lines = append(lines, m.tr.BreakListNone)
@@ -422,10 +401,11 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 		for _, s := range msg.specs {
 			lines = append(lines, "  ⏸ "+s)
 		}
-		if n := len(m.rq.held); n > 0 {
+		if n := m.rqv().HeldCount(); n > 0 {
 			lines = append(lines, "", fmt.Sprintf(m.tr.BreakListHeld, n))
 		}
 		m.info = &infoBox{title: m.tr.BreakListTitle, lines: lines}
+		return m.loadNow() // the view's breakpoints (the completer's) as listed
 	case breakSetMsg:
 		if msg.err != nil {
 			m.prompt.Reopen(msg.line, oneLine(msg.err.Error()), m.completer())
@@ -437,10 +417,6 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 			m.note = fmt.Sprintf(m.tr.NoteBreakSet, msg.spec)
 		}
 		return m.loadNow()
-	case RequestsChangedMsg:
-		return m.loadNow()
-	case OpenTraceMsg:
-		return m.openTrace(msg.ID)
 	case etcd.OpenKeyMsg:
 		m.at = viewEtcd
 		return m.views[viewEtcd].Update(msg)
@@ -735,15 +711,6 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	if m.at == viewTour && m.source.search.typing {
 		return m.source.SearchKey(msg)
-	}
-	if m.at == viewRequests && m.rq.typing {
-		if m.rq.FilterKey(msg) {
-			return m.loadNow()
-		}
-		return nil
-	}
-	if m.at == viewRequests && m.rq.focus == rqSource && m.rq.source.search.typing {
-		return m.rq.source.SearchKey(msg)
 	}
 	if m.showHelp {
 		switch {
@@ -1056,8 +1023,7 @@ func (m *model) typingLine() bool {
 	if _, ok := m.capturing(); ok {
 		return true
 	}
-	return m.prompt.open || (m.at == viewTour && m.source.search.typing) ||
-		(m.at == viewRequests && (m.rq.typing || m.rq.focus == rqSource && m.rq.source.search.typing))
+	return m.prompt.open || (m.at == viewTour && m.source.search.typing)
 }
 
 // mouse scrolls the focused pane with the wheel and focuses a pane on click.
@@ -1076,8 +1042,7 @@ func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
 			msg.X, msg.Y = msg.X-m.lay.body.x, msg.Y-m.lay.body.y
 			return v.Update(msg)
 		}
-		m.viewMouse(msg)
-		return nil
+		return nil // the board scrolls with keys
 	}
 	if m.side {
 		p := m.source

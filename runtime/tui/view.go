@@ -469,8 +469,8 @@ func hostLines(join string, notes []string, tr *i18n.Strings, w, n int) []string
 // header is the chain, the checkpoint line and the status line.
 func (m *model) header() []string {
 	chain, title := m.chain(), m.checkpointLine()
-	if m.served && (m.at != viewTour || len(m.rq.held) > 0) {
-		chain = m.requestChain()
+	if m.served && (m.at != viewTour || m.rqv().HeldCount() > 0) {
+		chain = m.rqv().Chain(m.w, m.at == viewRequests)
 	}
 	if m.at != viewTour {
 		title = m.viewTitle()
@@ -589,7 +589,7 @@ func (m *model) status() string {
 	// not cut mid-word.
 	served := func(hints ...string) string {
 		extra := ""
-		if n := len(m.rq.held); n > 0 {
+		if n := m.rqv().HeldCount(); n > 0 {
 			extra = fmt.Sprintf(tr.StatusHeld, n) + " · "
 		}
 		if d, n := m.exView().Done(); n > 0 {
@@ -640,7 +640,7 @@ func (m *model) status() string {
 	if d, n := m.exView().Done(); n > 0 {
 		s = st.Served.Render(fmt.Sprintf(tr.StatusExercises, d, n)) + " · " + s
 	}
-	if n := len(m.rq.held); n > 0 {
+	if n := m.rqv().HeldCount(); n > 0 {
 		s = st.Paused.Render(fmt.Sprintf(tr.StatusHeld, n)) + " · " + s
 	}
 	if m.side && m.at == viewTour && m.note == "" {
@@ -678,11 +678,8 @@ func (m *model) shortHelp() []key.Binding {
 		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp(tr.KeyAnyKey, tr.BarClose)), k.Quit}
 	case m.exView().Capturing():
 		return m.exView().Keys() // the answer line's
-	case m.at == viewRequests && m.rq.typing:
-		return []key.Binding{
-			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.BarFilter)),
-			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarCancel)),
-		}
+	case m.capturingView() != nil:
+		return m.capturingView().Keys() // a text box takes every key: its own are all the bar says
 	case m.at != viewTour:
 		return m.viewHelp()
 	}

@@ -28,12 +28,6 @@ func (m *model) zoomTarget() string {
 			return fmt.Sprintf("tour/side/%d", m.sideFocus)
 		}
 		return fmt.Sprintf("tour/%d", m.focus)
-	case viewRequests:
-		pane := m.rq.focus
-		if !m.lay.wide && pane != rqList {
-			pane = m.rq.tab
-		}
-		return fmt.Sprintf("requests/%d", pane)
 	}
 	return fmt.Sprintf("view/%d", m.at)
 }
@@ -95,46 +89,4 @@ func (m *model) zoomedTourBody() []string {
 		return m.kubect.View()
 	}
 	return m.source.View()
-}
-
-// zoomViews gives the focused pane of the after-serve view on screen the whole body (r is the
-// layout's placement, changed in place before the panes are sized).
-func (m *model) zoomViews(r *viewRects) {
-	b := m.lay.body
-	full := rect{0, b.y, b.w, b.h}
-	switch m.at {
-	case viewRequests:
-		switch m.rq.focus {
-		case rqList:
-			r.rqList = full
-		case rqLane:
-			r.rqLane = full
-		case rqDetails:
-			r.rqDetails = full
-		case rqSource:
-			r.rqSource = full
-		}
-		if !m.lay.wide && m.rq.focus != rqList {
-			r.rqLane, r.rqDetails, r.rqSource = full, full, full
-		}
-	}
-}
-
-// zoomedViewBody is an after-serve view's body while zoomed: its focused pane alone; nil for
-// a view of one pane (the glossary, the board), which the caller draws as always.
-func (m *model) zoomedViewBody() []string {
-	switch m.at {
-	case viewRequests:
-		rq := m.rq
-		switch rq.focus {
-		case rqList:
-			return rq.listView(true, m.reqs != nil, m.served, m.now())
-		case rqDetails:
-			return rq.details.View()
-		case rqSource:
-			return rq.source.View()
-		}
-		return rq.lane.View()
-	}
-	return nil
 }
