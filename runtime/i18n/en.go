@@ -1414,7 +1414,7 @@ func english() Strings {
 		PlainKubeconfig:              "kubeconfig: %s (contexts: admin, alice, bob, anonymous, badtoken)",
 		PlainExport:                  "  export KUBECONFIG=%s; kubectl get ns",
 		PlainRequests:                "Requests through the chain you just built:",
-		PlainNoTerminal:              "stdin is not a terminal, so nothing can keep this server running: it stops now, with its\nkubeconfig. To use kubectl with a server, run `kubewalk serve` (or `kubewalk --plain` in a terminal).",
+		PlainNoTerminal:              "stdin is not a terminal, so nothing can keep this server running: it stops now, with its kubeconfig. To use kubectl with a server, run `kubewalk serve` (or `kubewalk --plain` in a terminal).",
 		PlainKeepsRunning:            "The server keeps running for kubectl. Press Enter (or Ctrl-C) to stop it › ",
 		PlainTrack:                   "After-serve lessons: they read the running server. Create the objects a step names with kubectl, then read the step again.",
 		PlainTrackPrompt:             "[Enter] next step · [q]+Enter leave the lessons › ",

@@ -737,7 +737,7 @@ func zhCN() map[string]string {
 		"PlainKubeconfig":              "kubeconfig：%s（上下文：admin、alice、bob、anonymous、badtoken）",
 		"PlainExport":                  "  export KUBECONFIG=%s; kubectl get ns",
 		"PlainRequests":                "经过你刚刚构建的处理链的请求：",
-		"PlainNoTerminal":              "标准输入不是终端，没有办法让这台服务器继续运行：它和它的 kubeconfig 现在就会停止。\n要用 kubectl 访问服务器，请运行 `kubewalk serve`（或在终端中运行 `kubewalk --plain`）。",
+		"PlainNoTerminal":              "标准输入不是终端，没有办法让这台服务器继续运行：它和它的 kubeconfig 现在就会停止。要用 kubectl 访问服务器，请运行 `kubewalk serve`（或在终端中运行 `kubewalk --plain`）。",
 		"PlainKeepsRunning":            "服务器会继续运行，供 kubectl 访问。按 Enter（或 Ctrl-C）停止 › ",
 		"PlainTrack":                   "服务之后的课程：它们读取运行中的服务器。用 kubectl 创建步骤中提到的对象，再重新阅读这一步。",
 		"PlainTrackPrompt":             "[Enter] 下一步 · [q]+Enter 离开课程 › ",
