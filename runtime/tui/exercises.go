@@ -13,7 +13,7 @@ import (
 // The :exercises view is its own package (runtime/tui/exercises). What stays here is the
 // root's side of it: where the walkthrough is (the view puts that lesson first), the toasts of
 // the exercises that tick by themselves, drawn over whatever view is on screen until the next
-// key not typed into a line, and the methods the class code asks (board.go, class.go).
+// key not typed into a line, and the methods the class code asks (runtime/tui/class).
 
 // exView is the exercises view.
 func (m *model) exView() *exercises.Model { return m.views[viewExercises].(*exercises.Model) }

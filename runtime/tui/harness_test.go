@@ -16,6 +16,7 @@ import (
 	"github.com/muesli/termenv"
 	"k8s.io/klog/v2"
 
+	"github.com/kubewalk/kubewalk/runtime/tui/class"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 )
 
@@ -170,19 +171,12 @@ func (hs *harness) idle() bool {
 	if m.autoArmed {
 		idle++ // the auto pause's timer: tests send autoMsg or wait for it with until
 	}
-	if c := m.cls; c != nil && c.host != nil {
-		idle++ // the board's waiter
-	}
-	if c := m.cls; c != nil && c.follow != nil {
-		idle++ // the student's state waiter
-		if !c.fsLoaded {
-			return false // its first read is on its way
+	if c, ok := m.cls.(*class.Model); ok {
+		n, delivering := c.Waiters() // the board's waiter, the student's state waiter
+		if delivering {
+			return false // the student's state is on its way
 		}
-		select {
-		case <-c.fsNext:
-			return false // the state changed: the waiter is delivering it
-		default:
-		}
+		idle += int64(n)
 	}
 	if m.fetch.job != nil {
 		idle += 2 // the download and its progress waiter

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/class"
 	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 )
 
@@ -43,7 +44,7 @@ func TestClassHostJoinLineWhole(t *testing.T) {
 			h := joinHost{boardHost(), tt.join}
 			hs := newHarnessOpts(t, tt.w, tt.h, fakeContent{zh: tt.lang == i18n.SimplifiedChinese}, fakeServer{},
 				Options{GlamourStyle: "notty", Class: h, Lang: tt.lang})
-			hs.until("the board", func() bool { return hs.model.m.cls.boardLoaded })
+			hs.until("the board", func() bool { return hs.model.m.cls.(*class.Model).BoardLoaded() })
 			hs.settle()
 			if got := hs.model.m.classLineCount(); got != tt.lines {
 				t.Errorf("%d class lines, want %d", got, tt.lines)
@@ -87,7 +88,7 @@ func TestWelcomeFitsShortScreens(t *testing.T) {
 			hs := newHarnessOpts(t, tt.w, tt.h, fakeContent{zh: tt.lang == i18n.SimplifiedChinese}, fakeServer{},
 				Options{GlamourStyle: "notty", Class: h, Lang: tt.lang, ShowWelcome: true})
 			hs.send(upstreamCheckMsg{missing: &MissingModuleError{Module: "k8s.io/apiserver", Version: "v0.37.2"}})
-			hs.until("the board", func() bool { return hs.model.m.cls.boardLoaded })
+			hs.until("the board", func() bool { return hs.model.m.cls.(*class.Model).BoardLoaded() })
 			hs.settle()
 			tr := i18n.For(tt.lang)
 			hs.must(tr.WelcomeBegin, tr.WelcomeTitle, "k8s.io/apiserver v0.37.2")

@@ -145,8 +145,9 @@ type model struct {
 	fetcher   Fetch
 	upMissing *MissingModuleError
 
-	// The follow-along class (class.go, board.go); nil without one.
-	cls *classState
+	// The follow-along class (runtime/tui/class, classview.go), also the board view; inert
+	// without one.
+	cls classView
 }
 
 // NewModel builds the screen for an engine that has been (or is about to be) started. srv
@@ -203,7 +204,6 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 	m.kubeSrc = newSourcePane(st, tr, content)
 	m.kubeSrc.kube = true
 	m.source.fetch, m.kubeSrc.fetch = m.fetch, m.fetch
-	m.cls = newClassState(opts)
 	c := common.Common{Styles: st, Tr: tr, Scroll: common.ScrollKeys{
 		Up: keys.Up, Down: keys.Down, PageUp: keys.PageUp, PageDown: keys.PageDown, Top: keys.Top, Bottom: keys.Bottom}}
 	m.views = map[viewID]view.View{
@@ -214,6 +214,8 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		viewKubectl:  kubectlview.New(c, m.kubectlOptions(opts)),
 		viewRequests: newRequests(m, c, content),
 	}
+	m.cls = newClass(m, c, opts, m.exView())
+	m.views[viewBoard] = m.cls
 	m.applyFocus()
 	return Model{m: m}
 }
@@ -286,7 +288,7 @@ func (m *model) shutdown() error {
 // Init starts listening for engine events and, when there is a trace store or exercises, for
 // their changes.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.m.waitEvent(), m.m.checkUpstream(), m.m.classInit()}
+	cmds := []tea.Cmd{m.m.waitEvent(), m.m.checkUpstream()}
 	for _, v := range m.m.views {
 		cmds = append(cmds, v.Init())
 	}
@@ -366,8 +368,6 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return tea.Tick(readyzEvery, func(time.Time) tea.Msg { return readyzTickMsg{} })
 	case readyzTickMsg:
 		return pollReadyz(m.srv, m.readyClient, m.now)
-	case boardMsg, followMsg, classNoteMsg:
-		return m.classMsg(msg)
 	case tea.KeyMsg:
 		cmd := m.key(msg)
 		m.classSeen()
@@ -497,7 +497,7 @@ func (m *model) event(ev engine.Event) tea.Cmd {
 		cmds = append(cmds, m.show(len(m.history)-1))
 	}
 	m.syncCurrent()
-	cmds = append(cmds, m.classEvent(), m.forward(view.ServerMsg{Paused: ev.Paused != nil, Served: ev.Served, Failed: ev.Failed != nil}))
+	cmds = append(cmds, m.forward(view.ServerMsg{Paused: ev.Paused != nil, Served: ev.Served, Failed: ev.Failed != nil}))
 	return tea.Batch(cmds...)
 }
 

@@ -183,8 +183,8 @@ type Options struct {
 	// Record, if set, is given everything Run writes to the terminal and every resize (see
 	// runtime/record).
 	Record Recorder
-	// Class makes this the instructor's screen of a follow-along class (class.go); Follow a
-	// student's. nil: no class.
+	// Class makes this the instructor's screen of a follow-along class (runtime/tui/class);
+	// Follow a student's. nil: no class.
 	Class  ClassHost
 	Follow ClassFollower
 }

@@ -47,10 +47,6 @@ func (m *model) viewBody() []string {
 		}
 		return v.View(m.lay.body.w, m.lay.body.h)
 	}
-	switch m.at {
-	case viewBoard:
-		return m.boardBody()
-	}
 	return nil
 }
 
@@ -60,10 +56,6 @@ func (m *model) viewTitle() string {
 	var left, right string
 	if v, ok := m.views[m.at]; ok {
 		left, right = v.Title()
-	}
-	switch m.at {
-	case viewBoard:
-		left, right = m.boardTitle()
 	}
 	l := st.Chain.Checkpoint.Render(left)
 	room := m.w - ansi.StringWidth(right) - 2
@@ -90,10 +82,6 @@ func (m *model) viewHelp() []key.Binding {
 			out = append(out, m.zoomBinding())
 		}
 	}
-	switch m.at {
-	case viewBoard:
-		out = append(out, b("B", tr.BarBoardBack), b(":msg", tr.BarMsg), b("↑/↓", tr.BarScroll))
-	}
 	return append(out, k.Help, k.Quit)
 }
 
@@ -115,10 +103,6 @@ func (m *model) viewKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	if v, ok := m.views[m.at]; ok {
 		return v.Update(msg)
-	}
-	switch m.at {
-	case viewBoard:
-		return m.boardKey(msg)
 	}
 	return nil
 }
@@ -203,16 +187,16 @@ func (m *model) runLine(line string) (tea.Cmd, string) {
 		m.at = viewExercises
 		m.syncCurrent()
 	case "board":
-		if m.cls == nil || m.cls.host == nil {
+		if !m.cls.IsHost() {
 			return nil, m.tr.BoardNotHost
 		}
 		m.at = viewBoard
 	case "msg":
-		return m.msgLine(rest)
+		return m.cls.MsgLine(rest)
 	case "assign":
-		return m.assignLine(rest)
+		return m.cls.AssignLine(rest)
 	case "help":
-		m.info = commandsHelp(m.st, m.tr, m.cls != nil && m.cls.host != nil)
+		m.info = commandsHelp(m.st, m.tr, m.cls.IsHost())
 	case "quit":
 		return tea.Quit, ""
 	}
@@ -231,7 +215,7 @@ func (m *model) kubectlLine(rest string) (tea.Cmd, string) {
 
 // completer is what the command line's suggestions draw on now.
 func (m *model) completer() completer {
-	c := completer{tr: m.tr, breakpoints: m.rqv().Breakpoints(), host: m.cls != nil && m.cls.host != nil}
+	c := completer{tr: m.tr, breakpoints: m.rqv().Breakpoints(), host: m.cls.IsHost()}
 	seen := map[string]bool{}
 	if m.srv != nil && m.srv.ServeStatus() == server.Serving {
 		for _, id := range m.srv.Identities() {

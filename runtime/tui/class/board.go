@@ -1,4 +1,4 @@
-package tui
+package class
 
 import (
 	"fmt"
@@ -11,6 +11,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/exercises"
+	"github.com/kubewalk/kubewalk/runtime/tui/view"
 )
 
 // The class board (:board, or B, on the instructor's screen): the join line large enough
@@ -21,64 +24,63 @@ import (
 // state. The state is in words and symbols (✋ STUCK, ⇢ following, ◇ free pace, ✗ offline),
 // never in colour alone.
 
-// boardBody renders the board in the body.
-func (m *model) boardBody() []string {
-	b := m.lay.body
-	tr := m.tr
-	c := m.cls
-	if c == nil || c.host == nil {
-		return placeCenter(wrapLines(tr.BoardNotHost, b.w-4), b.w, b.h)
+// View renders the board: exactly h lines of w cells.
+func (m *Model) View(w, h int) []string {
+	tr, st := m.c.Tr, m.c.Styles
+	m.boardH = h
+	if m.host == nil {
+		return common.PlaceCenter(common.WrapLines(tr.BoardNotHost, w-4), w, h)
 	}
 	var out []string
-	join := c.host.JoinLine()
-	line := classBanner.Render(" " + join + " ")
+	join := m.host.JoinLine()
+	line := banner.Render(" " + join + " ")
 	inner := []string{"", "   " + line + "   ", ""}
-	bw := min(b.w, ansi.StringWidth(join)+10)
-	if big, w, ok := bigJoin(join); ok && w+8 <= b.w && len(big)+5+boardBelowJoin <= b.h { // +3 lines in the box, +2 borders
+	bw := min(w, ansi.StringWidth(join)+10)
+	if big, bigW, ok := bigJoin(join); ok && bigW+8 <= w && len(big)+5+boardBelowJoin <= h { // +3 lines in the box, +2 borders
 		// Wide and tall enough: the address and the code in block letters, the line to copy
 		// under them. Otherwise (80 columns) the line alone.
 		inner = append(big, "", "   "+line, "")
-		bw = w + 8
+		bw = bigW + 8
 	}
 	// The loopback hint (only this machine can join) is not repeated here: the class lines
 	// above the body say it on every view, the board included.
-	out = append(out, box(m.st, tr.BoardJoinTitle, inner, bw, len(inner)+2, true)...)
+	out = append(out, common.Box(st, tr.BoardJoinTitle, inner, bw, len(inner)+2, true)...)
 	msg := tr.BoardNoMessage
-	if c.board.Message != "" {
-		msg = fmt.Sprintf(tr.BoardLastMessage, c.board.Message)
+	if m.board.Message != "" {
+		msg = fmt.Sprintf(tr.BoardLastMessage, m.board.Message)
 	}
 	out = append(out, " "+msg)
-	if c.board.Assigned != "" {
-		sum := wrapLines(m.assignedSummary(), b.w-2)
+	if m.board.Assigned != "" {
+		sum := common.WrapLines(m.assignedSummary(), w-2)
 		for _, l := range sum[:min(len(sum), 2)] {
 			out = append(out, " "+l)
 		}
 	}
 	out = append(out, "")
-	rows := boardRows(tr, c.board)
-	if !c.boardLoaded || len(c.board.Students) == 0 {
+	rows := boardRows(tr, m.board)
+	if !m.boardLoaded || len(m.board.Students) == 0 {
 		rows = []string{" " + tr.BoardNoStudents}
 	}
-	room := b.h - len(out)
+	room := h - len(out)
 	if room < 2 {
-		out = out[:max(b.h-2, 0)]
-		room = b.h - len(out)
+		out = out[:max(h-2, 0)]
+		room = h - len(out)
 	}
-	if len(rows) > room && len(c.board.Students) > 0 {
+	if len(rows) > room && len(m.board.Students) > 0 {
 		// The header stays; the students scroll.
 		body := rows[1:]
-		top := min(max(c.boardTop, 0), max(len(body)-(room-1), 0))
-		c.boardTop = top
+		top := min(max(m.boardTop, 0), max(len(body)-(room-1), 0))
+		m.boardTop = top
 		rows = append([]string{rows[0]}, body[top:min(top+room-1, len(body))]...)
 	}
 	out = append(out, rows...)
 	for i := range out {
-		out[i] = fit(out[i], b.w)
+		out[i] = common.Fit(out[i], w)
 	}
-	for len(out) < b.h {
-		out = append(out, strings.Repeat(" ", b.w))
+	for len(out) < h {
+		out = append(out, strings.Repeat(" ", w))
 	}
-	return out[:b.h]
+	return out[:h]
 }
 
 // boardBelowJoin is the room the board keeps under a large join line: the message, a blank
@@ -114,7 +116,7 @@ func bigJoin(join string) (lines []string, width int, ok bool) {
 // boardRows lays the students out in columns — name, place, state, the assigned exercise
 // (while one is assigned), exercises done, idle time —: the header, then one row each, those
 // stuck first (each group by name).
-func boardRows(tr *i18n.Strings, bd ClassBoard) []string {
+func boardRows(tr *i18n.Strings, bd Board) []string {
 	assigned := bd.Assigned != ""
 	// Who is stuck where comes first: at 80 columns what does not fit is cut from the end.
 	row := func(name, at, done, ex, idle, state string) []string {
@@ -168,8 +170,8 @@ func boardRows(tr *i18n.Strings, bd ClassBoard) []string {
 
 // assignedSummary is the board's line about the assigned exercise: its title and ID, and how
 // many students have done it, are trying it, have not started and have not reached it yet.
-func (m *model) assignedSummary() string {
-	bd := m.cls.board
+func (m *Model) assignedSummary() string {
+	bd := m.board
 	counts := map[string]int{}
 	for _, s := range bd.Students {
 		st := ""
@@ -178,8 +180,9 @@ func (m *model) assignedSummary() string {
 		}
 		counts[st]++
 	}
-	return fmt.Sprintf(m.tr.BoardAssigned, m.exerciseTitle(bd.Assigned), bd.Assigned,
-		fmt.Sprintf(m.tr.BoardAssignedCounts, counts[ClassExDone], counts[ClassExTrying], counts[ClassExOpen], counts[ClassExLocked]+counts[""]))
+	tr := m.c.Tr
+	return fmt.Sprintf(tr.BoardAssigned, m.exerciseTitle(bd.Assigned), bd.Assigned,
+		fmt.Sprintf(tr.BoardAssignedCounts, counts[ExDone], counts[ExTrying], counts[ExOpen], counts[ExLocked]+counts[""]))
 }
 
 // idleText is an idle time in whole seconds, minutes or hours.
@@ -194,95 +197,100 @@ func idleText(sec float64) string {
 	return fmt.Sprintf("%dh", s/3600)
 }
 
-// boardTitle is the board's title line: the class, the students, the instructor's checkpoint.
-func (m *model) boardTitle() (left, right string) {
-	c := m.cls
-	if c == nil || c.host == nil {
-		return m.tr.BoardTitle, ""
+// Title is the board's title line: the class, the students, the instructor's checkpoint.
+func (m *Model) Title() (left, right string) {
+	tr := m.c.Tr
+	if m.host == nil {
+		return tr.BoardTitle, ""
 	}
 	stuck := 0
-	for _, s := range c.board.Students {
+	for _, s := range m.board.Students {
 		if s.Stuck {
 			stuck++
 		}
 	}
-	left = fmt.Sprintf(m.tr.BoardTitleClass, c.board.Title, len(c.board.Students), stuck)
-	return left, fmt.Sprintf(m.tr.BoardInstructorAt, placeText(m.tr, c.board.Place))
+	left = fmt.Sprintf(tr.BoardTitleClass, m.board.Title, len(m.board.Students), stuck)
+	return left, fmt.Sprintf(tr.BoardInstructorAt, placeText(tr, m.board.Place))
 }
 
-// boardKey scrolls the board.
-func (m *model) boardKey(msg tea.KeyMsg) tea.Cmd {
-	if m.cls == nil {
-		return nil
+// Keys are the board's help bar: B goes back to the walkthrough, :msg, the scroll keys.
+func (m *Model) Keys() []key.Binding {
+	tr := m.c.Tr
+	b := func(keys, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))
 	}
-	k := m.keys
+	return []key.Binding{b("B", tr.BarBoardBack), b(":msg", tr.BarMsg), b("↑/↓", tr.BarScroll)}
+}
+
+// boardKey scrolls the board's students.
+func (m *Model) boardKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.c.Scroll
 	switch {
 	case key.Matches(msg, k.Up):
-		m.cls.boardTop--
+		m.boardTop--
 	case key.Matches(msg, k.Down):
-		m.cls.boardTop++
+		m.boardTop++
 	case key.Matches(msg, k.PageUp):
-		m.cls.boardTop -= m.lay.body.h / 2
+		m.boardTop -= m.boardH / 2
 	case key.Matches(msg, k.PageDown):
-		m.cls.boardTop += m.lay.body.h / 2
+		m.boardTop += m.boardH / 2
 	}
-	m.cls.boardTop = max(m.cls.boardTop, 0)
+	m.boardTop = max(m.boardTop, 0)
 	return nil
 }
 
-// msgLine runs :msg TEXT: the text goes to every student.
-func (m *model) msgLine(text string) (tea.Cmd, string) {
-	if m.cls == nil || m.cls.host == nil {
-		return nil, m.tr.BoardNotHost
+// MsgLine runs :msg TEXT: the text goes to every student. It returns the reason the line
+// cannot run ("" when it runs).
+func (m *Model) MsgLine(text string) (tea.Cmd, string) {
+	tr := m.c.Tr
+	if m.host == nil {
+		return nil, tr.BoardNotHost
 	}
 	if strings.TrimSpace(text) == "" {
-		return nil, m.tr.CmdMsgWhat
+		return nil, tr.CmdMsgWhat
 	}
-	h := m.cls.host
-	m.note = m.tr.NoteMsgSent
+	h := m.host
+	m.opts.Tour.Note(tr.NoteMsgSent)
 	return func() tea.Msg {
 		if err := h.Broadcast(text); err != nil {
-			return classNoteMsg{note: fmt.Sprintf(m.tr.NoteMsgFailed, err)}
+			return view.NoteMsg(fmt.Sprintf(tr.NoteMsgFailed, err))
 		}
 		return nil
 	}, ""
 }
 
-// assignLine runs :assign ID: exercise ID goes to every student ("-" takes the assignment
-// back; no ID says which is assigned). An ID that names no exercise is refused, and the line
-// stays in the prompt with the reason.
-func (m *model) assignLine(id string) (tea.Cmd, string) {
-	tr := m.tr
-	if m.cls == nil || m.cls.host == nil {
+// AssignLine runs :assign ID: exercise ID goes to every student ("-" takes the assignment
+// back; no ID says which is assigned). An ID that names no exercise is refused: the reason is
+// returned, and the line stays in the prompt with it.
+func (m *Model) AssignLine(id string) (tea.Cmd, string) {
+	tr, tour, ex := m.c.Tr, m.opts.Tour, m.opts.Exercises
+	if m.host == nil {
 		return nil, tr.BoardNotHost
 	}
 	id = strings.TrimSpace(id)
 	switch {
-	case id == "" && m.cls.board.Assigned != "":
-		m.note = fmt.Sprintf(tr.NoteAssignedNow, m.exerciseTitle(m.cls.board.Assigned), m.cls.board.Assigned)
+	case id == "" && m.board.Assigned != "":
+		tour.Note(fmt.Sprintf(tr.NoteAssignedNow, m.exerciseTitle(m.board.Assigned), m.board.Assigned))
 		return nil, ""
 	case id == "":
 		return nil, tr.CmdAssignWhich
 	case id == "-":
 		id = ""
-	case !m.exView().Loaded():
+	case !ex.Loaded():
 		return nil, tr.CmdAssignNoExercises
-	case !slices.ContainsFunc(m.exView().All(), func(e Exercise) bool { return e.ID == id }):
+	case !slices.ContainsFunc(ex.All(), func(e exercises.Exercise) bool { return e.ID == id }):
 		return nil, fmt.Sprintf(tr.CmdAssignUnknown, id)
 	}
-	h := m.cls.host
+	h := m.host
 	if id == "" {
-		m.note = tr.NoteAssignTakenBack
+		tour.Note(tr.NoteAssignTakenBack)
 	} else {
-		m.note = fmt.Sprintf(tr.NoteAssigned, m.exerciseTitle(id), id)
+		tour.Note(fmt.Sprintf(tr.NoteAssigned, m.exerciseTitle(id), id))
 	}
 	return func() tea.Msg {
 		if err := h.Assign(id); err != nil {
-			return classNoteMsg{note: fmt.Sprintf(tr.NoteAssignFailed, err)}
+			return view.NoteMsg(fmt.Sprintf(tr.NoteAssignFailed, err))
 		}
 		return nil
 	}, ""
 }
-
-// classNoteMsg puts a remark in the status line.
-type classNoteMsg struct{ note string }
