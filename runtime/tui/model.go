@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/cmdline"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 	"github.com/kubewalk/kubewalk/runtime/tui/exercises"
@@ -116,7 +117,7 @@ type model struct {
 	ctx    context.Context
 	cancel context.CancelFunc // ends the views' background work (shutdown)
 
-	prompt *prompt
+	prompt *cmdline.Prompt // the : command line over its table (cmdline.go)
 	info   *infoBox
 
 	// views are the screens moved into their own packages (runtime/tui/<view>), behind the
@@ -180,8 +181,7 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 
 		reqs: opts.Requests, bps: opts.Breakpoints,
 		ctx: ctx, cancel: cancel,
-		prompt: newPrompt(),
-		auto:   max(opts.Auto, 0),
+		auto: max(opts.Auto, 0),
 	}
 	if m.auto > 0 {
 		m.welcome = false // nobody would dismiss it: the demo runs on its own
@@ -214,6 +214,7 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		viewKubectl:  kubectlview.New(c, m.kubectlOptions(opts)),
 		viewRequests: newRequests(m, c, content),
 	}
+	m.prompt = cmdline.NewPrompt(cmdline.New(tr, m.commands()...))
 	m.applyFocus()
 	return Model{m: m}
 }
@@ -408,7 +409,7 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 		return m.loadNow() // the view's breakpoints (the completer's) as listed
 	case breakSetMsg:
 		if msg.err != nil {
-			m.prompt.Reopen(msg.line, oneLine(msg.err.Error()), m.completer())
+			m.prompt.Reopen(msg.line, oneLine(msg.err.Error()))
 			return nil
 		}
 		if msg.remove {
@@ -671,7 +672,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	k := m.keys
 	m.note = ""
-	if _, typing := m.capturing(); !m.prompt.open && !typing {
+	if _, typing := m.capturing(); !m.prompt.IsOpen() && !typing {
 		// A key closes the toast, but not one typed into a line: the learner may not have
 		// looked up yet (and the command line covers the toast).
 		m.toasts = nil
@@ -696,7 +697,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		m.dismissWelcome()
 		return nil
 	}
-	if m.prompt.open {
+	if m.prompt.IsOpen() {
 		return m.promptKey(msg)
 	}
 	if v, ok := m.capturing(); ok {
@@ -731,7 +732,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	if key.Matches(msg, k.Command) {
-		m.prompt.Open(m.completer())
+		m.prompt.Open()
 		return nil
 	}
 	if cmd, ok := m.classKey(msg); ok {
@@ -1023,7 +1024,7 @@ func (m *model) typingLine() bool {
 	if _, ok := m.capturing(); ok {
 		return true
 	}
-	return m.prompt.open || (m.at == viewTour && m.source.search.typing)
+	return m.prompt.IsOpen() || (m.at == viewTour && m.source.search.typing)
 }
 
 // mouse scrolls the focused pane with the wheel and focuses a pane on click.
@@ -1031,7 +1032,7 @@ func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
 	if m.auto > 0 && msg.Action == tea.MouseActionPress {
 		m.stopAuto() // a click or the wheel takes over, as a key does
 	}
-	if m.lay.small || m.showHelp || m.welcome || m.prompt.open || m.info != nil || msg.Action != tea.MouseActionPress {
+	if m.lay.small || m.showHelp || m.welcome || m.prompt.IsOpen() || m.info != nil || msg.Action != tea.MouseActionPress {
 		return nil
 	}
 	if m.zoom && msg.Button == tea.MouseButtonLeft {

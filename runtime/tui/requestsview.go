@@ -31,7 +31,7 @@ func newRequests(m *model, c common.Common, content Content) *requests.Model {
 		Want: func() []string { return m.kc().IDs() },
 		Typing: func() bool {
 			_, typing := m.capturing() // the active view's text box (an answer, a filter)
-			return m.prompt.open || typing
+			return m.prompt.IsOpen() || typing
 		},
 		Ctx:  m.ctx,
 		Done: func() <-chan struct{} { return m.done },

@@ -37,6 +37,7 @@ type fakeServer struct{ status server.ServeStatus }
 
 func (s fakeServer) Kubeconfig() string              { return "/tmp/kubewalk-1234/kubeconfig" }
 func (s fakeServer) ServeStatus() server.ServeStatus { return s.status }
+func (s fakeServer) Identities() []server.Identity   { return nil }
 
 // fakeKubectl answers a few command lines as kubectl would; `get cm -w` streams until stopped.
 type fakeKubectl struct {

@@ -10,6 +10,8 @@ package view
 import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/kubewalk/kubewalk/runtime/tui/cmdline"
 )
 
 // View is one screen of the TUI.
@@ -68,4 +70,13 @@ type NoteMsg string
 type Zoomer interface {
 	// ZoomView renders the view's focused pane alone: exactly h lines of exactly w cells.
 	ZoomView(w, h int) []string
+}
+
+// Commander is a view that offers : commands (the etcd view's :etcd KEY, the kubectl view's
+// :kubectl ARGS): the root puts them in its one table (cmdline.Registry), where its help lists
+// them, so the suggestions, :help and the running of a line read them as the root's own. A
+// command whose Action has Show set brings this view on screen. The root asks once, when it
+// builds the table; the commands' Complete and Run read the view as it is when they are called.
+type Commander interface {
+	Commands() []cmdline.Command
 }
