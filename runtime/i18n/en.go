@@ -115,7 +115,7 @@ type Strings struct {
 	CmdKubectlRunning                                                           string // %s: the command line
 	CmdKubectlBesideBusy                                                        string // %s: the command line beside
 	CmdEtcdKey                                                                  string // %s: the prefix, /registry/
-	SuggestEtcdPrefix, SuggestEtcdUnder, SuggestEtcdKey                         string
+	SuggestEtcdPrefix, SuggestEtcdUnder, SuggestEtcdKey, SuggestEtcdNotListed   string
 	SuggestTitle, SuggestErrorTitle, SuggestCommandsTitle                       string
 	SuggestMore                                                                 string // %d: how many
 	PromptHint                                                                  string
@@ -903,6 +903,7 @@ func english() Strings {
 		SuggestEtcdPrefix:    "where the server stores its objects",
 		SuggestEtcdUnder:     "keys under it",
 		SuggestEtcdKey:       "key: show its value, decoded",
+		SuggestEtcdNotListed: "where the server stores its objects; tab completes keys once :etcd has listed them",
 		VerbGet:              "list or show resources",
 		VerbDescribe:         "show details",
 		VerbCreate:           "create a resource",

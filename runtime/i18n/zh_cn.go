@@ -225,6 +225,7 @@ func zhCN() map[string]string {
 		"SuggestEtcdPrefix":    "服务器存放对象的位置",
 		"SuggestEtcdUnder":     "其下的键",
 		"SuggestEtcdKey":       "键：显示解码后的值",
+		"SuggestEtcdNotListed": "服务器存放对象的位置；:etcd 列出键之后，tab 才能补全键",
 		"VerbGet":              "列出或查看资源",
 		"VerbDescribe":         "查看详情",
 		"VerbCreate":           "创建资源",

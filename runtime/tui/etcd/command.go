@@ -30,14 +30,19 @@ func (v *Model) Commands() []cmdline.Command {
 }
 
 // completeKey suggests the key being typed: the prefix, then the listed keys under the word,
-// cut after the next "/" past it (one suggestion per resource, namespace or name).
+// cut after the next "/" past it (one suggestion per resource, namespace or name). Before the
+// view's first listing there are none: the prefix's description says so.
 func (v *Model) completeKey(args []string, word string) []cmdline.Suggestion {
 	tr := v.c.Tr
 	if len(args) > 0 {
 		return nil
 	}
 	if !strings.HasPrefix(word, Prefix) {
-		return []cmdline.Suggestion{{Text: Prefix, Desc: tr.SuggestEtcdPrefix, Open: true}}
+		desc := tr.SuggestEtcdPrefix
+		if !v.started {
+			desc = tr.SuggestEtcdNotListed // nothing to complete from until the view lists
+		}
+		return []cmdline.Suggestion{{Text: Prefix, Desc: desc, Open: true}}
 	}
 	var out []cmdline.Suggestion
 	// The keys are sorted: those under word are one run, and a run's keys that share the

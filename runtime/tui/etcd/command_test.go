@@ -61,6 +61,9 @@ func TestCommandCompletes(t *testing.T) {
 	if got := texts(etcdCommand(t, fresh.v).Complete(nil, "/registry/")); got != nil {
 		t.Errorf("before the first listing: %q, want none", got)
 	}
+	if s := etcdCommand(t, fresh.v).Complete(nil, ""); len(s) != 1 || s[0].Desc != en.SuggestEtcdNotListed {
+		t.Errorf("before the first listing the prefix is described %+v, want %q", s, en.SuggestEtcdNotListed)
+	}
 }
 
 // TestCommandRuns: :etcd KEY selects the key and decodes its value; a key outside /registry/
