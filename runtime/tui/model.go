@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -297,6 +298,7 @@ func (m Model) Init() tea.Cmd {
 // Update handles one message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.m.update(msg)
+	m.m.takeNotes()
 	m.m.syncZoom()
 	return m, cmd
 }
@@ -392,8 +394,6 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 		m.showHelp, m.info = false, nil
 		m.at = viewRequests
 		m.note = msg.Note
-	case requests.TracesMsg:
-		m.kc().SetTraces(msg.Traces)
 	case breakListMsg:
 		lines := []string{m.tr.BreakListIntro, ""}
 		if len(msg.specs) == 0 {
@@ -454,6 +454,18 @@ func (m *model) forward(msg tea.Msg) tea.Cmd {
 		cmds = append(cmds, m.views[id].Update(msg))
 	}
 	return tea.Batch(cmds...)
+}
+
+// takeNotes sets the status note to what a view said while the message was handled
+// (view.Noter), in viewID order, so a view's notes keep the order it said them in.
+func (m *model) takeNotes() {
+	for _, id := range slices.Sorted(maps.Keys(m.views)) {
+		if n, ok := m.views[id].(view.Noter); ok {
+			if s, ok := n.Note(); ok {
+				m.note = s
+			}
+		}
+	}
 }
 
 // event handles a pause, the end of startup or a failure.
