@@ -13,7 +13,7 @@ import (
 
 // This file is the root's side of the Requests view (runtime/tui/requests): making it, the
 // stage-code pane it is handed, and what the root asks of it until the views that ask move
-// too (the kubectl view's constructors, msgs_kubectl.go, name its messages).
+// too (the kubectl view names its messages itself).
 
 // newRequests makes the Requests view for m.
 func newRequests(m *model, c common.Common, content Content) *requests.Model {
