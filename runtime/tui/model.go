@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -459,7 +458,7 @@ func (m *model) forward(msg tea.Msg) tea.Cmd {
 // takeNotes sets the status note to what a view said while the message was handled
 // (view.Noter), in viewID order, so a view's notes keep the order it said them in.
 func (m *model) takeNotes() {
-	for _, id := range slices.Sorted(maps.Keys(m.views)) {
+	for id := viewTour; id <= viewBoard; id++ { // every viewID, without allocating per message
 		if n, ok := m.views[id].(view.Noter); ok {
 			if s, ok := n.Note(); ok {
 				m.note = s
