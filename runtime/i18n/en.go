@@ -114,6 +114,8 @@ type Strings struct {
 	CmdColumn                                                                   string // %d: a column, %s: the problem
 	CmdKubectlRunning                                                           string // %s: the command line
 	CmdKubectlBesideBusy                                                        string // %s: the command line beside
+	CmdEtcdKey                                                                  string // %s: the prefix, /registry/
+	SuggestEtcdPrefix, SuggestEtcdUnder, SuggestEtcdKey, SuggestEtcdNotListed   string
 	SuggestTitle, SuggestErrorTitle, SuggestCommandsTitle                       string
 	SuggestMore                                                                 string // %d: how many
 	PromptHint                                                                  string
@@ -897,6 +899,11 @@ func english() Strings {
 		SuggestOnlyResource:  "only requests with this resource",
 		SuggestCanI:          "VERB RESOURCE: may I?",
 		SuggestWhoami:        "who the server thinks I am",
+		CmdEtcdKey:           ":etcd KEY: a key the server stores starts with %s and has no spaces (tab completes the keys listed)",
+		SuggestEtcdPrefix:    "where the server stores its objects",
+		SuggestEtcdUnder:     "keys under it",
+		SuggestEtcdKey:       "key: show its value, decoded",
+		SuggestEtcdNotListed: "where the server stores its objects; tab completes keys once :etcd has listed them",
 		VerbGet:              "list or show resources",
 		VerbDescribe:         "show details",
 		VerbCreate:           "create a resource",

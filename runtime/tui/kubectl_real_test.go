@@ -255,12 +255,12 @@ func TestKubectlBesideWatch(t *testing.T) {
 	hs.until("the second watch open", func() bool { return kc.Front() != nil && kc.Front().WatchOpen() })
 	typeNow("k get cm")
 	hs.until("the refusal", shows("kubectl get cm -w --watch-only already runs beside"))
-	if kc.Front().Args()[1] != "ns" || !hs.model.m.prompt.open {
+	if kc.Front().Args()[1] != "ns" || !hs.model.m.prompt.IsOpen() {
 		t.Fatalf("a third command started (%q), or the prompt closed", kc.Front().Args())
 	}
 	hs.send(keyMsg("esc")) // closes the prompt, which kept the line
-	if hs.model.m.prompt.open || !kc.Running() {
-		t.Fatalf("esc in the prompt: prompt open %v, watch in front running %v", hs.model.m.prompt.open, kc.Running())
+	if hs.model.m.prompt.IsOpen() || !kc.Running() {
+		t.Fatalf("esc in the prompt: prompt open %v, watch in front running %v", hs.model.m.prompt.IsOpen(), kc.Running())
 	}
 	hs.send(keyMsg("esc"))
 	hs.until("esc to stop the watch in front", finished)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/cmdline"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 	"github.com/kubewalk/kubewalk/runtime/tui/exercises"
@@ -116,7 +117,7 @@ type model struct {
 	ctx    context.Context
 	cancel context.CancelFunc // ends the views' background work (shutdown)
 
-	prompt *prompt
+	prompt *cmdline.Prompt // the : command line over its table (cmdline.go)
 	info   *infoBox
 
 	// views are the screens moved into their own packages (runtime/tui/<view>), behind the
@@ -181,8 +182,7 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 
 		reqs: opts.Requests, bps: opts.Breakpoints,
 		ctx: ctx, cancel: cancel,
-		prompt: newPrompt(),
-		auto:   max(opts.Auto, 0),
+		auto: max(opts.Auto, 0),
 	}
 	if m.auto > 0 {
 		m.welcome = false // nobody would dismiss it: the demo runs on its own
@@ -216,6 +216,7 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 	}
 	m.cls = newClass(m, c, opts, m.exView())
 	m.views[viewBoard] = m.cls
+	m.prompt = cmdline.NewPrompt(cmdline.New(tr, m.commands()...))
 	m.applyFocus()
 	return Model{m: m}
 }
@@ -298,6 +299,7 @@ func (m Model) Init() tea.Cmd {
 // Update handles one message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.m.update(msg)
+	m.m.takeNotes()
 	m.m.syncZoom()
 	return m, cmd
 }
@@ -391,8 +393,6 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 		m.showHelp, m.info = false, nil
 		m.at = viewRequests
 		m.note = msg.Note
-	case requests.TracesMsg:
-		m.kc().SetTraces(msg.Traces)
 	case breakListMsg:
 		lines := []string{m.tr.BreakListIntro, ""}
 		if len(msg.specs) == 0 {
@@ -408,7 +408,7 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 		return m.loadNow() // the view's breakpoints (the completer's) as listed
 	case breakSetMsg:
 		if msg.err != nil {
-			m.prompt.Reopen(msg.line, oneLine(msg.err.Error()), m.completer())
+			m.prompt.Reopen(msg.line, oneLine(msg.err.Error()))
 			return nil
 		}
 		if msg.remove {
@@ -453,6 +453,18 @@ func (m *model) forward(msg tea.Msg) tea.Cmd {
 		cmds = append(cmds, m.views[id].Update(msg))
 	}
 	return tea.Batch(cmds...)
+}
+
+// takeNotes sets the status note to what a view said while the message was handled
+// (view.Noter), in viewID order, so a view's notes keep the order it said them in.
+func (m *model) takeNotes() {
+	for id := viewTour; id <= viewBoard; id++ { // every viewID, without allocating per message
+		if n, ok := m.views[id].(view.Noter); ok {
+			if s, ok := n.Note(); ok {
+				m.note = s
+			}
+		}
+	}
 }
 
 // event handles a pause, the end of startup or a failure.
@@ -671,7 +683,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	k := m.keys
 	m.note = ""
-	if _, typing := m.capturing(); !m.prompt.open && !typing {
+	if _, typing := m.capturing(); !m.prompt.IsOpen() && !typing {
 		// A key closes the toast, but not one typed into a line: the learner may not have
 		// looked up yet (and the command line covers the toast).
 		m.toasts = nil
@@ -696,7 +708,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		m.dismissWelcome()
 		return nil
 	}
-	if m.prompt.open {
+	if m.prompt.IsOpen() {
 		return m.promptKey(msg)
 	}
 	if v, ok := m.capturing(); ok {
@@ -731,7 +743,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	if key.Matches(msg, k.Command) {
-		m.prompt.Open(m.completer())
+		m.prompt.Open()
 		return nil
 	}
 	if cmd, ok := m.classKey(msg); ok {
@@ -1023,7 +1035,7 @@ func (m *model) typingLine() bool {
 	if _, ok := m.capturing(); ok {
 		return true
 	}
-	return m.prompt.open || (m.at == viewTour && m.source.search.typing)
+	return m.prompt.IsOpen() || (m.at == viewTour && m.source.search.typing)
 }
 
 // mouse scrolls the focused pane with the wheel and focuses a pane on click.
@@ -1031,7 +1043,7 @@ func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
 	if m.auto > 0 && msg.Action == tea.MouseActionPress {
 		m.stopAuto() // a click or the wheel takes over, as a key does
 	}
-	if m.lay.small || m.showHelp || m.welcome || m.prompt.open || m.info != nil || msg.Action != tea.MouseActionPress {
+	if m.lay.small || m.showHelp || m.welcome || m.prompt.IsOpen() || m.info != nil || msg.Action != tea.MouseActionPress {
 		return nil
 	}
 	if m.zoom && msg.Button == tea.MouseButtonLeft {

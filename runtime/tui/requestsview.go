@@ -13,7 +13,7 @@ import (
 
 // This file is the root's side of the Requests view (runtime/tui/requests): making it, the
 // stage-code pane it is handed, and what the root asks of it until the views that ask move
-// too (the kubectl view's constructors, msgs_kubectl.go, name its messages).
+// too (the kubectl view names its messages itself).
 
 // newRequests makes the Requests view for m.
 func newRequests(m *model, c common.Common, content Content) *requests.Model {
@@ -31,7 +31,7 @@ func newRequests(m *model, c common.Common, content Content) *requests.Model {
 		Want: func() []string { return m.kc().IDs() },
 		Typing: func() bool {
 			_, typing := m.capturing() // the active view's text box (an answer, a filter)
-			return m.prompt.open || typing
+			return m.prompt.IsOpen() || typing
 		},
 		Ctx:  m.ctx,
 		Done: func() <-chan struct{} { return m.done },

@@ -205,7 +205,7 @@ func TestTeatestCommandLine(t *testing.T) {
 			tm.Send(keyMsg("esc"))
 			tm.Send(keyMsg("q"))
 			final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(fitModel)
-			if final.Model.m.prompt.open {
+			if final.Model.m.prompt.IsOpen() {
 				t.Error("esc left the prompt open")
 			}
 			if err := final.Model.m.shutdown(); err != nil {

@@ -124,21 +124,21 @@ func (m *model) view() string {
 	lines := make([]string, 0, m.h)
 	lines = append(lines, m.header()...)
 	body := m.body()
-	if m.prompt.open {
+	if m.prompt.IsOpen() {
 		// The suggestions cover the bottom of the body, right above the prompt line.
-		over := m.prompt.overlay(m.st, m.tr, m.w)
+		over := m.prompt.Overlay(m.st, m.tr, m.w)
 		if len(over) > len(body) {
 			over = over[len(over)-len(body):]
 		}
 		body = append(append([]string{}, body[:len(body)-len(over)]...), over...)
 	}
-	if !m.prompt.open {
+	if !m.prompt.IsOpen() {
 		body = overlayRight(body, m.toastBox(m.w), m.w)
 	}
 	lines = append(lines, body...)
 	switch {
-	case m.prompt.open:
-		lines = append(lines, m.prompt.line(m.st, m.tr, m.w))
+	case m.prompt.IsOpen():
+		lines = append(lines, m.prompt.View(m.st, m.tr, m.w))
 	case m.exView().Capturing():
 		lines = append(lines, m.exView().AnswerLine(m.w))
 	default:
@@ -288,22 +288,12 @@ func (m *model) helpOverlay(w, h int) []string {
 	return box(m.st, title, body, bw, min(len(body)+2, h), true)
 }
 
-// commandsHelp is what :help shows: the commands and how the after-serve views work.
-func commandsHelp(st *Styles, tr *i18n.Strings, host bool) *infoBox {
-	lines := []string{tr.CommandsIntro, ""}
-	w := 0
-	var cmds []command
-	for _, c := range commands {
-		if !classCommand(c) || host {
-			cmds = append(cmds, c)
-			w = max(w, ansi.StringWidth(c.usage()))
-		}
-	}
-	for _, c := range cmds {
-		lines = append(lines, "  "+st.Help.FullKey.Render(fit(c.usage(), w))+"  "+st.Help.FullDesc.Render(c.desc(tr)))
-	}
-	lines = append(lines, "", tr.CommandsRequests, "", tr.CommandsBreak)
-	return &infoBox{title: tr.CommandsTitle, lines: lines}
+// commandsHelp is what :help shows: the commands offered (the table, cmdline.go) and how the
+// after-serve views work.
+func (m *model) commandsHelp() *infoBox {
+	lines := append([]string{m.tr.CommandsIntro, ""}, m.prompt.Table().HelpLines(m.st)...)
+	lines = append(lines, "", m.tr.CommandsRequests, "", m.tr.CommandsBreak)
+	return &infoBox{title: m.tr.CommandsTitle, lines: lines}
 }
 
 // infoOverlay is the box of an infoBox (the :break list, :help).

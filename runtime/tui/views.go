@@ -1,17 +1,11 @@
 package tui
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
-	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
-	"github.com/kubewalk/kubewalk/server"
 )
 
 // viewID names what the body shows: the walkthrough's panes, or one of the after-serve views
@@ -123,139 +117,25 @@ type infoBox struct {
 	lines []string
 }
 
-// runLine runs a command line. It returns the reason it could not run (the line stays in the
-// prompt then) or "".
+// runLine runs a command line from the table (cmdline.go). It returns the reason it could not
+// run (the line stays in the prompt then) or "".
 func (m *model) runLine(line string) (tea.Cmd, string) {
-	line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), ":"))
-	if line == "" {
-		return nil, ""
-	}
-	name, rest, _ := strings.Cut(line, " ")
-	rest = strings.TrimSpace(rest)
-	c, ok := lookupCommand(name)
-	if !ok {
-		return nil, fmt.Sprintf(m.tr.CmdUnknown, name)
-	}
-	if rest != "" && c.args == "" {
-		return nil, fmt.Sprintf(m.tr.CmdNoArgs, c.name)
-	}
-	switch c.name {
-	case "requests":
-		if rest != "" && rest != "all" {
-			return nil, m.tr.CmdRequestsArg
-		}
-		m.at = viewRequests
-		return m.rqv().Update(requests.ListMsg{All: rest == "all"}), ""
-	case "kubectl":
-		return m.kubectlLine(rest)
-	case "etcd":
-		return m.viewMsg(etcd.OpenKeyMsg{}), ""
-	case "break", "unbreak":
-		if m.bps == nil {
-			m.note = m.tr.NoteBreakNotWired
-			return nil, ""
-		}
-		bps := m.bps
-		if rest == "" {
-			if c.name == "unbreak" {
-				return nil, m.tr.CmdUnbreakWhich
-			}
-			return func() tea.Msg { return breakListMsg{specs: bps.List()} }, ""
-		}
-		remove := c.name == "unbreak"
-		return func() tea.Msg {
-			var err error
-			if remove {
-				err = bps.Remove(rest)
-			} else {
-				err = bps.Add(rest)
-			}
-			return breakSetMsg{line: line, spec: rest, remove: remove, err: err}
-		}, ""
-	case "clear":
-		m.at = viewRequests
-		m.note = m.tr.NoteCleared
-		return m.rqv().Update(requests.ClearMsg{}), ""
-	case "lesson":
-		m.at = viewTour
-	case "track":
-		m.at = viewTour
-		return m.trackCommand(strings.Fields(rest))
-	case "glossary":
-		m.at = viewGlossary
-	case "exercises":
-		m.at = viewExercises
-		m.syncCurrent()
-	case "board":
-		if !m.cls.IsHost() {
-			return nil, m.tr.BoardNotHost
-		}
-		m.at = viewBoard
-	case "msg":
-		return m.cls.MsgLine(rest)
-	case "assign":
-		return m.cls.AssignLine(rest)
-	case "help":
-		m.info = commandsHelp(m.st, m.tr, m.cls.IsHost())
-	case "quit":
-		return tea.Quit, ""
-	}
-	return nil, ""
-}
-
-// kubectlLine runs `:kubectl ARGS` in the kubectl view (no ARGS shows it with the last
-// command), or says why the line cannot run.
-func (m *model) kubectlLine(rest string) (tea.Cmd, string) {
-	cmd, problem := m.kc().Line(rest)
-	if problem == "" {
-		m.at = viewKubectl
-	}
-	return cmd, problem
-}
-
-// completer is what the command line's suggestions draw on now.
-func (m *model) completer() completer {
-	c := completer{tr: m.tr, breakpoints: m.rqv().Breakpoints(), host: m.cls.IsHost()}
-	seen := map[string]bool{}
-	if m.srv != nil && m.srv.ServeStatus() == server.Serving {
-		for _, id := range m.srv.Identities() {
-			c.contexts = append(c.contexts, id.Context)
-			if !seen[id.User] {
-				seen[id.User] = true
-				c.users = append(c.users, id.User)
-			}
-		}
-	}
-	if len(c.contexts) == 0 {
-		c.contexts = []string{"admin", "alice", "bob"}
-	}
-	c.contexts = append(c.contexts, server.ContextAnonymous, server.ContextBadToken)
-	if c.host {
-		for _, e := range m.exView().All() {
-			c.exercises = append(c.exercises, suggestion{text: e.ID, desc: e.Title})
-		}
-	}
-	for _, u := range []string{"alice", "bob", "system:apiserver"} {
-		if !seen[u] {
-			c.users = append(c.users, u)
-		}
-	}
-	return c
+	a := m.prompt.Table().Run(line)
+	return a.Cmd, a.Problem
 }
 
 // promptKey handles a key while the command line is open.
 func (m *model) promptKey(msg tea.KeyMsg) tea.Cmd {
-	run, _ := m.prompt.Key(msg, m.completer())
+	run, _ := m.prompt.Key(msg)
 	if !run {
 		return nil
 	}
 	line := m.prompt.Line()
 	cmd, problem := m.runLine(line)
 	if problem != "" {
-		m.prompt.err = problem
+		m.prompt.Fail(problem)
 		return nil
 	}
-	m.prompt.hist.Add(strings.TrimSpace(line))
-	m.prompt.Close()
+	m.prompt.Ran(line)
 	return cmd
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
+	"github.com/kubewalk/kubewalk/runtime/tui/cmdline"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 	"github.com/kubewalk/kubewalk/runtime/tui/requests"
@@ -60,6 +61,7 @@ func (f *fixture) setEtcd(e *fakeEtcd) {
 	c := common.Common{Styles: m.st, Tr: m.tr, Scroll: common.ScrollKeys{
 		Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Top: k.Top, Bottom: k.Bottom}}
 	m.views[viewEtcd] = etcd.New(c, e, m.ctx)
+	m.prompt = cmdline.NewPrompt(cmdline.New(m.tr, m.commands()...)) // :etcd is the new view's
 }
 
 // sampleTraces are one request of every ending, oldest first.
@@ -111,25 +113,25 @@ func TestCommandLine(t *testing.T) {
 				t.Errorf("tab completed to %q, want %q", got, "requests ")
 			}
 			hs.keys("enter")
-			if hs.model.m.at != viewRequests || hs.model.m.prompt.open {
-				t.Fatalf("enter did not run :requests (view %v, prompt open %v)", hs.model.m.at, hs.model.m.prompt.open)
+			if hs.model.m.at != viewRequests || hs.model.m.prompt.IsOpen() {
+				t.Fatalf("enter did not run :requests (view %v, prompt open %v)", hs.model.m.at, hs.model.m.prompt.IsOpen())
 			}
 			hs.must("Requests · ")
 
 			// esc backs out without running anything; backspace on an empty line too.
 			hs.keys(":", "e", "t", "esc")
-			if hs.model.m.prompt.open || hs.model.m.at != viewRequests {
+			if hs.model.m.prompt.IsOpen() || hs.model.m.at != viewRequests {
 				t.Error("esc did not back out of the prompt")
 			}
 			hs.keys(":", "backspace")
-			if hs.model.m.prompt.open {
+			if hs.model.m.prompt.IsOpen() {
 				t.Error("backspace on an empty line did not close the prompt")
 			}
 
 			// An unknown command stays in the prompt with the reason.
 			hs.typeLine("frobnicate now")
 			hs.must(`unknown command "frobnicate"`, ":frobnicate now")
-			if !hs.model.m.prompt.open {
+			if !hs.model.m.prompt.IsOpen() {
 				t.Fatal("an unknown command closed the prompt")
 			}
 			hs.keys("esc")
@@ -330,7 +332,7 @@ func TestBreakpointsFlow(t *testing.T) {
 			hs := f.hs
 			// A bad spec stays in the prompt with the reason.
 			hs.typeLine("break sideways")
-			hs.until("the reason", func() bool { return hs.model.m.prompt.err != "" })
+			hs.until("the reason", func() bool { return hs.model.m.prompt.Err() != "" })
 			hs.must(`unknown stage "sideways"`, ":break sideways")
 			hs.keys("esc")
 			hs.typeLine("break authorization:user=bob")
@@ -420,8 +422,8 @@ func TestHeldWhileTyping(t *testing.T) {
 	hs.until("the held request", func() bool { return hs.model.m.rqv().HeldCount() == 1 })
 	// The view says so in a note it sends the root (view.NoteMsg), one message later.
 	hs.until("the note", func() bool { return strings.Contains(hs.model.m.note, "a request is held at authentication") })
-	if !hs.model.m.prompt.open || hs.model.m.prompt.Line() != "k" || hs.model.m.at != viewTour {
-		t.Errorf("the prompt lost its line or the view changed: open %v, %q, view %v", hs.model.m.prompt.open, hs.model.m.prompt.Line(), hs.model.m.at)
+	if !hs.model.m.prompt.IsOpen() || hs.model.m.prompt.Line() != "k" || hs.model.m.at != viewTour {
+		t.Errorf("the prompt lost its line or the view changed: open %v, %q, view %v", hs.model.m.prompt.IsOpen(), hs.model.m.prompt.Line(), hs.model.m.at)
 	}
 	if !strings.Contains(hs.model.m.note, "a request is held at authentication") {
 		t.Errorf("note %q", hs.model.m.note)

@@ -5,7 +5,10 @@
 //
 // It implements view.View and view.Capturer (the text box sees every key but ctrl+c). What it
 // needs of the rest of the screen comes in through Options: the server, the runner, the
-// requests' lanes, and the messages that make the requests code reload or open a trace.
+// layout's width and the tab keys. It speaks the Requests view's messages itself: it returns
+// requests.ReloadMsg (read the store: a command made a request) and requests.OpenMsg (enter on
+// a request), takes the traces from requests.TracesMsg and sums a lane up with
+// requests.LaneSummary.
 package kubectl
 
 import (
@@ -22,6 +25,7 @@ import (
 	kctl "github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -40,21 +44,6 @@ type Options struct {
 	WideWidth int
 	// FocusNext and FocusPrev move the focus between the panes (the learner's key map).
 	FocusNext, FocusPrev key.Binding
-	// Lane sums a request's lane up on one line.
-	Lane func(tracing.Trace) string
-	// RequestsChanged is the message that makes the requests code read the trace store again
-	// (a command made a request: its lane is to be read).
-	RequestsChanged func() tea.Msg
-	// OpenTrace is the message that shows a request's trace in the Requests view.
-	OpenTrace func(id string) tea.Msg
-	// Note sets the screen's status note at once, on the update loop, in the order the view
-	// says them; nil: the view returns a view.NoteMsg instead. The contract has no ordered
-	// way to set a note: a view.NoteMsg comes back from a tea.Cmd, and bubbletea runs the
-	// commands of separate updates on separate goroutines, so their NoteMsgs arrive in any
-	// order. This view's notes follow one another within milliseconds (stopping, then the
-	// stopped command's clear; the watch beside has ended): a late clear hid "the watch
-	// beside has ended" in TestKubectlBesideWatch. Drop Note when view gets an ordered note.
-	Note func(string)
 }
 
 // pane names a pane of the view.
@@ -112,12 +101,17 @@ type Model struct {
 	rowsOf    []int
 	wrapFirst int
 	wrapW     int
+
+	// notes are said in order (view.Noter): "stopping kubectl…", its clear and "the watch
+	// beside has ended" follow one another within milliseconds.
+	view.Notes
 }
 
 var (
 	_ view.View     = (*Model)(nil)
 	_ view.Capturer = (*Model)(nil)
 	_ view.Zoomer   = (*Model)(nil)
+	_ view.Noter    = (*Model)(nil)
 )
 
 // New makes the view.
@@ -188,6 +182,8 @@ func (v *Model) Update(msg tea.Msg) tea.Cmd {
 		default:
 			return tea.Batch(load, waitOutput(msg.run))
 		}
+	case requests.TracesMsg:
+		v.SetTraces(msg.Traces)
 	case doneMsg:
 		msg.run.cancel()
 		if msg.run == v.bg {
@@ -215,21 +211,17 @@ func (v *Model) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// say sets the status line's note: through Options.Note at once, else by a view.NoteMsg.
+// say sets the status line's note: the root takes it after this message (view.Noter), in the
+// order the view says them. It returns no command; callers batch it as one.
 func (v *Model) say(s string) tea.Cmd {
-	if v.opts.Note != nil {
-		v.opts.Note(s)
-		return nil
-	}
-	return func() tea.Msg { return view.NoteMsg(s) }
+	v.Say(s)
+	return nil
 }
 
-// requestsChanged asks the requests code to read the store again, if it can.
+// requestsChanged asks the Requests view to read the trace store again (a command made a
+// request: its lane is to be read).
 func (v *Model) requestsChanged() tea.Cmd {
-	if v.opts.RequestsChanged == nil {
-		return nil
-	}
-	return v.opts.RequestsChanged
+	return func() tea.Msg { return requests.ReloadMsg{} }
 }
 
 // key handles a key while the text box is shut.
@@ -249,10 +241,10 @@ func (v *Model) key(msg tea.KeyMsg) tea.Cmd {
 		v.setFocus(1 - v.focus)
 	case v.focus == paneRequests && key.Matches(msg, k.Open):
 		id := v.selected()
-		if id == "" || !v.opts.Wired || v.opts.OpenTrace == nil {
+		if id == "" || !v.opts.Wired {
 			return v.say(v.c.Tr.NoteNoLane)
 		}
-		return func() tea.Msg { return v.opts.OpenTrace(id) }
+		return func() tea.Msg { return requests.OpenMsg{ID: id} }
 	case v.focus == paneRequests && (key.Matches(msg, v.c.Scroll.Up) || key.Matches(msg, v.c.Scroll.Down)):
 		d := 1
 		if key.Matches(msg, v.c.Scroll.Up) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,7 @@ import (
 	kctl "github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -37,6 +39,7 @@ type fakeServer struct{ status server.ServeStatus }
 
 func (s fakeServer) Kubeconfig() string              { return "/tmp/kubewalk-1234/kubeconfig" }
 func (s fakeServer) ServeStatus() server.ServeStatus { return s.status }
+func (s fakeServer) Identities() []server.Identity   { return nil }
 
 // fakeKubectl answers a few command lines as kubectl would; `get cm -w` streams until stopped.
 type fakeKubectl struct {
@@ -122,12 +125,6 @@ func newDriver(t *testing.T, o driverOpts) *driver {
 		Ctx: ctx, Wired: !o.notWired, WideWidth: 120,
 		FocusNext: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", tr.KeyFocusNext)),
 		FocusPrev: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", tr.KeyFocusPrev)),
-		Lane: func(t tracing.Trace) string {
-			return fmt.Sprintf("✓authn ✓authz ✓storage → %d", t.Code)
-		},
-		RequestsChanged: func() tea.Msg { return reloadMsg{} },
-		OpenTrace:       func(id string) tea.Msg { return openMsg(id) },
-		Note:            func(s string) { d.notes = append(d.notes, s) },
 	}
 	if !o.noServer {
 		opts.Server = fakeServer{status: o.status}
@@ -143,12 +140,6 @@ func newDriver(t *testing.T, o driverOpts) *driver {
 	})
 	return d
 }
-
-// The messages the screen would act on, as the driver's constructors make them.
-type (
-	reloadMsg struct{}
-	openMsg   string
-)
 
 // run executes cmd on a goroutine; its message (a batch expanded) comes back through msgs.
 func (d *driver) run(cmd tea.Cmd) {
@@ -174,17 +165,25 @@ func (d *driver) run(cmd tea.Cmd) {
 // send hands the view one message, as the screen does, and runs its command.
 func (d *driver) send(msg tea.Msg) {
 	switch msg := msg.(type) {
-	case reloadMsg:
+	case requests.ReloadMsg:
 		d.reloads++
 		return
-	case openMsg:
-		d.opened = append(d.opened, string(msg))
+	case requests.OpenMsg:
+		d.opened = append(d.opened, msg.ID)
 		return
 	case view.NoteMsg:
 		d.notes = append(d.notes, string(msg))
 		return
 	}
 	d.run(d.v.Update(msg))
+	d.take()
+}
+
+// take takes the note the view said, as the screen does after each message (view.Noter).
+func (d *driver) take() {
+	if s, ok := d.v.Note(); ok {
+		d.notes = append(d.notes, s)
+	}
 }
 
 // until processes messages until cond holds, failing after a bound.
@@ -314,7 +313,12 @@ func TestGolden(t *testing.T) {
 		{"intro", server.Serving, func(d *driver) {}},
 		{"done", server.Serving, func(d *driver) {
 			d.line("get cm")
-			d.v.SetTraces(map[string]tracing.Trace{"g-1": {ID: "g-1", Code: 200, Done: true}})
+			// The traces come as the Requests view hands them over after a load.
+			d.send(requests.TracesMsg{Traces: map[string]tracing.Trace{"g-1": {ID: "g-1", Code: 200, Done: true,
+				Duration: 3 * time.Millisecond, Stages: []tracing.Stage{
+					{Name: tracing.StageAuthentication, Outcome: tracing.OutcomeOK},
+					{Name: tracing.StageAuthorization, Outcome: tracing.OutcomeAllowed},
+					{Name: tracing.StageStorage, Outcome: tracing.OutcomeOK}}}}})
 			d.send(keyMsg("tab"))
 		}},
 		{"forbidden", server.Serving, func(d *driver) { d.line("--context bob get cm") }},
@@ -463,6 +467,7 @@ func TestKeys(t *testing.T) {
 }
 
 func hasNote(d *driver, s string) bool {
+	d.take() // a note said by Line, outside send
 	for _, n := range d.notes {
 		if n == s {
 			return true
@@ -570,14 +575,17 @@ func TestMessages(t *testing.T) {
 			t.Errorf("problem %q", problem)
 		}
 	})
-	t.Run("NoteMsg without a Note hook", func(t *testing.T) {
+	t.Run("a note is handed over once, in order", func(t *testing.T) {
 		d := newDriver(t, driverOpts{status: server.Serving})
-		d.v.opts.Note = nil
 		d.line("apply -f -")
+		d.notes = nil
 		d.send(keyMsg("esc"))
 		d.settle()
-		if !hasNote(d, en.KubectlBoxCancelled) {
-			t.Errorf("notes %q", d.notes)
+		if !slices.Equal(d.notes, []string{en.KubectlBoxCancelled}) {
+			t.Errorf("notes %q, want the box's cancel once", d.notes)
+		}
+		if s, ok := d.v.Note(); ok {
+			t.Errorf("the note %q was handed over twice", s)
 		}
 	})
 }

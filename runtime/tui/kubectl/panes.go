@@ -7,6 +7,7 @@ import (
 
 	kctl "github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 )
 
 // This file draws the two panes: the output (or the text box) and the requests made.
@@ -161,8 +162,8 @@ func (v *Model) relayoutRequests() {
 			case !v.opts.Wired:
 				sub = fmt.Sprintf(tr.KubectlNoStore, q.AuditID)
 			default:
-				if t, ok := v.traces[q.AuditID]; ok && v.opts.Lane != nil {
-					sub = v.opts.Lane(t)
+				if t, ok := v.traces[q.AuditID]; ok {
+					sub = requests.LaneSummary(v.c.Tr, t)
 				} else {
 					sub = fmt.Sprintf(tr.KubectlNoLane, q.AuditID)
 				}

@@ -38,6 +38,8 @@ type Server interface {
 	Kubeconfig() string
 	// ServeStatus is what a client of the server finds now; safe to call at any time.
 	ServeStatus() server.ServeStatus
+	// Identities are the kubeconfig's users and contexts (the : line completes --context).
+	Identities() []server.Identity
 }
 
 // maxLines bounds the output the pane keeps (the oldest lines go first).
