@@ -178,13 +178,13 @@ func (hs *harness) idle() bool {
 		}
 		idle += int64(n)
 	}
-	if m.fetch.job != nil {
+	if m.fetch.Running() {
 		idle += 2 // the download and its progress waiter
 	}
 	if m.kc().Beside() != nil {
 		idle += 2 // a kubectl command beside the one in front (a watch) and its output waiter
 	}
-	waiting := m.running || len(m.source.pending) > 0 || len(m.kubeSrc.pending) > 0 || len(m.probing) > 0 || m.rqv().Loading() || m.kc().Running() || hs.etcdView().Loading()
+	waiting := m.running || m.source.Loading() || m.kubeSrc.Loading() || len(m.probing) > 0 || m.rqv().Loading() || m.kc().Running() || hs.etcdView().Loading()
 	return !waiting && hs.inflight.Load() <= idle && len(hs.msgs) == 0 && hs.handled == hs.eng.sent.Load()
 }
 

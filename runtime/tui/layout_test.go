@@ -119,11 +119,11 @@ func TestZoom(t *testing.T) {
 			m := hs.model.m
 			hs.keys("2")
 			m.setFocus(paneLesson)
-			normal := m.lesson.w
+			normal, _ := m.lesson.Size()
 			hs.must("z " + tr.BarZoom)
 			hs.keys("z")
-			if !m.zoom || m.lesson.w != tt.w || m.lesson.h != m.lay.body.h {
-				t.Fatalf("zoomed lesson is %dx%d, want the body %dx%d", m.lesson.w, m.lesson.h, tt.w, m.lay.body.h)
+			if lw, lh := m.lesson.Size(); !m.zoom || lw != tt.w || lh != m.lay.body.h {
+				t.Fatalf("zoomed lesson is %dx%d, want the body %dx%d", lw, lh, tt.w, m.lay.body.h)
 			}
 			hs.must("z " + tr.BarUnzoom)
 			if err := frameFits(hs.model.View(), tt.w, tt.h); err != "" {
@@ -135,13 +135,13 @@ func TestZoom(t *testing.T) {
 			if m.focus == paneLesson {
 				t.Fatal("tab did not move the focus")
 			}
-			if f := m.frameOf(m.focus); f.w != tt.w || f.h != m.lay.body.h {
-				t.Errorf("after tab the focused pane is %dx%d, want the body", f.w, f.h)
+			if fw, fh := m.frameOf(m.focus).Size(); fw != tt.w || fh != m.lay.body.h {
+				t.Errorf("after tab the focused pane is %dx%d, want the body", fw, fh)
 			}
 			hs.keys("z")
 			m.setFocus(paneLesson)
-			if m.zoom || m.lesson.w != normal {
-				t.Errorf("z again: zoom %v, lesson %d wide, want %d", m.zoom, m.lesson.w, normal)
+			if lw, _ := m.lesson.Size(); m.zoom || lw != normal {
+				t.Errorf("z again: zoom %v, lesson %d wide, want %d", m.zoom, lw, normal)
 			}
 			// The help lists it.
 			hs.keys("?")

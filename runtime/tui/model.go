@@ -22,7 +22,9 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/tui/glossary"
 	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tui/requests"
+	"github.com/kubewalk/kubewalk/runtime/tui/source"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
+	"github.com/kubewalk/kubewalk/runtime/tui/walk"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -102,10 +104,10 @@ type model struct {
 	// going back to live brings the panel back.
 	lessonForReview bool
 
-	source *sourcePane
-	state  *statePane
-	lesson *lessonPane
-	kubect *servedPane
+	source *source.Pane
+	state  *walk.State
+	lesson *walk.Lesson
+	kubect *walk.Served
 
 	readyClient *http.Client
 	polling     bool
@@ -141,9 +143,8 @@ type model struct {
 	// kube-apiserver's), the kube pane, the downloads, and whether k8s.io/apiserver is missing.
 	side      bool
 	sideFocus int
-	kubeSrc   *sourcePane
-	fetch     *fetchState
-	fetcher   Fetch
+	kubeSrc   *source.Pane
+	fetch     *source.Fetches
 	upMissing *MissingModuleError
 
 	// The follow-along class (runtime/tui/class, classview.go), also the board view; inert
@@ -175,10 +176,9 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		review: -1, shown: -1,
 		focus: paneSource, tab: paneLesson,
 		welcome: opts.ShowWelcome, onWelcome: opts.OnWelcomeDismissed,
-		source: newSourcePane(st, tr, content),
-		state:  newStatePane(st, tr),
-		lesson: newLessonPane(st, tr, opts.GlamourStyle),
-		kubect: newServedPane(st, tr),
+		state:  walk.NewState(common.Common{Styles: st, Tr: tr}),
+		lesson: walk.NewLesson(common.Common{Styles: st, Tr: tr}, opts.GlamourStyle),
+		kubect: walk.NewServed(common.Common{Styles: st, Tr: tr}),
 
 		reqs: opts.Requests, bps: opts.Breakpoints,
 		ctx: ctx, cancel: cancel,
@@ -200,10 +200,9 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 	m.trackAt = -1
 	m.probe, m.progress = opts.Probe, opts.Progress
 	m.probes, m.probing = map[string]probeResult{}, map[string]bool{}
-	m.fetch, m.fetcher = &fetchState{failed: map[string]error{}, off: opts.NoFetch}, fetchFunc(opts.Fetch)
-	m.kubeSrc = newSourcePane(st, tr, content)
-	m.kubeSrc.kube = true
-	m.source.fetch, m.kubeSrc.fetch = m.fetch, m.fetch
+	m.fetch = source.NewFetches(tr, opts.NoFetch, opts.Fetch)
+	m.source = source.New(common.Common{Styles: st, Tr: tr}, content, source.Options{Fetches: m.fetch})
+	m.kubeSrc = source.New(common.Common{Styles: st, Tr: tr}, content, source.Options{Kube: true, Fetches: m.fetch})
 	c := common.Common{Styles: st, Tr: tr, Scroll: common.ScrollKeys{
 		Up: keys.Up, Down: keys.Down, PageUp: keys.PageUp, PageDown: keys.PageDown, Top: keys.Top, Bottom: keys.Bottom}}
 	m.views = map[viewID]view.View{
@@ -356,17 +355,15 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			m.state.SetFrozen(false)
 			m.note = fmt.Sprintf(m.tr.NoteResumeFailed, msg.err.Error())
 		}
-	case locMsg:
-		if msg.pane != nil {
-			msg.pane.Resolved(msg)
-		}
+	case source.ResolvedMsg:
+		return tea.Batch(m.source.Update(msg), m.kubeSrc.Update(msg), m.forward(msg))
 	case liveProbeMsg:
 		m.probed(msg)
-	case fetchProgressMsg, fetchDoneMsg, upstreamCheckMsg:
+	case source.FetchMsg, upstreamCheckMsg:
 		return m.fetchMsg(msg)
 	case readyzMsg:
 		m.readyClient = msg.client
-		m.kubect.SetHealth(msg)
+		m.kubect.SetHealth(msg.ok, msg.status, msg.at)
 		return tea.Tick(readyzEvery, func(time.Time) tea.Msg { return readyzTickMsg{} })
 	case readyzTickMsg:
 		return pollReadyz(m.srv, m.readyClient, m.now)
@@ -475,10 +472,7 @@ func (m *model) event(ev engine.Event) tea.Cmd {
 	}
 	// The engine swaps the live objects of earlier stops for a safe set once the server
 	// serves: point the state pane at the fresh copy and drop raw nodes built from the old one.
-	if m.shown >= 0 && m.shown < len(m.history) && m.state.stop != nil {
-		m.state.stop = &m.history[m.shown]
-	}
-	m.state.rawRoots = nil
+	m.state.Repoint(m.displayed())
 	m.running = false
 	m.state.SetFrozen(false)
 	var cmds []tea.Cmd
@@ -527,7 +521,7 @@ func (m *model) show(i int) tea.Cmd {
 	step, ok := m.content.Step(stop.Checkpoint.ID())
 	m.state.SetStop(stop, prev, m.review >= 0)
 	m.lesson.SetStep(step, ok, stop.Checkpoint)
-	return tea.Batch(m.source.SetStep(step, ok, stop.Checkpoint), m.sideStep(step, ok, stop.Checkpoint))
+	return tea.Batch(m.source.SetStep(step.Code(), ok, stop.Checkpoint), m.sideStep(step, ok, stop.Checkpoint))
 }
 
 // displayed is the stop on screen, or nil before the first one.
@@ -721,7 +715,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		m.info = nil
 		return nil
 	}
-	if m.at == viewTour && m.source.search.typing {
+	if m.at == viewTour && m.source.Typing() {
 		return m.source.SearchKey(msg)
 	}
 	if m.showHelp {
@@ -766,7 +760,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 			return cmd
 		}
 	}
-	searching := m.source.search.active()
+	searching := m.source.Searching()
 	switch {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit
@@ -841,7 +835,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 			d = -1
 		}
 		m.setFocus(paneState)
-		if m.state.raw || !m.state.JumpChange(d) {
+		if m.state.Raw() || !m.state.JumpChange(d) {
 			m.note = m.tr.NoteNoChange
 		}
 	case key.Matches(msg, k.ExpandAll):
@@ -990,16 +984,16 @@ func (m *model) applyFocus() {
 	}
 }
 
-func (m *model) frameOf(p paneID) *frame {
+func (m *model) frameOf(p paneID) paneFrame {
 	switch p {
 	case paneSource:
-		return &m.source.frame
+		return m.source
 	case paneState:
-		return &m.state.frame
+		return m.state
 	case paneLesson:
-		return &m.lesson.frame
+		return m.lesson
 	}
-	return &m.kubect.frame
+	return m.kubect
 }
 
 // page is the page size of the focused pane.
@@ -1035,7 +1029,7 @@ func (m *model) typingLine() bool {
 	if _, ok := m.capturing(); ok {
 		return true
 	}
-	return m.prompt.IsOpen() || (m.at == viewTour && m.source.search.typing)
+	return m.prompt.IsOpen() || (m.at == viewTour && m.source.Typing())
 }
 
 // mouse scrolls the focused pane with the wheel and focuses a pane on click.

@@ -339,7 +339,7 @@ func (m *model) welcomeBox(w, h int) []string {
 	}
 	if mm := m.upMissing; mm != nil {
 		say := tr.WelcomeNoUpstream
-		if m.fetch.off {
+		if m.fetch.Off() {
 			say = tr.WelcomeNoUpstreamNoFetch
 		}
 		paras = append(paras[:len(paras)-1], []string{fmt.Sprintf(say, mm.Module, mm.Version)}, paras[len(paras)-1])
@@ -568,8 +568,8 @@ func (m *model) status() string {
 	if m.side && m.at == viewTour && m.note == "" {
 		s += st.Note.Render(tr.StatusSideBySide)
 	}
-	if j := m.fetch.job; j != nil {
-		s += st.Note.Render(fmt.Sprintf(tr.StatusFetching, j.module, formatBytes(j.bytes)))
+	if mod, written, ok := m.fetch.Progress(); ok {
+		s += st.Note.Render(fmt.Sprintf(tr.StatusFetching, mod, written))
 	}
 	if m.note != "" {
 		s += st.Note.Render(" · " + m.note)
@@ -586,7 +586,7 @@ func (m *model) shortHelp() []key.Binding {
 	switch {
 	case m.lay.small:
 		return []key.Binding{k.Quit}
-	case m.source.search.typing:
+	case m.source.Typing():
 		return []key.Binding{
 			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.BarSearch)),
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarCancel)),
@@ -608,7 +608,7 @@ func (m *model) shortHelp() []key.Binding {
 	// The bar is cut at the window's width: the keys that matter most come first.
 	var out []key.Binding
 	switch {
-	case m.source.search.active():
+	case m.source.Searching():
 		out = append(out, k.MatchNext, k.OpenMatch, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarClearSearch)))
 	case m.source.Browsing():
 		out = append(out, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarBackToStep)))
@@ -616,10 +616,10 @@ func (m *model) shortHelp() []key.Binding {
 	switch {
 	case m.side:
 		out = append(out, key.NewBinding(key.WithKeys("s"), key.WithHelp("s", tr.BarClose)))
-		if m.missingOnScreen() != nil && !m.fetch.off {
+		if m.missingOnScreen() != nil && !m.fetch.Off() {
 			out = append(out, k.Fetch)
 		}
-	case m.source.upstream && m.source.missing() != nil && !m.fetch.off:
+	case m.source.Upstream() && m.source.Missing() != nil && !m.fetch.Off():
 		out = append(out, k.Fetch)
 	}
 	switch {

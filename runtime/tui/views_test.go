@@ -361,7 +361,7 @@ func TestBreakpointsFlow(t *testing.T) {
 			if _, s, _ := hs.model.m.rqv().Stage(); s.Outcome != tracing.OutcomeHeld {
 				t.Errorf("the selected stage is %s (%s), want the held one", s.Name, s.Outcome)
 			}
-			if hs.model.m.rqv().SourcePane().(rqSourcePane).step.Anchor == "" {
+			if code, _ := hs.model.m.rqv().SourcePane().Step(); code.Anchor == "" {
 				t.Error("the source pane does not show the held stage's code")
 			}
 			// space steps it on: it is held at the next stage, and the lane follows it.

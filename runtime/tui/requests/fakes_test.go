@@ -1,14 +1,13 @@
 package requests
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-
 	"github.com/kubewalk/kubewalk/runtime/tracing"
-	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/source"
 )
 
 // fakeStore is a Requests over a fixed list of traces.
@@ -90,38 +89,26 @@ func (b *fakeBreakpoints) Step(id string) error     { return b.call("step", id) 
 func (b *fakeBreakpoints) Continue(id string) error { return b.call("continue", id) }
 func (b *fakeBreakpoints) Abort(id string) error    { return b.call("abort", id) }
 
-// fakeSource is the stage-code pane: a frame that says which code it was pointed at.
-type fakeSource struct {
-	st               *common.Styles
-	w, h             int
-	focused          bool
-	tabs             string
-	key, title       string
-	anchor, upstream string
-	up, wrap         bool
-	scroll           int
+// fakeCode resolves a stage's code to a small file of its own, naming what was asked.
+type fakeCode struct{}
+
+func (fakeCode) Local(anchor, focus string) (source.Location, error) {
+	return fakeLocation("server/authn.go", "func (s *Server) Authn() {} // "+anchor), nil
 }
 
-func (s *fakeSource) ShowStage(key, title, anchor, upstream string) tea.Cmd {
-	s.key, s.title, s.anchor, s.upstream = key, title, anchor, upstream
-	return nil
+func (fakeCode) Upstream(symbol string) (source.Location, error) {
+	return fakeLocation("k8s.io/apiserver/filters.go", "func WithAuthorization() {} // "+symbol), nil
 }
-func (s *fakeSource) ToggleUpstream() tea.Cmd { s.up = !s.up; return nil }
-func (s *fakeSource) ToggleWrap()             { s.wrap = !s.wrap }
-func (s *fakeSource) SetSize(w, h int)        { s.w, s.h = w, h }
-func (s *fakeSource) SetFocused(b bool)       { s.focused = b }
-func (s *fakeSource) SetTabs(t string)        { s.tabs = t }
-func (s *fakeSource) Scroll(n int)            { s.scroll += n }
-func (s *fakeSource) Page() int               { return 5 }
-func (s *fakeSource) Invalidate()             {}
-func (s *fakeSource) Loading() bool           { return false }
-func (s *fakeSource) View() []string {
-	name := "Source"
-	if s.tabs != "" {
-		name = s.tabs
+
+// fakeLocation is a file of forty lines whose fifth declares the function.
+func fakeLocation(file, decl string) source.Location {
+	var b strings.Builder
+	b.WriteString("package x\n\n// The stage's function, and lines around it to scroll.\n\n")
+	b.WriteString(decl + "\n")
+	for i := range 35 {
+		fmt.Fprintf(&b, "// line %d of the file, long enough to be wrapped or cut in a narrow pane: a b c d e f\n", i+6)
 	}
-	body := []string{"stage: " + s.title, "ours: " + s.anchor, "upstream: " + s.upstream}
-	return common.Box(s.st, name, body, s.w, s.h, s.focused)
+	return source.Location{File: file, StartLine: 5, EndLine: 5, Source: []byte(b.String())}
 }
 
 // Traces for the tests.

@@ -23,6 +23,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
+	"github.com/kubewalk/kubewalk/runtime/tui/source"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
 )
 
@@ -30,34 +31,13 @@ import (
 // wide layout starts at the same width).
 const WideWidth = 120
 
-// Source is the pane that shows a stage's code: kubewalk's server/ function, or the upstream
-// one. The root makes it (it is the walkthrough's source pane, which resolves locations
-// through the lessons' content) and delivers its resolutions itself.
-type Source interface {
-	// ShowStage points the pane at a stage's code: key names it, title is the pane's step
-	// title, anchor is kubewalk's own code ("" when only upstream has it) and upstream the
-	// library function. It returns a command when the code must be resolved first.
-	ShowStage(key, title, anchor, upstream string) tea.Cmd
-	// ToggleUpstream switches between ours and upstream; ToggleWrap wraps long lines.
-	ToggleUpstream() tea.Cmd
-	ToggleWrap()
-	SetSize(w, h int)
-	SetFocused(bool)
-	SetTabs(string)
-	// Scroll moves by n rows; Page is a page's step.
-	Scroll(n int)
-	Page() int
-	// Invalidate drops the cached rendering; Loading reports a resolution under way.
-	Invalidate()
-	Loading() bool
-	View() []string
-}
-
 // Options are the view's backends and what it asks the root.
 type Options struct {
 	Requests    Requests    // nil: the view explains that tracing is not wired
 	Breakpoints Breakpoints // nil: held-request keys say :break is not wired
-	Source      Source      // the stage's code
+	// Code resolves a stage's code for the stage-code pane (a source.Pane): the
+	// walkthrough's content (nil: the pane says it cannot show code).
+	Code source.Resolver
 	// Listening reports whether the server accepts requests now (nil: never).
 	Listening func() bool
 	// Want are the traces read by ID besides the list, at every load (the kubectl pane's).
@@ -150,7 +130,7 @@ type Model struct {
 	list    listFrame
 	lane    *common.TextPane
 	details *common.TextPane
-	source  Source
+	source  *source.Pane
 	focus   Pane
 	tab     Pane // the pane in the shared place of the stacked layout
 	wide    bool
@@ -197,11 +177,11 @@ func New(c common.Common, opt Options) *Model {
 		list:     listFrame{dirty: true},
 		lane:     common.NewTextPane(c.Styles, PaneLane.name(tr)),
 		details:  common.NewTextPane(c.Styles, PaneDetails.name(tr)),
-		source:   opt.Source,
 		extra:    map[string]tracing.Trace{},
 		held:     map[string]HeldRequest{},
 		tab:      PaneLane,
 	}
+	v.source = source.New(c, stageCode{opt.Code}, source.Options{Empty: tr.RqSelectStage})
 	return v
 }
 
@@ -262,6 +242,8 @@ type keysKey struct {
 // Update handles the view's keys, the mouse, its loads and the messages other views send it.
 func (v *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case source.ResolvedMsg:
+		return v.source.Update(msg)
 	case tea.KeyMsg:
 		if v.typing {
 			if v.filterKey(msg) {
@@ -735,5 +717,5 @@ func (v *Model) LanePane() *common.TextPane { return v.lane }
 // DetailsPane is the selected request's attributes.
 func (v *Model) DetailsPane() *common.TextPane { return v.details }
 
-// SourcePane is the stage's code, as New got it.
-func (v *Model) SourcePane() Source { return v.source }
+// SourcePane is the stage's code.
+func (v *Model) SourcePane() *source.Pane { return v.source }

@@ -10,6 +10,8 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/source"
+	"github.com/kubewalk/kubewalk/server"
 )
 
 // filter is what the store is asked for.
@@ -580,5 +582,7 @@ func (v *Model) ShowSource() (tea.Cmd, bool) {
 	}
 	v.srcKey = key
 	title := fmt.Sprintf(v.tr.RqStageTitle, StageLabel(v.tr, s.Name, false))
-	return v.source.ShowStage(key, title, s.Source.Anchor, s.Source.Upstream), true
+	v.source.SetUpstream(s.Source.Anchor == "")
+	code := source.Code{Title: title, Anchor: s.Source.Anchor, Upstream: s.Source.Upstream}
+	return v.source.SetStep(code, true, server.Checkpoint{}), true
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
+	"github.com/kubewalk/kubewalk/runtime/tui/source"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
 )
 
@@ -35,7 +36,6 @@ type fixture struct {
 	v      *Model
 	store  *fakeStore
 	bps    *fakeBreakpoints
-	src    *fakeSource
 	typing bool
 	out    []tea.Msg
 }
@@ -44,9 +44,9 @@ func newFixture(t *testing.T, lang string, store *fakeStore) *fixture {
 	t.Helper()
 	tr := i18n.For(lang)
 	st := common.DefaultStyles()
-	f := &fixture{t: t, store: store, bps: &fakeBreakpoints{}, src: &fakeSource{st: st}}
+	f := &fixture{t: t, store: store, bps: &fakeBreakpoints{}}
 	opt := Options{
-		Breakpoints: f.bps, Source: f.src,
+		Breakpoints: f.bps, Code: fakeCode{},
 		Listening: func() bool { return true },
 		Want:      func() []string { return []string{"c-1"} },
 		Typing:    func() bool { return f.typing },
@@ -72,7 +72,7 @@ func (f *fixture) run(cmd tea.Cmd) {
 		for _, c := range msg {
 			f.run(c)
 		}
-	case loadedMsg, heldActionMsg, ReloadMsg:
+	case loadedMsg, heldActionMsg, ReloadMsg, source.ResolvedMsg:
 		f.send(msg)
 	default:
 		f.out = append(f.out, msg)
@@ -222,8 +222,8 @@ func TestKeys(t *testing.T) {
 			}},
 		{name: "s shows the stage's code", keys: []string{"enter", "s"}, focus: PaneSource, sel: "c-3",
 			check: func(f *fixture) string {
-				if f.src.anchor != "server/(*Server).Authn" || !strings.Contains(f.src.title, tracing.StageAuthentication) {
-					return fmt.Sprintf("source at %q %q", f.src.anchor, f.src.title)
+				if code, _ := f.v.SourcePane().Step(); code.Anchor != "server/(*Server).Authn" || !strings.Contains(code.Title, tracing.StageAuthentication) {
+					return fmt.Sprintf("source at %q %q", code.Anchor, code.Title)
 				}
 				return ""
 			}},
@@ -231,15 +231,15 @@ func TestKeys(t *testing.T) {
 			notes: []string{i18n.For(i18n.English).NoteStageNoCode}},
 		{name: "u and w in the source", keys: []string{"enter", "s", "u", "w"}, focus: PaneSource, sel: "c-3",
 			check: func(f *fixture) string {
-				if !f.src.up || !f.src.wrap {
+				if p := f.v.SourcePane(); !p.Upstream() || !p.Wrapped() {
 					return "u or w did nothing"
 				}
 				return ""
 			}},
 		{name: "pgdown in the source pages it", keys: []string{"enter", "s", "pgdown"}, focus: PaneSource, sel: "c-3",
 			check: func(f *fixture) string {
-				if f.src.scroll != 5 {
-					return fmt.Sprint("scrolled ", f.src.scroll)
+				if p := f.v.SourcePane(); p.Offset() < p.Page() {
+					return fmt.Sprint("scrolled ", p.Offset())
 				}
 				return ""
 			}},
@@ -363,8 +363,8 @@ func TestHeld(t *testing.T) {
 			if shown != tt.show {
 				t.Errorf("ShowMsg sent %v, want %v", shown, tt.show)
 			}
-			if tt.show && (f.v.SelectedID() != "h-1" || f.v.Focus() != PaneLane || f.src.upstream == "") {
-				t.Errorf("selected %q, focus %v, source %q", f.v.SelectedID(), f.v.Focus(), f.src.anchor)
+			if tt.show && (f.v.SelectedID() != "h-1" || f.v.Focus() != PaneLane || srcCode(f).Upstream == "") {
+				t.Errorf("selected %q, focus %v, source %q", f.v.SelectedID(), f.v.Focus(), srcCode(f).Anchor)
 			}
 			if tt.typing && f.v.Focus() != PaneList {
 				t.Error("the held request took the focus while the learner typed")
@@ -541,4 +541,10 @@ func TestLaneSummary(t *testing.T) {
 			}
 		})
 	}
+}
+
+// srcCode is the code the stage-code pane was last pointed at.
+func srcCode(f *fixture) source.Code {
+	c, _ := f.v.SourcePane().Step()
+	return c
 }

@@ -1,9 +1,11 @@
-package tui
+package source
 
 import (
 	"crypto/sha256"
 	"io/fs"
 	"testing"
+
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
 
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -42,7 +44,7 @@ func TestLexCache(t *testing.T) {
 		}
 	}
 	cfg, _ := fs.ReadFile(server.SourceFS, "config.go")
-	f := tokenise(cfg, DefaultStyles())
+	f := tokenise(cfg, common.DefaultStyles())
 	l := lex(cfg)
 	if &f.plain[0] != &l.plain[0] || len(f.styled) != len(l.plain) {
 		t.Error("tokenise did not use the cached lines")

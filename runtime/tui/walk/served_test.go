@@ -1,4 +1,4 @@
-package tui
+package walk
 
 import (
 	"os/exec"
@@ -9,6 +9,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/runtime/tui/internal/glamour"
 )
 
@@ -32,13 +33,13 @@ func TestWrapCommandPastes(t *testing.T) {
 		{"export KUBECONFIG=" + strings.Repeat("x", 200), 52},
 	}
 	for _, tt := range tests {
-		lines := wrapCommand(tt.cmd, tt.width)
+		lines := common.WrapCommand(tt.cmd, tt.width)
 		for _, l := range lines {
 			if ansi.StringWidth(l) > tt.width {
-				t.Errorf("wrapCommand(%q, %d): line %q is wider than the pane", tt.cmd, tt.width, l)
+				t.Errorf("common.WrapCommand(%q, %d): line %q is wider than the pane", tt.cmd, tt.width, l)
 			}
 			if strings.Contains(l, "…") {
-				t.Errorf("wrapCommand(%q, %d): line %q is cut", tt.cmd, tt.width, l)
+				t.Errorf("common.WrapCommand(%q, %d): line %q is cut", tt.cmd, tt.width, l)
 			}
 		}
 		// The shell sees the wrapped command as the same words.
@@ -52,7 +53,7 @@ func TestWrapCommandPastes(t *testing.T) {
 			want += "[" + w + "]"
 		}
 		if string(out) != want {
-			t.Errorf("wrapCommand(%q, %d) pastes as %s, want %s:\n%s", tt.cmd, tt.width, out, want, strings.Join(lines, "\n"))
+			t.Errorf("common.WrapCommand(%q, %d) pastes as %s, want %s:\n%s", tt.cmd, tt.width, out, want, strings.Join(lines, "\n"))
 		}
 	}
 }
@@ -62,7 +63,7 @@ func TestWrapCommandPastes(t *testing.T) {
 // command that creates the demo configmap.
 func TestServedPanelShowsExportWhole(t *testing.T) {
 	for _, lang := range []string{"en", "zh-CN"} {
-		p := newServedPane(DefaultStyles(), i18n.For(lang))
+		p := NewServed(common.Common{Styles: common.DefaultStyles(), Tr: i18n.For(lang)})
 		p.SetSize(54, 60)
 		p.kubeconfig = "/home/someone-with-a-long-name/.local/state/kubewalk/kubeconfig"
 		p.relayout()
@@ -115,12 +116,31 @@ func TestInlineCodeWithoutColour(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		text := unkeep.Replace(ansi.Strip(out))
+		text := common.Unkeep.Replace(ansi.Strip(out))
 		if got := strings.Contains(text, "`kubectl get ns`"); got != tt.backtick {
 			t.Errorf("%s (no colour %v): backticks %v, want %v: %q", tt.style, tt.noColor, got, tt.backtick, text)
 		}
 		if !tt.backtick && !strings.Contains(out, "\x1b[") {
 			t.Errorf("%s with colour: the code is not styled: %q", tt.style, out)
+		}
+	}
+}
+
+func TestProtectCodeSpans(t *testing.T) {
+	k := string(common.KeepSpace)
+	tests := []struct{ in, want string }{
+		{"a `b c` d", "a `b" + k + "c` d"},
+		{"`a b` and `c d`", "`a" + k + "b` and `c" + k + "d`"},
+		{"no `closing here", "no `closing here"},
+		{"escaped \\`not code` here", "escaped \\`not code` here"},
+		{"\\` then `a b`", "\\` then `a" + k + "b`"},
+		{"`` a `b` c ``", "`` a" + k + "`b`" + k + "c ``"},
+		{"```\nfenced `a b`\n```\nafter `c d`", "```\nfenced `a b`\n```\nafter `c" + k + "d`"},
+		{"`over\ntwo lines`", "`over" + k + "two" + k + "lines`"},
+	}
+	for _, tt := range tests {
+		if got := protectCodeSpans(tt.in); got != tt.want {
+			t.Errorf("protectCodeSpans(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -1,134 +1,22 @@
-package tui
+package source
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
-	"github.com/alecthomas/chroma/v2"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
-	"github.com/kubewalk/kubewalk/runtime/tui/internal/highlight"
 	"github.com/kubewalk/kubewalk/server"
 )
-
-// srcFile is a tokenised file: plain lines (tabs expanded), their tokens and the lines
-// rendered with the normal (not emphasised) token styles. It is built once per file, off the
-// update loop, and never changed afterwards.
-type srcFile struct {
-	plain  []string
-	tokens [][]chroma.Token
-	styled []string
-}
-
-// lexed is a file split into plain lines and their tokens: what tokenise computes before it
-// styles anything, and so the same whatever the theme, colour profile or language.
-type lexed struct {
-	plain  []string
-	tokens [][]chroma.Token
-}
-
-// lexedCache keeps lexed files by the SHA-256 of their bytes, for the life of the process.
-// Lexing is most of what the first screen costs (chroma's Go lexer: ~40 ms for a 900-line
-// file), so a process that lexed the server's own files ahead (PrewarmSource) finds them here. Entries are never changed
-// after they are stored, so the slices are shared read-only.
-var lexedCache sync.Map // [sha256.Size]byte → *lexed
-
-// lex returns src's lines and tokens, from the cache when src was lexed before.
-func lex(src []byte) *lexed {
-	key := sha256.Sum256(src)
-	if l, ok := lexedCache.Load(key); ok {
-		return l.(*lexed)
-	}
-	l := &lexed{plain: plainLines(src)}
-	lexer := chroma.Coalesce(highlight.Go())
-	it, err := lexer.Tokenise(nil, strings.Join(l.plain, "\n")+"\n")
-	if err != nil {
-		it = chroma.Literator(chroma.Token{Type: chroma.Text, Value: strings.Join(l.plain, "\n") + "\n"})
-	}
-	l.tokens = chroma.SplitTokensIntoLines(it.Tokens())
-	// SplitTokensIntoLines yields one slice per line; keep tokens and plain lines aligned.
-	for len(l.tokens) < len(l.plain) {
-		l.tokens = append(l.tokens, nil)
-	}
-	l.tokens = l.tokens[:len(l.plain)]
-	got, _ := lexedCache.LoadOrStore(key, l)
-	return got.(*lexed)
-}
-
-// PrewarmSource lexes kubewalk's own server files (server.SourceFS's top directory, where the
-// startup phases are, tests left out) into the process's cache, so that a tour started later in
-// this process shows its first source pane without lexing it. Class spares no longer call it
-// (it kept ~4 MB in each waiting spare, docs/performance.md); it is safe to call at any time.
-func PrewarmSource() {
-	entries, err := fs.ReadDir(server.SourceFS, ".")
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || path.Ext(name) != ".go" || strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		if b, err := fs.ReadFile(server.SourceFS, name); err == nil {
-			lex(b)
-		}
-	}
-}
-
-// tokenise splits src into highlighted lines. It is slow for big files (tens of ms) unless
-// they were lexed before (see lexedCache): call it from a tea.Cmd.
-func tokenise(src []byte, st *Styles) *srcFile {
-	l := lex(src)
-	f := &srcFile{plain: l.plain, tokens: l.tokens}
-	f.styled = make([]string, len(f.plain))
-	for i, toks := range f.tokens {
-		f.styled[i] = renderTokens(toks, st, false)
-	}
-	return f
-}
-
-// renderTokens styles one line's tokens.
-func renderTokens(toks []chroma.Token, st *Styles, focus bool) string {
-	var b strings.Builder
-	for _, t := range toks {
-		v := strings.TrimRight(t.Value, "\n")
-		if v == "" {
-			continue
-		}
-		if strings.TrimSpace(v) == "" && !focus {
-			b.WriteString(v)
-			continue
-		}
-		b.WriteString(st.Token(t.Type, focus).Render(v))
-	}
-	return b.String()
-}
-
-// plainLines splits source into lines with tabs expanded, as the pane shows them.
-func plainLines(src []byte) []string {
-	text := strings.ReplaceAll(string(src), "\r\n", "\n")
-	text = strings.TrimSuffix(text, "\n")
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		lines[i] = expandTabs(l)
-	}
-	return lines
-}
-
-// expandTabs replaces tabs by spaces up to the next tab stop (common.ExpandTabs).
-func expandTabs(s string) string { return common.ExpandTabs(s) }
 
 // locResult is a resolved (or failed) location.
 type locResult struct {
@@ -136,9 +24,10 @@ type locResult struct {
 	err error
 }
 
-// locMsg delivers a resolution made in a tea.Cmd, with the tokenised file when it was asked for.
-type locMsg struct {
-	pane *sourcePane // the pane that asked
+// ResolvedMsg delivers a resolution made in a tea.Cmd, with the tokenised file when it was
+// asked for, to the pane that asked (Update).
+type ResolvedMsg struct {
+	pane *Pane // the pane that asked
 	key  string
 	res  locResult
 	file *srcFile
@@ -168,16 +57,23 @@ func (s *search) active() bool { return !s.typing && s.query != "" }
 // annotation (line -1).
 type row struct{ line, part, from, to int }
 
-// sourcePane shows the current step's code, ours or upstream.
-type sourcePane struct {
-	frame
-	content Content
+// Pane shows a step's code, ours or upstream (or, as the side-by-side view's kube pane,
+// kube-apiserver's): the walkthrough's source pane, the side-by-side view's two panes and the
+// Requests view's stage-code pane are each one.
+type Pane struct {
+	common.Frame
+	st *common.Styles
+	tr *i18n.Strings
+
+	w, h    int
+	tabs    string // the tab bar, as SetTabs last set it (the title's room depends on it)
+	content Resolver
 
 	upstream bool
-	kube     bool        // the side-by-side pane: the step's kube: location in kube-apiserver
-	fetch    *fetchState // the model's downloads, for what a missing module's message says
-	wrap     bool        // long lines wrap over several rows instead of being cut
-	step     Step
+	kube     bool     // the side-by-side pane: the step's kube: location in kube-apiserver
+	fetch    *Fetches // the model's downloads, for what a missing module's message says
+	wrap     bool     // long lines wrap over several rows instead of being cut
+	step     Code
 	hasStep  bool
 	cp       server.Checkpoint
 
@@ -201,9 +97,24 @@ type sourcePane struct {
 	empty string
 }
 
-func newSourcePane(st *Styles, tr *i18n.Strings, content Content) *sourcePane {
-	p := &sourcePane{
-		frame: frame{st: st, tr: tr, dirty: true}, content: content,
+// Options are how a pane differs from the walkthrough's source pane.
+type Options struct {
+	// Kube makes the side-by-side view's pane: it shows the step's kube: location in
+	// kube-apiserver's source (content must be a KubeSource).
+	Kube bool
+	// Fetches are the run's downloads, for what a missing module's message says (nil: the
+	// pane offers no download).
+	Fetches *Fetches
+	// Empty is what the pane says before it is given a step ("": "Starting the server…").
+	Empty string
+}
+
+// New returns a pane that resolves locations through content (a SourceBrowser's server
+// source is what its search covers).
+func New(c common.Common, content Resolver, opts Options) *Pane {
+	p := &Pane{
+		Frame: common.NewFrame(c.Styles), st: c.Styles, tr: c.Tr, content: content,
+		kube: opts.Kube, fetch: opts.Fetches, empty: opts.Empty,
 		locs: map[string]locResult{}, pending: map[string]bool{}, files: map[string]*srcFile{},
 	}
 	if sb, ok := content.(SourceBrowser); ok {
@@ -212,11 +123,12 @@ func newSourcePane(st *Styles, tr *i18n.Strings, content Content) *sourcePane {
 	return p
 }
 
-func (p *sourcePane) SetSize(w, h int) {
+// SetSize sets the pane's outer size.
+func (p *Pane) SetSize(w, h int) {
 	if p.w != w || p.h != h {
 		widthChanged := p.w != w
 		p.w, p.h = w, h
-		p.dirty = true
+		p.Frame.SetSize(w, h)
 		if widthChanged && p.key != "" {
 			p.layoutRows(false)
 		}
@@ -224,9 +136,15 @@ func (p *sourcePane) SetSize(w, h int) {
 	}
 }
 
+// SetTabs sets the tab bar drawn in the title (it names the pane, and takes the title's room).
+func (p *Pane) SetTabs(s string) {
+	p.tabs = s
+	p.Frame.SetTabs(s)
+}
+
 // SetStep shows a new step, starting scrolled to its focus. It returns a command when the
 // location (or its file's tokens) must be computed first.
-func (p *sourcePane) SetStep(step Step, ok bool, cp server.Checkpoint) tea.Cmd {
+func (p *Pane) SetStep(step Code, ok bool, cp server.Checkpoint) tea.Cmd {
 	p.step, p.hasStep, p.cp = step, ok, cp
 	p.search = search{}
 	p.browse, p.key = "", ""
@@ -234,7 +152,7 @@ func (p *sourcePane) SetStep(step Step, ok bool, cp server.Checkpoint) tea.Cmd {
 }
 
 // ToggleUpstream switches between our source and the upstream function.
-func (p *sourcePane) ToggleUpstream() tea.Cmd {
+func (p *Pane) ToggleUpstream() tea.Cmd {
 	p.upstream = !p.upstream
 	p.search = search{}
 	p.browse, p.key = "", ""
@@ -242,7 +160,7 @@ func (p *sourcePane) ToggleUpstream() tea.Cmd {
 }
 
 // locKey names what the pane should show now, "" when there is nothing to resolve.
-func (p *sourcePane) locKey() string {
+func (p *Pane) locKey() string {
 	if p.browse != "" {
 		return "F\x00" + p.browse
 	}
@@ -268,8 +186,8 @@ func (p *sourcePane) locKey() string {
 }
 
 // load shows the wanted location if it is known, else asks for it.
-func (p *sourcePane) load() tea.Cmd {
-	p.dirty = true
+func (p *Pane) load() tea.Cmd {
+	p.Invalidate()
 	key := p.locKey()
 	if key == "" {
 		p.rows = nil
@@ -308,12 +226,21 @@ func (p *sourcePane) load() tea.Cmd {
 		if res.err == nil {
 			f = tokenise(res.loc.Source, st)
 		}
-		return locMsg{pane: p, key: key, res: res, file: f}
+		return ResolvedMsg{pane: p, key: key, res: res, file: f}
 	}
 }
 
-// Resolved stores a resolution and shows it if it is still wanted.
-func (p *sourcePane) Resolved(msg locMsg) {
+// Update takes the pane's own resolutions (a ResolvedMsg another pane asked for is left
+// alone); it returns no command today, and is a method so the pane reads like a component.
+func (p *Pane) Update(msg tea.Msg) tea.Cmd {
+	if r, ok := msg.(ResolvedMsg); ok && r.pane == p {
+		p.resolved(r)
+	}
+	return nil
+}
+
+// resolved stores a resolution and shows it if it is still wanted.
+func (p *Pane) resolved(msg ResolvedMsg) {
 	delete(p.pending, msg.key)
 	p.locs[msg.key] = msg.res
 	if msg.file != nil {
@@ -328,9 +255,9 @@ func (p *sourcePane) Resolved(msg locMsg) {
 
 // show lays out the rows of a resolved location and scrolls to its focus, or to the current
 // search match when it is in this file.
-func (p *sourcePane) show(key string) {
+func (p *Pane) show(key string) {
 	p.key = key
-	p.dirty = true
+	p.Invalidate()
 	p.emph = map[int]string{}
 	p.layoutRows(true)
 	if s := p.search; s.active() && len(s.matches) > 0 {
@@ -353,9 +280,9 @@ func browseLocation(tr *i18n.Strings, srcFS fs.FS, shown string) (Location, erro
 }
 
 // ToggleWrap switches between cutting long lines at the edge and wrapping them.
-func (p *sourcePane) ToggleWrap() {
+func (p *Pane) ToggleWrap() {
 	p.wrap = !p.wrap
-	p.dirty = true
+	p.Invalidate()
 	if p.key != "" {
 		p.layoutRows(false)
 	}
@@ -365,7 +292,7 @@ func (p *sourcePane) ToggleWrap() {
 // step: never cut) and with wrap every line wrapped over as many rows as they need, the
 // annotation after the focus.
 // With toFocus it scrolls the focus to the upper third; otherwise it keeps the top line.
-func (p *sourcePane) layoutRows(toFocus bool) {
+func (p *Pane) layoutRows(toFocus bool) {
 	top := p.topLine()
 	p.rows = p.rows[:0]
 	f, loc, ok := p.file()
@@ -384,7 +311,7 @@ func (p *sourcePane) layoutRows(toFocus bool) {
 		}
 		if (p.wrap || isFocus(loc, i+1)) && ansi.StringWidth(text) > codeW {
 			// Wrapped at spaces where it can, like the lesson text.
-			for part, r := range breakCells(text, codeW) {
+			for part, r := range common.BreakCells(text, codeW) {
 				p.rows = append(p.rows, row{line: i, part: part, from: r[0], to: r[1]})
 			}
 		} else {
@@ -414,13 +341,13 @@ func isFocus(loc Location, n int) bool {
 
 // gutter returns the width of the line-number gutter for a file of n lines and the width left
 // for code.
-func (p *sourcePane) gutter(n int) (digits, codeW int) {
+func (p *Pane) gutter(n int) (digits, codeW int) {
 	digits = len(strconv.Itoa(n))
 	return digits, max(p.w-2-(digits+4), 1) // marker, number, " │ "
 }
 
 // visible is how many rows of code fit.
-func (p *sourcePane) visible() int {
+func (p *Pane) visible() int {
 	v := p.h - 2
 	if p.search.typing || p.search.query != "" {
 		v--
@@ -428,27 +355,27 @@ func (p *sourcePane) visible() int {
 	return max(v, 0)
 }
 
-func (p *sourcePane) clampScroll() {
+func (p *Pane) clampScroll() {
 	p.scroll = min(p.scroll, len(p.rows)-p.visible())
 	p.scroll = max(p.scroll, 0)
 }
 
 // Scroll moves the view by n rows.
-func (p *sourcePane) Scroll(n int) {
+func (p *Pane) Scroll(n int) {
 	p.scroll += n
 	p.clampScroll()
-	p.dirty = true
+	p.Invalidate()
 }
 
 // Top and Bottom jump to either end.
-func (p *sourcePane) Top()    { p.Scroll(-len(p.rows)) }
-func (p *sourcePane) Bottom() { p.Scroll(len(p.rows)) }
+func (p *Pane) Top()    { p.Scroll(-len(p.rows)) }
+func (p *Pane) Bottom() { p.Scroll(len(p.rows)) }
 
 // Page is the scroll step of pgup/pgdn.
-func (p *sourcePane) Page() int { return max(p.visible()-2, 1) }
+func (p *Pane) Page() int { return max(p.visible()-2, 1) }
 
 // file returns the shown file and location, if resolved.
-func (p *sourcePane) file() (*srcFile, Location, bool) {
+func (p *Pane) file() (*srcFile, Location, bool) {
 	res, ok := p.locs[p.key]
 	if !ok || res.err != nil || p.key == "" {
 		return nil, Location{}, false
@@ -458,17 +385,17 @@ func (p *sourcePane) file() (*srcFile, Location, bool) {
 }
 
 // StartSearch opens the search prompt.
-func (p *sourcePane) StartSearch() {
+func (p *Pane) StartSearch() {
 	p.search = search{typing: true}
-	p.dirty = true
+	p.Invalidate()
 	p.clampScroll()
 }
 
 // SearchKey edits the search prompt: runes type, backspace deletes, enter searches, esc
 // cancels. It returns a command when the first match is in a file still to be loaded.
-func (p *sourcePane) SearchKey(msg tea.KeyMsg) tea.Cmd {
+func (p *Pane) SearchKey(msg tea.KeyMsg) tea.Cmd {
 	s := &p.search
-	p.dirty = true
+	p.Invalidate()
 	switch msg.Type {
 	case tea.KeyEsc:
 		p.search = search{}
@@ -502,27 +429,27 @@ func (p *sourcePane) SearchKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 // ClearSearch ends an active search and goes back to the step's code.
-func (p *sourcePane) ClearSearch() tea.Cmd {
+func (p *Pane) ClearSearch() tea.Cmd {
 	p.search = search{}
-	p.dirty = true
+	p.Invalidate()
 	p.clampScroll()
 	return p.CloseFile()
 }
 
 // NextMatch moves to the next (d=1) or previous (d=-1) match, in whichever file it is.
-func (p *sourcePane) NextMatch(d int) tea.Cmd {
+func (p *Pane) NextMatch(d int) tea.Cmd {
 	s := &p.search
 	if len(s.matches) == 0 {
 		return nil
 	}
 	s.cur = (s.cur + d + len(s.matches)) % len(s.matches)
-	p.dirty = true
+	p.Invalidate()
 	return p.goToMatch()
 }
 
 // goToMatch shows the current match: in the step's own code when it is in that file, else in
 // its file (loaded first if need be).
-func (p *sourcePane) goToMatch() tea.Cmd {
+func (p *Pane) goToMatch() tea.Cmd {
 	m := p.search.matches[p.search.cur]
 	want := m.file
 	if step, ok := p.stepFile(); ok && step == m.file {
@@ -539,7 +466,7 @@ func (p *sourcePane) goToMatch() tea.Cmd {
 }
 
 // stepFile is the file of the step's code (ours or upstream), when it is resolved.
-func (p *sourcePane) stepFile() (string, bool) {
+func (p *Pane) stepFile() (string, bool) {
 	browse := p.browse
 	p.browse = ""
 	key := p.locKey()
@@ -552,17 +479,17 @@ func (p *sourcePane) stepFile() (string, bool) {
 }
 
 // OpenMatch ends the search but keeps the current match's file open (esc closes it).
-func (p *sourcePane) OpenMatch() {
+func (p *Pane) OpenMatch() {
 	p.search = search{}
-	p.dirty = true
+	p.Invalidate()
 	p.clampScroll()
 }
 
 // Browsing reports whether a file other than the step's code is shown.
-func (p *sourcePane) Browsing() bool { return p.browse != "" }
+func (p *Pane) Browsing() bool { return p.browse != "" }
 
 // CloseFile goes back from an opened file to the step's code.
-func (p *sourcePane) CloseFile() tea.Cmd {
+func (p *Pane) CloseFile() tea.Cmd {
 	if p.browse == "" {
 		return nil
 	}
@@ -571,7 +498,7 @@ func (p *sourcePane) CloseFile() tea.Cmd {
 }
 
 // topLine is the first code line in view.
-func (p *sourcePane) topLine() int {
+func (p *Pane) topLine() int {
 	for i := p.scroll; i < len(p.rows); i++ {
 		if p.rows[i].line >= 0 {
 			return p.rows[i].line
@@ -582,7 +509,7 @@ func (p *sourcePane) topLine() int {
 
 // revealMatch scrolls the current match (in the shown file) into the middle third of the view
 // if it is outside.
-func (p *sourcePane) revealMatch() {
+func (p *Pane) revealMatch() {
 	m := p.search.matches[p.search.cur]
 	if _, loc, ok := p.file(); !ok || loc.File != m.file {
 		return
@@ -600,7 +527,7 @@ func (p *sourcePane) revealMatch() {
 
 // findMatches searches the shown file, then every file of kubewalk's server/ source in path
 // order.
-func (p *sourcePane) findMatches() {
+func (p *Pane) findMatches() {
 	s := &p.search
 	s.matches = nil
 	if s.query == "" {
@@ -643,7 +570,7 @@ func findIn(file string, lines []string, query string) []match {
 
 // searchCorpus reads the server/ source's Go files (not tests) once, as plain lines like the
 // pane shows them, and returns their shown paths in order.
-func (p *sourcePane) searchCorpus() []string {
+func (p *Pane) searchCorpus() []string {
 	if p.srcFS == nil {
 		return nil
 	}
@@ -668,11 +595,11 @@ func (p *sourcePane) searchCorpus() []string {
 	return paths
 }
 
-// errKubeNotWired is the kube pane's error when the Content cannot read kube-apiserver's source.
+// errKubeNotWired is the kube pane's error when the Resolver cannot read kube-apiserver's source.
 var errKubeNotWired = errors.New("no kube-apiserver source")
 
 // name says whose source is shown.
-func (p *sourcePane) name() string {
+func (p *Pane) name() string {
 	if p.kube {
 		return fmt.Sprintf(p.tr.PaneKube, lessons.KubeVersion)
 	}
@@ -683,7 +610,7 @@ func (p *sourcePane) name() string {
 }
 
 // detail is the file and lines shown, cut from the left when the title has no room.
-func (p *sourcePane) detail() string {
+func (p *Pane) detail() string {
 	_, loc, ok := p.file()
 	if !ok {
 		return ""
@@ -712,7 +639,7 @@ func (p *sourcePane) detail() string {
 }
 
 // figure says how the pane shows the file: opened from a search, wrapped.
-func (p *sourcePane) figure() string {
+func (p *Pane) figure() string {
 	var parts []string
 	if p.browse != "" {
 		parts = append(parts, p.tr.SourceBackToStep)
@@ -732,12 +659,12 @@ func displayPath(file string) string {
 }
 
 // View renders the pane: exactly h lines of exactly w cells.
-func (p *sourcePane) View() []string {
-	return p.render(p.name(), p.detail(), p.figure(), p.body)
+func (p *Pane) View() []string {
+	return p.Render(p.name(), p.detail(), p.figure(), p.body)
 }
 
 // body renders the rows in view (or a message), and the search prompt.
-func (p *sourcePane) body() []string {
+func (p *Pane) body() []string {
 	inner := p.w - 2
 	if inner <= 0 {
 		return nil
@@ -760,7 +687,7 @@ func (p *sourcePane) body() []string {
 }
 
 // prompt is the search line at the bottom of the pane.
-func (p *sourcePane) prompt() string {
+func (p *Pane) prompt() string {
 	s, tr := p.search, p.tr
 	if s.typing {
 		return p.st.Source.Prompt.Render("/") + string(s.input) + "█" + p.st.Source.Info.Render(tr.SourceSearchTyping)
@@ -777,7 +704,7 @@ func (p *sourcePane) prompt() string {
 }
 
 // message explains why there is no code to show.
-func (p *sourcePane) message(w int) []string {
+func (p *Pane) message(w int) []string {
 	note, tr := p.st.Source.Info, p.tr
 	var text string
 	switch {
@@ -802,9 +729,9 @@ func (p *sourcePane) message(w int) []string {
 				what = p.step.Upstream
 			}
 			text = fmt.Sprintf(tr.SourceLoading, what)
-		case p.upstream && p.missing() != nil:
+		case p.upstream && p.Missing() != nil:
 			path, sym := splitSymbol(p.step.Upstream)
-			text = p.missingText(p.missing()) + "\n\n" + fmt.Sprintf(tr.UpstreamLocation, path, sym) + "\n\n" + tr.UpstreamBack
+			text = p.MissingText(p.Missing()) + "\n\n" + fmt.Sprintf(tr.UpstreamLocation, path, sym) + "\n\n" + tr.UpstreamBack
 		case p.upstream:
 			path, sym := splitSymbol(p.step.Upstream)
 			text = fmt.Sprintf(tr.SourceUnavailable, res.err, path, sym)
@@ -813,7 +740,7 @@ func (p *sourcePane) message(w int) []string {
 		}
 	}
 	var out []string
-	for _, l := range wrapLines(text, w) {
+	for _, l := range common.WrapLines(text, w) {
 		out = append(out, note.Render(l))
 	}
 	return out
@@ -821,7 +748,7 @@ func (p *sourcePane) message(w int) []string {
 
 // kubeMessage explains why the kube pane shows no code: no location, loading, a module to
 // fetch, or an error; the location is always given as text.
-func (p *sourcePane) kubeMessage() string {
+func (p *Pane) kubeMessage() string {
 	tr := p.tr
 	if p.step.Kube == "" {
 		return tr.KubeNone
@@ -831,8 +758,8 @@ func (p *sourcePane) kubeMessage() string {
 	switch {
 	case !ok || res.err == nil:
 		return fmt.Sprintf(tr.SourceLoading, p.step.Kube)
-	case p.missing() != nil:
-		return p.missingText(p.missing()) + "\n\n" + where + "\n\n" + tr.KubeBack
+	case p.Missing() != nil:
+		return p.MissingText(p.Missing()) + "\n\n" + where + "\n\n" + tr.KubeBack
 	case errors.Is(res.err, errKubeNotWired):
 		return fmt.Sprintf(tr.KubeNotWired, p.step.Kube)
 	}
@@ -851,7 +778,7 @@ func splitSymbol(s string) (path, sym string) {
 }
 
 // codeRows renders the rows in view.
-func (p *sourcePane) codeRows(f *srcFile, loc Location, w int) []string {
+func (p *Pane) codeRows(f *srcFile, loc Location, w int) []string {
 	digits, codeW := p.gutter(len(f.plain))
 	gutter := digits + 4
 	st := p.st.Source
@@ -878,7 +805,7 @@ func (p *sourcePane) codeRows(f *srcFile, loc Location, w int) []string {
 				title = fmt.Sprintf(p.tr.SourceUpstreamIn, sym, path)
 			}
 			ann := strings.Repeat(" ", gutter) + st.Annotation.Render("└─ "+title)
-			out = append(out, fit(ann, w))
+			out = append(out, common.Fit(ann, w))
 			continue
 		}
 		n := r.line + 1
@@ -925,7 +852,7 @@ func (p *sourcePane) codeRows(f *srcFile, loc Location, w int) []string {
 }
 
 // emphasised renders a focus line with the emphasis background, cached per location.
-func (p *sourcePane) emphasised(f *srcFile, line int) string {
+func (p *Pane) emphasised(f *srcFile, line int) string {
 	if s, ok := p.emph[line]; ok {
 		return s
 	}
@@ -936,7 +863,7 @@ func (p *sourcePane) emphasised(f *srcFile, line int) string {
 
 // highlightMatches renders a line plainly with its matches marked (reverse video survives
 // NO_COLOR).
-func (p *sourcePane) highlightMatches(text string, ms []match, focus bool) string {
+func (p *Pane) highlightMatches(text string, ms []match, focus bool) string {
 	plain := p.st.Source.Focus
 	if !focus {
 		plain = plain.UnsetBackground()
@@ -954,3 +881,72 @@ func (p *sourcePane) highlightMatches(text string, ms []match, focus bool) strin
 	b.WriteString(plain.Render(text[at:]))
 	return b.String()
 }
+
+// Typing reports whether the search prompt takes the keys.
+func (p *Pane) Typing() bool { return p.search.typing }
+
+// Searching reports whether a search is done and n/N move between its matches.
+func (p *Pane) Searching() bool { return p.search.active() }
+
+// Upstream reports whether the pane shows the upstream function (u).
+func (p *Pane) Upstream() bool { return p.upstream }
+
+// SetUpstream shows the upstream function (or ours) from the next SetStep on.
+func (p *Pane) SetUpstream(on bool) { p.upstream = on }
+
+// HasStep reports whether the pane was given a step.
+func (p *Pane) HasStep() bool { return p.hasStep }
+
+// Loading reports whether a location (or its file's tokens) is being computed.
+func (p *Pane) Loading() bool { return len(p.pending) > 0 }
+
+// Point gives the pane a step without resolving it (a pane not on screen); Load resolves it
+// when the pane is shown.
+func (p *Pane) Point(step Code, ok bool, cp server.Checkpoint) {
+	p.step, p.hasStep, p.cp = step, ok, cp
+	p.browse, p.key, p.rows = "", "", nil
+}
+
+// Load shows the step's location again, resolving it if it is not known yet.
+func (p *Pane) Load() tea.Cmd {
+	p.key = ""
+	return p.load()
+}
+
+// Shown is the location on screen and the number of display rows it takes, if one is.
+func (p *Pane) Shown() (loc Location, rows int, ok bool) {
+	_, loc, ok = p.file()
+	return loc, len(p.rows), ok
+}
+
+// Result is the resolution of what the pane wants to show: its location or why it has none;
+// ok is false while it is unresolved.
+func (p *Pane) Result() (Location, error, bool) {
+	res, ok := p.locs[p.locKey()]
+	return res.loc, res.err, ok
+}
+
+// Match is one search hit: the file it is in (as shown, "server/storage.go"), a line (0-based)
+// and a byte range in its plain text.
+type Match struct {
+	File             string
+	Line, Start, End int
+}
+
+// Matches are the search's hits, and the index of the current one.
+func (p *Pane) Matches() ([]Match, int) {
+	out := make([]Match, len(p.search.matches))
+	for i, m := range p.search.matches {
+		out[i] = Match{File: m.file, Line: m.line, Start: m.start, End: m.end}
+	}
+	return out, p.search.cur
+}
+
+// Step is the code the pane was last given, and whether it was given one.
+func (p *Pane) Step() (Code, bool) { return p.step, p.hasStep }
+
+// Wrapped reports whether long lines wrap (w) instead of being cut.
+func (p *Pane) Wrapped() bool { return p.wrap }
+
+// Offset is the first display row in view.
+func (p *Pane) Offset() int { return p.scroll }

@@ -1,4 +1,4 @@
-package tui
+package walk
 
 import (
 	"fmt"
@@ -6,17 +6,18 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	xansi "github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
-	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/runtime/tui/internal/glamour"
 	"github.com/kubewalk/kubewalk/runtime/tui/internal/glamour/ansi"
 	"github.com/kubewalk/kubewalk/runtime/tui/internal/glamour/styles"
 	"github.com/kubewalk/kubewalk/server"
 )
 
-// lessonPane shows the step's text, rendered with glamour and re-wrapped to the pane.
-type lessonPane struct {
+// Lesson shows the step's text, rendered with glamour and re-wrapped to the pane.
+type Lesson struct {
 	frame
 	style string // glamour style, chosen before the program runs
 
@@ -31,31 +32,31 @@ type lessonPane struct {
 	offset int
 }
 
-func newLessonPane(st *Styles, tr *i18n.Strings, style string) *lessonPane {
+func NewLesson(c common.Common, style string) *Lesson {
 	if style == "" {
 		style = "notty"
 	}
-	return &lessonPane{
-		frame: frame{st: st, tr: tr, dirty: true}, style: style, cache: map[string][]string{},
+	return &Lesson{
+		frame: newFrame(c), style: style, cache: map[string][]string{},
 	}
 }
 
-func (p *lessonPane) SetSize(w, h int) {
+func (p *Lesson) SetSize(w, h int) {
 	if p.w != w || p.h != h {
-		p.w, p.h = w, h
+		p.resize(w, h)
 		p.relayout()
 	}
 }
 
 // SetStep shows a step from the top.
-func (p *lessonPane) SetStep(step Step, ok bool, cp server.Checkpoint) {
+func (p *Lesson) SetStep(step Step, ok bool, cp server.Checkpoint) {
 	p.step, p.hasStep, p.cp = step, ok, cp
 	p.offset = 0
 	p.relayout()
 }
 
-func (p *lessonPane) relayout() {
-	p.dirty = true
+func (p *Lesson) relayout() {
+	p.Invalidate()
 	if p.w < 3 {
 		p.lines = nil
 		return
@@ -65,7 +66,7 @@ func (p *lessonPane) relayout() {
 }
 
 // renderLines returns the step's lines for a text width, from the cache when it can.
-func (p *lessonPane) renderLines(w int) []string {
+func (p *Lesson) renderLines(w int) []string {
 	key := p.cp.ID() + "\x00" + p.step.ID + "\x00" + strconv.Itoa(w)
 	if l, ok := p.cache[key]; ok {
 		return l
@@ -73,23 +74,23 @@ func (p *lessonPane) renderLines(w int) []string {
 	var out []string
 	if !p.hasStep {
 		if p.cp.Name == "" {
-			out = wrapLines(p.st.Lesson.Missing.Render(p.tr.StartingServer), w)
+			out = common.WrapLines(p.st.Lesson.Missing.Render(p.tr.StartingServer), w)
 		} else {
-			out = append(out, wrapLines(p.st.Lesson.Title.Render(p.cp.Title), w)...)
+			out = append(out, common.WrapLines(p.st.Lesson.Title.Render(p.cp.Title), w)...)
 			out = append(out, "")
-			out = append(out, wrapLines(p.st.Lesson.Missing.Render(fmt.Sprintf(p.tr.LessonNoText, p.cp.ID())), w)...)
+			out = append(out, common.WrapLines(p.st.Lesson.Missing.Render(fmt.Sprintf(p.tr.LessonNoText, p.cp.ID())), w)...)
 		}
 		p.cache[key] = out
 		return out
 	}
-	for _, l := range wrapLines(p.step.Title, w) {
+	for _, l := range common.WrapLines(p.step.Title, w) {
 		out = append(out, p.st.Lesson.Title.Render(l))
 	}
 	md := p.markdown(p.step.Text, w)
 	out = append(out, md...)
 	if p.step.Kube != "" {
 		out = append(out, "")
-		for _, l := range wrapLines(fmt.Sprintf(p.tr.LessonKube, p.step.Kube), w) {
+		for _, l := range common.WrapLines(fmt.Sprintf(p.tr.LessonKube, p.step.Kube), w) {
 			out = append(out, p.st.Lesson.Kube.Render(l))
 		}
 	}
@@ -101,10 +102,10 @@ func (p *lessonPane) renderLines(w int) []string {
 //
 // glamour is asked not to wrap: its word wrapper breaks after hyphens ("--" / "image=nginx")
 // and miscounts around styled inline code, and it cannot break Chinese text. Instead the
-// spaces inside inline code (and the padding glamour puts around it) are replaced by keepSpace
-// (gluedSpace) before rendering, so wrapLines sees each code span as one word; they become
+// spaces inside inline code (and the padding glamour puts around it) are replaced by common.KeepSpace
+// (common.GluedSpace) before rendering, so wrapLines sees each code span as one word; they become
 // spaces again after wrapping.
-func (p *lessonPane) markdown(text string, w int) []string {
+func (p *Lesson) markdown(text string, w int) []string {
 	if p.renderer == nil {
 		r, err := glamour.NewTermRenderer(
 			glamour.WithStyles(lessonStyle(p.style, lipgloss.ColorProfile() == termenv.Ascii)),
@@ -112,23 +113,23 @@ func (p *lessonPane) markdown(text string, w int) []string {
 			glamour.WithWordWrap(0),
 		)
 		if err != nil {
-			return wrapLines(text, w)
+			return common.WrapLines(text, w)
 		}
 		p.renderer = r
 	}
 	s, err := p.renderer.Render(protectCodeSpans(text))
 	if err != nil {
-		return wrapLines(text, w)
+		return common.WrapLines(text, w)
 	}
-	lines := wrapLines(s, w)
+	lines := common.WrapLines(s, w)
 	for i, l := range lines {
-		lines[i] = unkeep.Replace(l)
+		lines[i] = common.Unkeep.Replace(l)
 	}
 	// Trim the blank lines glamour puts around the document.
-	for len(lines) > 0 && strings.TrimSpace(stripANSI(lines[0])) == "" {
+	for len(lines) > 0 && strings.TrimSpace(xansi.Strip(lines[0])) == "" {
 		lines = lines[1:]
 	}
-	for len(lines) > 0 && strings.TrimSpace(stripANSI(lines[len(lines)-1])) == "" {
+	for len(lines) > 0 && strings.TrimSpace(xansi.Strip(lines[len(lines)-1])) == "" {
 		lines = lines[:len(lines)-1]
 	}
 	return append([]string{""}, lines...)
@@ -149,7 +150,7 @@ func lessonStyle(name string, noColor bool) ansi.StyleConfig {
 	if noColor || name == styles.NoTTYStyle || name == styles.AsciiStyle {
 		cfg.Code.Prefix, cfg.Code.Suffix = "`", "`"
 	}
-	keep := func(s string) string { return strings.ReplaceAll(s, " ", string(gluedSpace)) }
+	keep := func(s string) string { return strings.ReplaceAll(s, " ", string(common.GluedSpace)) }
 	cfg.Code.Prefix, cfg.Code.Suffix = keep(cfg.Code.Prefix), keep(cfg.Code.Suffix)
 	// The notty and ascii styles mark emphasis with the Markdown markers themselves (**bold**,
 	// *italic*, ~~struck~~), which a learner reads as stray asterisks: ask for the attributes
@@ -171,7 +172,7 @@ func lessonStyle(name string, noColor bool) ansi.StyleConfig {
 func boolPtr(b bool) *bool { return &b }
 
 // protectCodeSpans replaces the spaces (and line breaks) inside Markdown inline code spans by
-// keepSpace. A span opens with a run of backticks and closes with a run of the same length;
+// common.KeepSpace. A span opens with a run of backticks and closes with a run of the same length;
 // fenced code blocks and backslash-escaped backticks are left alone, as is a run that is never
 // closed (it is literal text).
 func protectCodeSpans(md string) string {
@@ -200,7 +201,7 @@ func protectCodeSpans(md string) string {
 
 // protectSpans does protectCodeSpans' work on text without fenced blocks.
 func protectSpans(s string) string {
-	keep := strings.NewReplacer(" ", string(keepSpace), "\n", string(keepSpace))
+	keep := strings.NewReplacer(" ", string(common.KeepSpace), "\n", string(common.KeepSpace))
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		switch {
@@ -257,23 +258,23 @@ func closingRun(s string, from, n int) int {
 	}
 	return -1
 }
-func (p *lessonPane) visible() int { return max(p.h-2, 1) }
+func (p *Lesson) visible() int { return max(p.h-2, 1) }
 
-func (p *lessonPane) clamp() {
+func (p *Lesson) clamp() {
 	p.offset = max(min(p.offset, len(p.lines)-p.visible()), 0)
 }
 
 // Scroll moves the view by n lines.
-func (p *lessonPane) Scroll(n int) {
+func (p *Lesson) Scroll(n int) {
 	p.offset += n
 	p.clamp()
-	p.dirty = true
+	p.Invalidate()
 }
 
-func (p *lessonPane) Page() int { return max(p.visible()-2, 1) }
+func (p *Lesson) Page() int { return max(p.visible()-2, 1) }
 
 // detail names the lesson.
-func (p *lessonPane) detail() string {
+func (p *Lesson) detail() string {
 	if p.hasStep {
 		return p.step.Lesson
 	}
@@ -281,7 +282,7 @@ func (p *lessonPane) detail() string {
 }
 
 // figure is the scroll position when the text is longer than the pane.
-func (p *lessonPane) figure() string {
+func (p *Lesson) figure() string {
 	if len(p.lines) <= p.visible() {
 		return ""
 	}
@@ -289,8 +290,14 @@ func (p *lessonPane) figure() string {
 }
 
 // View renders the pane: exactly h lines of exactly w cells.
-func (p *lessonPane) View() []string {
-	return p.render(paneLesson.name(p.tr), p.detail(), p.figure(), func() []string {
+func (p *Lesson) View() []string {
+	return p.Render(p.tr.PaneLesson, p.detail(), p.figure(), func() []string {
 		return p.lines[p.offset:min(p.offset+p.visible(), len(p.lines))]
 	})
 }
+
+// Step is the step shown, and whether there is one.
+func (p *Lesson) Step() (Step, bool) { return p.step, p.hasStep }
+
+// Lines are the step's rendered lines at the pane's width.
+func (p *Lesson) Lines() []string { return p.lines }

@@ -1,4 +1,4 @@
-package tui
+package walk
 
 import (
 	"fmt"
@@ -8,8 +8,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
-	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/inspect"
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -26,8 +26,8 @@ type treeRow struct {
 	note       bool // an explanatory row, not a node
 }
 
-// statePane shows the state tree of a stop, or in raw mode its live objects by reflection.
-type statePane struct {
+// State shows the state tree of a stop, or in raw mode its live objects by reflection.
+type State struct {
 	frame
 
 	raw       bool
@@ -57,23 +57,23 @@ type statePane struct {
 type probeView struct {
 	on      bool   // a track step is shown
 	id      string // its probe, "" when it reads nothing live
-	res     probeResult
+	res     Probe
 	running bool
 	wired   bool // probes can run at all
 }
 
-func newStatePane(st *Styles, tr *i18n.Strings) *statePane {
-	return &statePane{
-		frame: frame{st: st, tr: tr, dirty: true}, open: map[string]bool{}, rawOpen: map[string]bool{},
+func NewState(c common.Common) *State {
+	return &State{
+		frame: newFrame(c), open: map[string]bool{}, rawOpen: map[string]bool{},
 		whole: map[string]bool{}, rawWhole: map[string]bool{}, rawRoots: map[int][]*inspect.Node{},
 	}
 }
 
-func (p *statePane) SetSize(w, h int) {
+func (p *State) SetSize(w, h int) {
 	if p.w != w || p.h != h {
-		p.w, p.h = w, h
+		p.resize(w, h)
 		p.keepCursorVisible()
-		p.dirty = true
+		p.Invalidate()
 	}
 }
 
@@ -81,16 +81,16 @@ func (p *statePane) SetSize(w, h int) {
 // of its last run, marked where it differs from the run before; running says a run is under
 // way, wired that probes can run at all. With on false it changes nothing but leaving the
 // probe (SetStop shows a stop again).
-func (p *statePane) SetProbe(id string, res probeResult, running, wired bool) {
+func (p *State) SetProbe(id string, res Probe, running, wired bool) {
 	same := p.probe.on && p.probe.id == id
 	p.probe = probeView{on: true, id: id, res: res, running: running, wired: wired}
 	p.stop = nil
 	p.phase = server.Phase(id) // the probe's node opens like the current phase's
 	p.prevVals, p.marked = nil, map[string]bool{}
-	if res.prev != nil && res.tree != nil {
+	if res.Prev != nil && res.Tree != nil {
 		p.prevVals = map[string]string{}
-		walkTree(res.prev, func(key string, n *server.Node, _ int) { p.prevVals[key] = n.Value })
-		walkTree(res.tree, func(key string, n *server.Node, _ int) {
+		walkTree(res.Prev, func(key string, n *server.Node, _ int) { p.prevVals[key] = n.Value })
+		walkTree(res.Tree, func(key string, n *server.Node, _ int) {
 			if old, ok := p.prevVals[key]; !ok || old != n.Value {
 				for k := key; k != ""; k = parentKey(k) {
 					p.marked[k] = true
@@ -108,7 +108,7 @@ func (p *statePane) SetProbe(id string, res probeResult, running, wired bool) {
 }
 
 // SetStop shows a stop; prev (or nil) is the stop before it, for change marks.
-func (p *statePane) SetStop(stop, prev *engine.Stop, reviewing bool) {
+func (p *State) SetStop(stop, prev *engine.Stop, reviewing bool) {
 	p.probe = probeView{}
 	p.stop, p.reviewing = stop, reviewing
 	p.phase = stop.Checkpoint.Phase
@@ -130,20 +130,20 @@ func (p *statePane) SetStop(stop, prev *engine.Stop, reviewing bool) {
 
 // toFirstChange puts the cursor on the first added or changed row and scrolls it near the top,
 // so what the step built is in view.
-func (p *statePane) toFirstChange() {
+func (p *State) toFirstChange() {
 	for i, r := range p.rows {
 		if r.mark != 0 {
 			p.cursor = i
 			p.offset = max(i-min(2, p.visible()/4), 0) // a little context above
 			p.keepCursorVisible()
-			p.dirty = true
+			p.Invalidate()
 			return
 		}
 	}
 }
 
 // changes counts the added or changed rows in view.
-func (p *statePane) changes() int {
+func (p *State) changes() int {
 	n := 0
 	for _, r := range p.rows {
 		if r.mark != 0 {
@@ -155,14 +155,14 @@ func (p *statePane) changes() int {
 
 // JumpChange moves the cursor to the next (d=1) or previous (d=-1) added or changed row,
 // wrapping around; it reports false when there is none.
-func (p *statePane) JumpChange(d int) bool {
+func (p *State) JumpChange(d int) bool {
 	n := len(p.rows)
 	for k := 1; k <= n; k++ {
 		i := ((p.cursor+d*k)%n + n) % n
 		if p.rows[i].mark != 0 {
 			p.cursor = i
 			p.keepCursorVisible()
-			p.dirty = true
+			p.Invalidate()
 			return true
 		}
 	}
@@ -170,7 +170,7 @@ func (p *statePane) JumpChange(d int) bool {
 }
 
 // SetFrozen stops (or allows) reading live objects while the server runs.
-func (p *statePane) SetFrozen(f bool) {
+func (p *State) SetFrozen(f bool) {
 	if p.frozen != f {
 		p.frozen = f
 		if p.raw {
@@ -180,7 +180,7 @@ func (p *statePane) SetFrozen(f bool) {
 }
 
 // ToggleRaw switches between the state tree and the live objects.
-func (p *statePane) ToggleRaw() {
+func (p *State) ToggleRaw() {
 	p.raw = !p.raw
 	p.cursor, p.offset = 0, 0
 	p.rebuild()
@@ -223,7 +223,7 @@ func parentKey(k string) string {
 
 // expanded decides whether a tree node is open: the user's choice, else open when it is the
 // current phase or inside it, or holds a change since the previous stop.
-func (p *statePane) expanded(key string, inPhase bool) bool {
+func (p *State) expanded(key string, inPhase bool) bool {
 	if v, ok := p.open[key]; ok {
 		return v
 	}
@@ -231,8 +231,8 @@ func (p *statePane) expanded(key string, inPhase bool) bool {
 }
 
 // rebuild recomputes the visible rows, keeping the cursor on the same node when it can.
-func (p *statePane) rebuild() {
-	p.dirty = true
+func (p *State) rebuild() {
+	p.Invalidate()
 	curKey := ""
 	if p.cursor >= 0 && p.cursor < len(p.rows) {
 		curKey = p.rows[p.cursor].key
@@ -260,23 +260,23 @@ func (p *statePane) rebuild() {
 }
 
 // probeRows lists a track step's probe tree, or says why there is none.
-func (p *statePane) probeRows() {
+func (p *State) probeRows() {
 	pr := p.probe
 	switch {
 	case !pr.wired:
 		p.rows = append(p.rows, treeRow{label: p.tr.StateProbeNotWired, note: true})
 	case pr.id == "":
 		p.rows = append(p.rows, treeRow{label: p.tr.StateProbeNone, note: true})
-	case pr.res.err != nil && !pr.running:
-		p.rows = append(p.rows, treeRow{label: fmt.Sprintf(p.tr.StateProbeError, pr.id, pr.res.err), note: true})
-	case pr.res.tree == nil:
+	case pr.res.Err != nil && !pr.running:
+		p.rows = append(p.rows, treeRow{label: fmt.Sprintf(p.tr.StateProbeError, pr.id, pr.res.Err), note: true})
+	case pr.res.Tree == nil:
 		p.rows = append(p.rows, treeRow{label: fmt.Sprintf(p.tr.StateProbeRunning, pr.id), note: true})
 	default:
-		p.walkNodes(pr.res.tree)
+		p.walkNodes(pr.res.Tree)
 	}
 }
 
-func (p *statePane) treeRows() {
+func (p *State) treeRows() {
 	if p.stop.State == nil || len(p.stop.State.Children) == 0 {
 		p.rows = append(p.rows, treeRow{label: p.tr.StateNothing, note: true})
 		return
@@ -285,7 +285,7 @@ func (p *statePane) treeRows() {
 }
 
 // walkNodes lists the rows of a tree (its root not shown), opened as expanded decides.
-func (p *statePane) walkNodes(root *server.Node) {
+func (p *State) walkNodes(root *server.Node) {
 	var walk func(n *server.Node, parent string, depth int, inPhase bool)
 	walk = func(n *server.Node, parent string, depth int, inPhase bool) {
 		seen := map[string]int{}
@@ -311,7 +311,7 @@ func (p *statePane) walkNodes(root *server.Node) {
 	walk(root, "", 0, false)
 }
 
-func (p *statePane) rawRows() {
+func (p *State) rawRows() {
 	if p.frozen {
 		p.rows = append(p.rows, treeRow{label: p.tr.StateFrozen, note: true})
 		return
@@ -346,7 +346,7 @@ func (p *statePane) rawRows() {
 }
 
 // rawNode finds the inspect node of a raw row key.
-func (p *statePane) rawNode(key string) *inspect.Node {
+func (p *State) rawNode(key string) *inspect.Node {
 	if p.stop == nil {
 		return nil
 	}
@@ -366,7 +366,7 @@ func (p *statePane) rawNode(key string) *inspect.Node {
 // Toggle opens or closes the row under the cursor: a node shows or hides its children, and an
 // open row is shown whole, wrapped over as many lines as it needs, instead of cut at the edge.
 // It reports false when there was nothing to do (a leaf that fits).
-func (p *statePane) Toggle() bool {
+func (p *State) Toggle() bool {
 	if p.cursor >= len(p.rows) {
 		return false
 	}
@@ -389,7 +389,7 @@ func (p *statePane) Toggle() bool {
 }
 
 // isWhole reports whether row i is shown whole.
-func (p *statePane) isWhole(i int) bool {
+func (p *State) isWhole(i int) bool {
 	r := p.rows[i]
 	if p.isRaw() {
 		return p.rawWhole[r.key]
@@ -401,16 +401,16 @@ func (p *statePane) isWhole(i int) bool {
 }
 
 // cut reports whether row i, on one line, is wider than the pane.
-func (p *statePane) cut(i int) bool {
+func (p *State) cut(i int) bool {
 	prefix, text := p.rowParts(i, false)
 	return ansi.StringWidth(prefix)+ansi.StringWidth(text) > p.w-2
 }
 
 // ExpandAll opens every node of the tree; in raw mode it opens the node under the cursor and
 // its children (raw trees are too big to open whole).
-func (p *statePane) ExpandAll() {
+func (p *State) ExpandAll() {
 	if p.probe.on {
-		walkTree(p.probe.res.tree, func(key string, n *server.Node, _ int) {
+		walkTree(p.probe.res.Tree, func(key string, n *server.Node, _ int) {
 			if len(n.Children) > 0 {
 				p.open[key] = true
 			}
@@ -444,9 +444,9 @@ func (p *statePane) ExpandAll() {
 }
 
 // CollapseAll closes every node.
-func (p *statePane) CollapseAll() {
+func (p *State) CollapseAll() {
 	if p.probe.on {
-		walkTree(p.probe.res.tree, func(key string, n *server.Node, _ int) {
+		walkTree(p.probe.res.Tree, func(key string, n *server.Node, _ int) {
 			if len(n.Children) > 0 {
 				p.open[key] = false
 			}
@@ -472,27 +472,27 @@ func (p *statePane) CollapseAll() {
 }
 
 // Move moves the cursor by n rows.
-func (p *statePane) Move(n int) {
+func (p *State) Move(n int) {
 	p.cursor = max(min(p.cursor+n, len(p.rows)-1), 0)
 	p.keepCursorVisible()
-	p.dirty = true
+	p.Invalidate()
 }
 
 // Scroll moves the view by n rows (the mouse wheel), dragging the cursor along.
-func (p *statePane) Scroll(n int) {
+func (p *State) Scroll(n int) {
 	p.offset = max(min(p.offset+n, p.maxOffset()), 0)
 	p.cursor = max(min(p.cursor, p.lastInView()), p.offset)
 	p.cursor = max(min(p.cursor, len(p.rows)-1), 0)
-	p.dirty = true
+	p.Invalidate()
 }
 
-func (p *statePane) Page() int { return max(p.visible()-1, 1) }
+func (p *State) Page() int { return max(p.visible()-1, 1) }
 
 // visible is how many lines the pane shows; a row shown whole may take several.
-func (p *statePane) visible() int { return max(p.h-2, 1) }
+func (p *State) visible() int { return max(p.h-2, 1) }
 
 // height is how many lines row i takes.
-func (p *statePane) height(i int) int {
+func (p *State) height(i int) int {
 	if !p.rows[i].note && !p.isWhole(i) {
 		return 1
 	}
@@ -500,7 +500,7 @@ func (p *statePane) height(i int) int {
 }
 
 // lastInView is the last row that starts in view.
-func (p *statePane) lastInView() int {
+func (p *State) lastInView() int {
 	used := 0
 	for i := p.offset; i < len(p.rows); i++ {
 		used += p.height(i)
@@ -512,7 +512,7 @@ func (p *statePane) lastInView() int {
 }
 
 // maxOffset is the first row of the last screenful, so that no space is left at the bottom.
-func (p *statePane) maxOffset() int {
+func (p *State) maxOffset() int {
 	used := 0
 	for i := len(p.rows) - 1; i >= 0; i-- {
 		used += p.height(i)
@@ -524,7 +524,7 @@ func (p *statePane) maxOffset() int {
 }
 
 // inView reports whether row i is wholly in view.
-func (p *statePane) inView(i int) bool {
+func (p *State) inView(i int) bool {
 	if i < p.offset {
 		return false
 	}
@@ -535,7 +535,7 @@ func (p *statePane) inView(i int) bool {
 	return used <= p.visible()
 }
 
-func (p *statePane) keepCursorVisible() {
+func (p *State) keepCursorVisible() {
 	if p.cursor < p.offset {
 		p.offset = p.cursor
 	}
@@ -546,7 +546,7 @@ func (p *statePane) keepCursorVisible() {
 }
 
 // detail names the mode.
-func (p *statePane) detail() string {
+func (p *State) detail() string {
 	if p.probe.on {
 		if p.probe.id == "" {
 			return ""
@@ -560,8 +560,8 @@ func (p *statePane) detail() string {
 }
 
 // figure counts what the step added or changed.
-func (p *statePane) figure() string {
-	if p.probe.on && p.probe.running && p.probe.res.tree != nil {
+func (p *State) figure() string {
+	if p.probe.on && p.probe.running && p.probe.res.Tree != nil {
 		return p.tr.StateProbeReading
 	}
 	switch n := p.changes(); {
@@ -575,11 +575,11 @@ func (p *statePane) figure() string {
 }
 
 // View renders the pane: exactly h lines of exactly w cells.
-func (p *statePane) View() []string {
-	return p.render(paneState.name(p.tr), p.detail(), p.figure(), p.body)
+func (p *State) View() []string {
+	return p.Render(p.tr.PaneState, p.detail(), p.figure(), p.body)
 }
 
-func (p *statePane) body() []string {
+func (p *State) body() []string {
 	var out []string
 	for i := p.offset; i < len(p.rows) && len(out) < p.visible(); i++ {
 		out = append(out, p.rowLines(i)...)
@@ -592,7 +592,7 @@ func (p *statePane) body() []string {
 
 // rowLines renders row i: one line (cut at the edge by box) or, shown whole, wrapped under its
 // label.
-func (p *statePane) rowLines(i int) []string {
+func (p *State) rowLines(i int) []string {
 	w := p.w - 2
 	if w <= 0 {
 		return []string{""}
@@ -600,7 +600,7 @@ func (p *statePane) rowLines(i int) []string {
 	r := p.rows[i]
 	if r.note {
 		var out []string
-		for _, l := range wrapLines(r.label, w) {
+		for _, l := range common.WrapLines(r.label, w) {
 			out = append(out, p.st.State.Note.Render(l))
 		}
 		return out
@@ -610,7 +610,7 @@ func (p *statePane) rowLines(i int) []string {
 	if !p.isWhole(i) || pw+ansi.StringWidth(text) <= w || w-pw < 10 {
 		return []string{prefix + text}
 	}
-	lines := wrapLines(text, w-pw)
+	lines := common.WrapLines(text, w-pw)
 	pad := strings.Repeat(" ", pw)
 	for j := range lines {
 		if j == 0 {
@@ -624,10 +624,10 @@ func (p *statePane) rowLines(i int) []string {
 
 // rowParts renders row i as its prefix (cursor, change mark, indentation, toggle) and its text
 // (label and value), styled or not.
-func (p *statePane) rowParts(i int, styled bool) (prefix, text string) {
+func (p *State) rowParts(i int, styled bool) (prefix, text string) {
 	st := p.st.State
 	if !styled {
-		st = (&Styles{}).State
+		st = (&common.Styles{}).State
 	}
 	r := p.rows[i]
 	cursor := " "
@@ -668,4 +668,39 @@ func (p *statePane) rowParts(i int, styled bool) (prefix, text string) {
 }
 
 // isRaw reports whether the rows are live objects (raw mode, and no track step shown).
-func (p *statePane) isRaw() bool { return p.raw && !p.probe.on }
+func (p *State) isRaw() bool { return p.raw && !p.probe.on }
+
+// Raw reports whether the pane shows live objects (r) rather than the state tree.
+func (p *State) Raw() bool { return p.raw }
+
+// Repoint follows the engine's swap of the live objects (once the server serves, the stops'
+// live values are replaced by a safe set): a pane showing a stop shows stop (the fresh copy
+// of the same stop) from now on, and raw nodes built from the old objects are dropped.
+func (p *State) Repoint(stop *engine.Stop) {
+	if p.stop != nil && stop != nil {
+		p.stop = stop
+	}
+	p.rawRoots = nil
+}
+
+// Changes counts the rows marked added or changed.
+func (p *State) Changes() int { return p.changes() }
+
+// Row is row i's label and its change mark ('+' added, '~' changed, 0 neither); ok is false
+// past the last row.
+func (p *State) Row(i int) (label string, mark byte, ok bool) {
+	if i < 0 || i >= len(p.rows) {
+		return "", 0, false
+	}
+	return p.rows[i].label, p.rows[i].mark, true
+}
+
+// Cursor is the row the cursor is on.
+func (p *State) Cursor() int { return p.cursor }
+
+// CursorInView reports whether the cursor's row is on screen; CursorCut whether it is cut at
+// the pane's edge (enter shows it whole).
+func (p *State) CursorInView() bool { return p.inView(p.cursor) }
+
+// CursorCut reports whether the cursor's row is cut at the pane's edge.
+func (p *State) CursorCut() bool { return p.cut(p.cursor) }
