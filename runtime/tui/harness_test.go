@@ -184,7 +184,7 @@ func (hs *harness) idle() bool {
 	if m.kc().Beside() != nil {
 		idle += 2 // a kubectl command beside the one in front (a watch) and its output waiter
 	}
-	waiting := m.running || m.source.Loading() || m.kubeSrc.Loading() || len(m.probing) > 0 || m.rqv().Loading() || m.kc().Running() || hs.etcdView().Loading()
+	waiting := m.running || m.source.Loading() || m.side.Kube().Loading() || len(m.probing) > 0 || m.rqv().Loading() || m.kc().Running() || hs.etcdView().Loading()
 	return !waiting && hs.inflight.Load() <= idle && len(hs.msgs) == 0 && hs.handled == hs.eng.sent.Load()
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tui/class"
 	"github.com/kubewalk/kubewalk/runtime/tui/requests"
+	"github.com/kubewalk/kubewalk/runtime/tui/side"
 )
 
 // joinHost is a class host with a join line of the test's choosing.
@@ -87,7 +88,7 @@ func TestWelcomeFitsShortScreens(t *testing.T) {
 			h := joinHost{boardHost(), "kubewalk join 192.168.100.200:7443 --code 4F7K-Q2-8K3M-T9QX-2HVD-R4NA"}
 			hs := newHarnessOpts(t, tt.w, tt.h, fakeContent{zh: tt.lang == i18n.SimplifiedChinese}, fakeServer{},
 				Options{GlamourStyle: "notty", Class: h, Lang: tt.lang, ShowWelcome: true})
-			hs.send(upstreamCheckMsg{missing: &MissingModuleError{Module: "k8s.io/apiserver", Version: "v0.37.2"}})
+			hs.send(side.UpstreamCheckMsg{Missing: &MissingModuleError{Module: "k8s.io/apiserver", Version: "v0.37.2"}})
 			hs.until("the board", func() bool { return hs.model.m.cls.(*class.Model).BoardLoaded() })
 			hs.settle()
 			tr := i18n.For(tt.lang)

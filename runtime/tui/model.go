@@ -22,6 +22,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/tui/glossary"
 	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tui/requests"
+	"github.com/kubewalk/kubewalk/runtime/tui/side"
 	"github.com/kubewalk/kubewalk/runtime/tui/source"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
 	"github.com/kubewalk/kubewalk/runtime/tui/walk"
@@ -139,13 +140,10 @@ type model struct {
 	probing   map[string]bool
 	progress  func(lessonID, stepID string)
 
-	// kube-apiserver side by side (side.go): open or not, which side has focus (0 ours, 1
-	// kube-apiserver's), the kube pane, the downloads, and whether k8s.io/apiserver is missing.
-	side      bool
-	sideFocus int
-	kubeSrc   *source.Pane
-	fetch     *source.Fetches
-	upMissing *MissingModuleError
+	// The run's module downloads, and kube-apiserver side by side (runtime/tui/side), which
+	// borrows the source pane.
+	fetch *source.Fetches
+	side  *side.Model
 
 	// The follow-along class (runtime/tui/class, classview.go), also the board view; inert
 	// without one.
@@ -202,9 +200,10 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 	m.probes, m.probing = map[string]probeResult{}, map[string]bool{}
 	m.fetch = source.NewFetches(tr, opts.NoFetch, opts.Fetch)
 	m.source = source.New(common.Common{Styles: st, Tr: tr}, content, source.Options{Fetches: m.fetch})
-	m.kubeSrc = source.New(common.Common{Styles: st, Tr: tr}, content, source.Options{Kube: true, Fetches: m.fetch})
 	c := common.Common{Styles: st, Tr: tr, Scroll: common.ScrollKeys{
 		Up: keys.Up, Down: keys.Down, PageUp: keys.PageUp, PageDown: keys.PageDown, Top: keys.Top, Bottom: keys.Bottom}}
+	m.side = side.New(ctx, c, side.Keys{FocusNext: keys.FocusNext, FocusPrev: keys.FocusPrev, Wrap: keys.Wrap, Fetch: keys.Fetch},
+		content, m.source, m.fetch)
 	m.views = map[viewID]view.View{
 		viewEtcd:     etcd.New(c, opts.Etcd, ctx),
 		viewGlossary: glossary.New(c),
@@ -279,7 +278,7 @@ func (m *model) stopAuto() {
 // and the etcd watch. Run calls it once the program has ended.
 func (m *model) shutdown() error {
 	m.cancel()
-	m.waitFetchEnd()
+	m.fetch.Wait() // a fetch that Run's end cancelled: no go command outlives the program
 	err := m.kc().Close()
 	m.rqv().Close()
 	return err
@@ -288,7 +287,7 @@ func (m *model) shutdown() error {
 // Init starts listening for engine events and, when there is a trace store or exercises, for
 // their changes.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.m.waitEvent(), m.m.checkUpstream()}
+	cmds := []tea.Cmd{m.m.waitEvent(), m.m.side.Init()}
 	for _, v := range m.m.views {
 		cmds = append(cmds, v.Init())
 	}
@@ -356,11 +355,16 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			m.note = fmt.Sprintf(m.tr.NoteResumeFailed, msg.err.Error())
 		}
 	case source.ResolvedMsg:
-		return tea.Batch(m.source.Update(msg), m.kubeSrc.Update(msg), m.forward(msg))
+		cmd, _ := m.side.Update(msg)
+		return tea.Batch(m.source.Update(msg), cmd, m.forward(msg))
 	case liveProbeMsg:
 		m.probed(msg)
-	case source.FetchMsg, upstreamCheckMsg:
-		return m.fetchMsg(msg)
+	case source.FetchMsg, side.UpstreamCheckMsg:
+		cmd, note := m.side.Update(msg)
+		if note != "" {
+			m.note = note
+		}
+		return cmd
 	case readyzMsg:
 		m.readyClient = msg.client
 		m.kubect.SetHealth(msg.ok, msg.status, msg.at)
@@ -521,7 +525,7 @@ func (m *model) show(i int) tea.Cmd {
 	step, ok := m.content.Step(stop.Checkpoint.ID())
 	m.state.SetStop(stop, prev, m.review >= 0)
 	m.lesson.SetStep(step, ok, stop.Checkpoint)
-	return tea.Batch(m.source.SetStep(step.Code(), ok, stop.Checkpoint), m.sideStep(step, ok, stop.Checkpoint))
+	return tea.Batch(m.source.SetStep(step.Code(), ok, stop.Checkpoint), m.side.SetStep(step.Code(), ok, stop.Checkpoint))
 }
 
 // displayed is the stop on screen, or nil before the first one.
@@ -755,8 +759,8 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 			return cmd
 		}
 	}
-	if m.side {
-		if cmd, ok := m.sideKey(msg); ok {
+	if m.side.Open() {
+		if cmd, ok := m.side.Key(msg); ok {
 			return cmd
 		}
 	}
@@ -812,9 +816,19 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Upstream):
 		return m.source.ToggleUpstream()
 	case key.Matches(msg, k.SideBySide):
-		return m.toggleSide()
+		cmd, note := m.side.Toggle()
+		if note != "" {
+			m.note = note
+			return nil
+		}
+		m.resize(m.w, m.h)
+		return cmd
 	case key.Matches(msg, k.Fetch):
-		return m.startFetch()
+		cmd, note := m.side.StartFetch()
+		if note != "" {
+			m.note = note
+		}
+		return cmd
 	case key.Matches(msg, k.Wrap):
 		m.source.ToggleWrap()
 	case key.Matches(msg, k.Raw):
@@ -954,8 +968,8 @@ func (m *model) applyFocus() {
 	if m.tab == paneState && m.lay.wide {
 		m.tab = paneLesson
 	}
-	m.source.SetFocused((m.focus == paneSource && !m.side) || (m.side && m.sideFocus == 0))
-	m.kubeSrc.SetFocused(m.side && m.sideFocus == 1)
+	m.source.SetFocused(m.focus == paneSource && !m.side.Open())
+	m.side.ApplyFocus()
 	m.state.SetFocused(m.focus == paneState)
 	m.lesson.SetFocused(m.focus == paneLesson)
 	m.kubect.SetFocused(m.focus == paneServed)
@@ -1050,23 +1064,9 @@ func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
 		}
 		return nil // the board scrolls with keys
 	}
-	if m.side {
-		p := m.source
-		if m.sideFocus == 1 {
-			p = m.kubeSrc
-		}
-		switch msg.Button {
-		case tea.MouseButtonWheelUp:
-			p.Scroll(-3)
-		case tea.MouseButtonWheelDown:
-			p.Scroll(3)
-		case tea.MouseButtonLeft:
-			m.sideFocus = 0
-			if msg.X >= m.lay.body.w/2 {
-				m.sideFocus = 1
-			}
-			m.applyFocus()
-		}
+	if m.side.Open() {
+		msg.X, msg.Y = msg.X-m.lay.body.x, msg.Y-m.lay.body.y
+		m.side.Mouse(msg)
 		return nil
 	}
 	switch msg.Button {

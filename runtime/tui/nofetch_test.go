@@ -18,11 +18,11 @@ func TestNoFetchExplains(t *testing.T) {
 		hs := newHarnessOpts(t, 120, 40, c, fakeServer{}, Options{GlamourStyle: "notty", Probe: newFakeProbe().run, Fetch: f.fetch, NoFetch: true})
 		tr := hs.model.m.tr
 		hs.keys("E", "n", "s")
-		mm := hs.model.m.missingOnScreen()
+		mm := hs.model.m.side.Missing()
 		if mm == nil || mm.Module != lessons.KubeModule {
 			t.Fatalf("zh=%v: the side-by-side pane lacks nothing: %+v", zh, mm)
 		}
-		if got, want := hs.model.m.kubeSrc.MissingText(mm), fmt.Sprintf(tr.ModuleMissingNoFetch, mm.Module, mm.Version); got != want {
+		if got, want := hs.model.m.side.Kube().MissingText(mm), fmt.Sprintf(tr.ModuleMissingNoFetch, mm.Module, mm.Version); got != want {
 			t.Errorf("zh=%v: the pane says %q, want %q", zh, got, want)
 		}
 		if !zh {

@@ -82,7 +82,7 @@ func (m *model) openTrack(i int) tea.Cmd {
 	if m.progress != nil {
 		m.progress(step.LessonID, step.StepID)
 	}
-	return tea.Batch(m.source.SetStep(step.Code(), true, cp), m.sideStep(step, true, cp), m.runProbe(step.Live), m.classMoved())
+	return tea.Batch(m.source.SetStep(step.Code(), true, cp), m.side.SetStep(step.Code(), true, cp), m.runProbe(step.Live), m.classMoved())
 }
 
 // leaveTrack goes back from the track to the serve stop.

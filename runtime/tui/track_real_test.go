@@ -75,15 +75,15 @@ func TestTrackRealServer(t *testing.T) {
 	}
 	kube := m.trackStep().Kube
 	hs.keys("s")
-	hs.until("the kube pane to resolve", func() bool { _, _, ok := m.kubeSrc.Result(); return ok })
+	hs.until("the kube pane to resolve", func() bool { _, _, ok := m.side.Kube().Result(); return ok })
 	hs.settle()
-	if mm := m.kubeSrc.Missing(); mm != nil {
+	if mm := m.side.Kube().Missing(); mm != nil {
 		hs.must("按 F 下载")
 		return
 	}
-	loc, _, ok := m.kubeSrc.Shown()
+	loc, _, ok := m.side.Kube().Shown()
 	if !ok {
-		_, err, _ := m.kubeSrc.Result()
+		_, err, _ := m.side.Kube().Result()
 		t.Fatalf("kube pane for %q: %v", kube, err)
 	}
 	sym := strings.Fields(kube)[1]

@@ -387,8 +387,8 @@ func TestTeatestTrackFetch(t *testing.T) {
 			wait("func BuildGenericConfig(s options", "kube-apiserver v1.37.2")
 			tm.Send(keyMsg("q"))
 			final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(fitModel)
-			if fm := final.Model.m; fm.fetch.Running() || fm.kubeSrc.Missing() != nil {
-				t.Errorf("after the download: job %v, kube pane still missing %v", fm.fetch.Running(), fm.kubeSrc.Missing())
+			if fm := final.Model.m; fm.fetch.Running() || fm.side.Kube().Missing() != nil {
+				t.Errorf("after the download: job %v, kube pane still missing %v", fm.fetch.Running(), fm.side.Kube().Missing())
 			}
 		})
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/live"
+	"github.com/kubewalk/kubewalk/runtime/tui/side"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -37,9 +38,7 @@ type Track interface {
 
 // UpstreamChecker is implemented by a Content that can tell, off the update loop, whether
 // k8s.io/apiserver's source (the u key's) is in the module cache, for the welcome screen.
-type UpstreamChecker interface {
-	UpstreamMissing() *MissingModuleError
-}
+type UpstreamChecker = side.UpstreamChecker
 
 // Language is implemented by a Content that knows the language it was loaded in (the
 // learner's choice, even where a lesson string is still English): the screen's strings follow

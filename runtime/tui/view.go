@@ -79,11 +79,8 @@ func (m *model) resize(w, h int) {
 	if m.lay.small {
 		return
 	}
-	if m.side {
-		b := m.lay.body
-		m.source.SetSize(b.w/2, b.h)
-		m.kubeSrc.SetSize(b.w-b.w/2, b.h)
-	} else {
+	m.side.SetSize(m.lay.body.w, m.lay.body.h)
+	if !m.side.Open() {
 		m.source.SetSize(m.lay.source.w, m.lay.source.h)
 	}
 	if m.lay.wide {
@@ -161,8 +158,8 @@ func (m *model) body() []string {
 		return m.viewBody()
 	case m.zoom:
 		return m.zoomedTourBody()
-	case m.side:
-		return joinColumns(m.source.View(), m.kubeSrc.View())
+	case m.side.Open():
+		return m.side.View()
 	}
 	var shared []string
 	switch m.tab {
@@ -337,7 +334,7 @@ func (m *model) welcomeBox(w, h int) []string {
 		},
 		{m.st.Status.Note.Render(tr.WelcomeBegin)},
 	}
-	if mm := m.upMissing; mm != nil {
+	if mm := m.side.UpstreamMissing(); mm != nil {
 		say := tr.WelcomeNoUpstream
 		if m.fetch.Off() {
 			say = tr.WelcomeNoUpstreamNoFetch
@@ -565,7 +562,7 @@ func (m *model) status() string {
 	if n := m.rqv().HeldCount(); n > 0 {
 		s = st.Paused.Render(fmt.Sprintf(tr.StatusHeld, n)) + " · " + s
 	}
-	if m.side && m.at == viewTour && m.note == "" {
+	if m.side.Open() && m.at == viewTour && m.note == "" {
 		s += st.Note.Render(tr.StatusSideBySide)
 	}
 	if mod, written, ok := m.fetch.Progress(); ok {
@@ -614,11 +611,8 @@ func (m *model) shortHelp() []key.Binding {
 		out = append(out, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarBackToStep)))
 	}
 	switch {
-	case m.side:
-		out = append(out, key.NewBinding(key.WithKeys("s"), key.WithHelp("s", tr.BarClose)))
-		if m.missingOnScreen() != nil && !m.fetch.Off() {
-			out = append(out, k.Fetch)
-		}
+	case m.side.Open():
+		out = append(out, m.side.HelpKeys()...)
 	case m.source.Upstream() && m.source.Missing() != nil && !m.fetch.Off():
 		out = append(out, k.Fetch)
 	}

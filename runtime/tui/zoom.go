@@ -24,8 +24,8 @@ func (m *model) zoomBinding() key.Binding {
 func (m *model) zoomTarget() string {
 	switch m.at {
 	case viewTour:
-		if m.side {
-			return fmt.Sprintf("tour/side/%d", m.sideFocus)
+		if m.side.Open() {
+			return fmt.Sprintf("tour/side/%d", m.side.Focus())
 		}
 		return fmt.Sprintf("tour/%d", m.focus)
 	}
@@ -59,10 +59,8 @@ func (m *model) syncZoom() {
 func (m *model) zoomTour() {
 	b := m.lay.body
 	switch {
-	case m.side && m.sideFocus == 1:
-		m.kubeSrc.SetSize(b.w, b.h)
-	case m.side:
-		m.source.SetSize(b.w, b.h)
+	case m.side.Open():
+		m.side.ZoomSize(b.w, b.h)
 	case m.focus == paneSource:
 		m.source.SetSize(b.w, b.h)
 	case m.focus == paneState:
@@ -77,10 +75,8 @@ func (m *model) zoomTour() {
 // zoomedTourBody is the walkthrough's body while zoomed: the focused pane alone.
 func (m *model) zoomedTourBody() []string {
 	switch {
-	case m.side && m.sideFocus == 1:
-		return m.kubeSrc.View()
-	case m.side:
-		return m.source.View()
+	case m.side.Open():
+		return m.side.ZoomView()
 	case m.focus == paneState:
 		return m.state.View()
 	case m.focus == paneLesson:
