@@ -16,8 +16,9 @@ import (
 // walkthrough it follows (classTour), and the few calls the root makes into it.
 
 // classView is what the root asks of the class (*class.Model): the board is its view.View; the
-// rest are the lines under the header, the class keys and the : commands. The root holds it in
-// m.cls as well as in m.views (viewBoard), and reads none of its fields.
+// rest are the lines under the header and the class keys (its : commands, :board, :msg and
+// :assign, are its view.Commander's). The root holds it in m.cls as well as in m.views
+// (viewBoard), and reads none of its fields.
 type classView interface {
 	view.View
 	IsHost() bool
@@ -26,8 +27,6 @@ type classView interface {
 	Key(msg tea.KeyMsg) (tea.Cmd, bool)
 	Moved() tea.Cmd
 	Seen(shown string)
-	MsgLine(text string) (tea.Cmd, string)
-	AssignLine(id string) (tea.Cmd, string)
 }
 
 // newClass makes the class of opts for m (inert without Options.Class and Options.Follow).

@@ -100,47 +100,7 @@ func (m *model) commands() []cmdline.Command {
 		Desc: func(t *i18n.Strings) string { return t.CmdQuit },
 		Run:  func(string) cmdline.Action { return cmdline.Action{Cmd: tea.Quit} },
 	})
-	return append(out, m.classCommands()...)
-}
-
-// classCommands are the instructor's commands, offered only on a class host's screen.
-func (m *model) classCommands() []cmdline.Command {
-	host := func() bool { return m.cls != nil && m.cls.IsHost() }
-	run := func(f func(string) (tea.Cmd, string)) func(string) cmdline.Action {
-		return func(rest string) cmdline.Action {
-			cmd, problem := f(rest)
-			return cmdline.Action{Cmd: cmd, Problem: problem}
-		}
-	}
-	return []cmdline.Command{{
-		Name: "board", Offered: host,
-		Desc: func(t *i18n.Strings) string { return t.CmdBoard },
-		Run: func(string) cmdline.Action {
-			if !host() {
-				return cmdline.Action{Problem: m.tr.BoardNotHost}
-			}
-			m.at = viewBoard
-			return cmdline.Action{}
-		},
-	}, {
-		Name: "msg", Args: "TEXT", Offered: host,
-		Desc: func(t *i18n.Strings) string { return t.CmdMsg },
-		Run:  run(func(rest string) (tea.Cmd, string) { return m.cls.MsgLine(rest) }),
-	}, {
-		Name: "assign", Args: "ID", Offered: host,
-		Desc: func(t *i18n.Strings) string { return t.CmdAssign },
-		Complete: func(args []string, _ string) []cmdline.Suggestion {
-			if len(args) > 0 || !host() {
-				return nil
-			}
-			var out []cmdline.Suggestion
-			for _, e := range m.exView().All() {
-				out = append(out, cmdline.Suggestion{Text: e.ID, Desc: e.Title})
-			}
-			return out
-		},
-		Run: run(func(rest string) (tea.Cmd, string) { return m.cls.AssignLine(rest) }),
-	}}
+	return append(out, m.viewCommands(viewBoard)...)
 }
 
 // viewCommands are the commands the view id offers (view.Commander); one whose action says Show

@@ -14,6 +14,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/cmdline"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/runtime/tui/exercises"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
@@ -427,11 +428,15 @@ func TestCommandLines(t *testing.T) {
 			}
 			m, tour := newModel(i18n.English, host, nil, tt.ex)
 			m.Update(boardMsg{b: aBoard()})
-			run := m.AssignLine
+			line := "assign " + tt.arg // through the : command table, as the prompt runs it
 			if tt.msg {
-				run = m.MsgLine
+				line = "msg " + tt.arg
 			}
-			cmd, problem := run(tt.arg)
+			a := cmdline.New(tr, m.Commands()...).Run(line)
+			cmd, problem := a.Cmd, a.Problem
+			if a.Show {
+				t.Errorf("%q shows the board", line)
+			}
 			if problem != tt.problem {
 				t.Errorf("problem %q, want %q", problem, tt.problem)
 			}
@@ -452,6 +457,51 @@ func TestCommandLines(t *testing.T) {
 				if !slices.Equal(h.assigned, tt.assigned) {
 					t.Errorf("assigned %q, want %q", h.assigned, tt.assigned)
 				}
+			}
+		})
+	}
+}
+
+// TestCommands: :board, :msg and :assign are offered on a host's screen only; :board shows the
+// board there and is refused elsewhere; :assign completes the exercises' IDs with their titles.
+func TestCommands(t *testing.T) {
+	tr := i18n.For(i18n.English)
+	for _, tt := range []struct {
+		name     string
+		host     bool
+		ex       Exercises
+		offered  []string
+		board    cmdline.Action
+		complete []cmdline.Suggestion
+	}{
+		{name: "student", ex: someExercises(), board: cmdline.Action{Problem: tr.BoardNotHost}},
+		{name: "host", host: true, ex: someExercises(), offered: []string{"board", "msg", "assign"}, board: cmdline.Action{Show: true},
+			complete: []cmdline.Suggestion{{Text: "authz-1", Desc: "Who may list pods"}, {Text: "authn-1", Desc: "Which authenticator answered"}}},
+		{name: "host, no exercises", host: true, ex: fakeExercises{}, offered: []string{"board", "msg", "assign"}, board: cmdline.Action{Show: true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var host Host
+			if tt.host {
+				host = newFakeHost(aBoard())
+			}
+			m, _ := newModel(i18n.English, host, nil, tt.ex)
+			r := cmdline.New(tr, m.Commands()...)
+			var offered []string
+			for _, c := range r.Offered() {
+				offered = append(offered, c.Name)
+			}
+			if !slices.Equal(offered, tt.offered) {
+				t.Errorf("offered %q, want %q", offered, tt.offered)
+			}
+			if a := r.Run("board"); a.Show != tt.board.Show || a.Problem != tt.board.Problem || a.Cmd != nil {
+				t.Errorf(":board %+v, want %+v", a, tt.board)
+			}
+			c, _ := r.Lookup("assign")
+			if got := c.Complete(nil, ""); !slices.Equal(got, tt.complete) {
+				t.Errorf(":assign completes %+v, want %+v", got, tt.complete)
+			}
+			if got := c.Complete([]string{"authz-1"}, ""); got != nil {
+				t.Errorf(":assign ID completes a second word: %+v", got)
 			}
 		})
 	}
