@@ -1062,7 +1062,7 @@ func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
 			msg.X, msg.Y = msg.X-m.lay.body.x, msg.Y-m.lay.body.y
 			return v.Update(msg)
 		}
-		return nil // the board scrolls with keys
+		return nil // every view but the walkthrough is in m.views: none is left here
 	}
 	if m.side.Open() {
 		msg.X, msg.Y = msg.X-m.lay.body.x, msg.Y-m.lay.body.y
