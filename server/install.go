@@ -14,6 +14,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubewalk/kubewalk/server/apis"
 	"github.com/kubewalk/kubewalk/server/apis/learn"
@@ -133,14 +134,21 @@ func (s *Server) Install(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		admissionSynced := s.az.informers.Core().V1().Namespaces().Informer().HasSyncedChecker()
 		hooks := []struct {
 			name string
 			fn   genericapiserver.PostStartHookFunc
 		}{
 			{hookBootstrapNamespaces, func(hc genericapiserver.PostStartHookContext) error {
+				if err := waitDone(hc, admissionSynced); err != nil {
+					return err
+				}
 				return ensureNamespaces(hc, client, metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic)
 			}},
 			{hookBootstrapRBAC, func(hc genericapiserver.PostStartHookContext) error {
+				if err := waitDone(hc, admissionSynced); err != nil {
+					return err
+				}
 				// EnsurePolicy retries until its context ends; kube-apiserver gives its RBAC
 				// bootstrap hook 30 s as well.
 				ctx, cancel := context.WithTimeout(hc, 30*time.Second)
@@ -218,6 +226,22 @@ func (in *installState) waitHooks() {
 	defer in.hooksMu.Unlock()
 	for in.hooksRunning > 0 {
 		in.hooksIdle.Wait()
+	}
+}
+
+// waitDone waits until done's activity has completed (an informer has synced) or ctx ends.
+//
+// The bootstrap hooks wait for the namespace informer before their first write: the
+// NamespaceLifecycle admission plugin holds a write that arrives before that informer has
+// synced, and its wait (admission.Handler.WaitForReady in k8s.io/apiserver) looks again only
+// every 100 ms, so the first writes of a starting server sat up to 100 ms behind a cache that
+// had filled long before. The informer's own signal (HasSyncedChecker) comes without polling.
+func waitDone(ctx context.Context, done cache.DoneChecker) error {
+	select {
+	case <-done.Done():
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for %s: %w", done.Name(), context.Cause(ctx))
 	}
 }
 

@@ -28,6 +28,10 @@ func TestLeanInit(t *testing.T) {
 		{"github.com/alecthomas/chroma/v2/styles", "parses ~70 styles at init"},
 		{"github.com/alecthomas/chroma/v2/quick", "links chroma's lexers and styles"},
 		{"github.com/charmbracelet/glamour/ansi", "highlights with chroma's quick; use runtime/tui/internal/glamour"},
+		{"github.com/yuin/goldmark/extension", "compiles Linkify's URL expressions at init (~4 ms); use runtime/tui/internal/glamour/internal/extension"},
+		{"github.com/microcosm-cc/bluemonday", "links a CSS parser whose package variables cost ~4 ms at init; glamour's copy strips HTML with ansi/strip.go"},
+		{"github.com/microcosm-cc/bluemonday/css", "builds its CSS property tables at init"},
+		{"github.com/gorilla/css/scanner", "compiles its token expressions at init (bluemonday's CSS parser)"},
 	}
 	for _, tt := range tests {
 		if deps[tt.pkg] {

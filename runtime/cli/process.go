@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sync/atomic"
 	"syscall"
 
@@ -15,7 +16,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/cli/supervisor"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/sshclass"
-	"github.com/kubewalk/kubewalk/runtime/tui"
+	"github.com/kubewalk/kubewalk/runtime/sshclass/sparewait"
 )
 
 // Main runs kubewalk as a process and returns its exit code.
@@ -33,11 +34,13 @@ import (
 // waits for its session: the class server then hands it the command line and environment to
 // run, and is its supervisor.
 func Main(args []string) int {
-	if _, spare := os.LookupEnv(sshclass.SpareEnv); spare {
-		// A class's spare: lex the server's source now, while no student waits, rather than on
-		// the student's first screen (see tui.PrewarmSource). The class server starts spares
-		// one at a time, so this never competes with a student's tour for long.
-		tui.PrewarmSource()
+	if _, isSpare := os.LookupEnv(sshclass.SpareEnv); isSpare && !sparewait.Parked() {
+		// A class's spare that has initialised and waits: give the heap the initialisation no
+		// longer needs back to the system before waiting (24 → 12 MB of its own). It no longer
+		// lexes the server's source ahead (tui.PrewarmSource), which kept ~4 MB more of its own
+		// (docs/performance.md, "class ssh memory"). A lean spare (parked in supervisor.Boot:
+		// runtime/sshclass/sparewait) has its session already.
+		debug.FreeOSMemory()
 	}
 	if args, link, code, isSpare := awaitSession(); isSpare {
 		if link == nil {

@@ -1,10 +1,14 @@
 package i18n
 
-import "reflect"
+import (
+	"reflect"
+	"sync"
+)
 
-// stringFields indexes the exported string fields of Strings by name, once: Format reads a
-// field by its index instead of searching some thousand names on every call.
-var stringFields = func() map[string]int {
+// stringFields indexes the exported string fields of Strings by name, once, on first use (not
+// during package initialisation, which every command pays): Format reads a field by its index
+// instead of searching some thousand names on every call.
+var stringFields = sync.OnceValue(func() map[string]int {
 	out := map[string]int{}
 	t := reflect.TypeOf(Strings{})
 	for i := range t.NumField() {
@@ -13,13 +17,13 @@ var stringFields = func() map[string]int {
 		}
 	}
 	return out
-}()
+})
 
 // Format returns the string field of s named key (a format, for catalogue texts that code
 // elsewhere builds by name: the request lanes' details, runtime/tracing), and whether there
 // is one.
 func (s *Strings) Format(key string) (string, bool) {
-	i, ok := stringFields[key]
+	i, ok := stringFields()[key]
 	if !ok {
 		return "", false
 	}

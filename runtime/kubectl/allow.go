@@ -3,6 +3,7 @@ package kubectl
 import (
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -221,8 +222,9 @@ var commandReasons = map[string]reason{
 	"kubectl top pod":                 why("RefuseNoMetrics"),
 }
 
-// allowedFlags is confinedCommands parsed: path → flag name → allowed.
-var allowedFlags = func() map[string]map[string]bool {
+// allowedFlags is confinedCommands parsed: path → flag name → allowed; built on first use,
+// not during package initialisation.
+var allowedFlags = sync.OnceValue(func() map[string]map[string]bool {
 	m := make(map[string]map[string]bool, len(confinedCommands))
 	for path, list := range confinedCommands {
 		set := map[string]bool{}
@@ -232,7 +234,7 @@ var allowedFlags = func() map[string]map[string]bool {
 		m[path] = set
 	}
 	return m
-}()
+})
 
 // confinedCommandNames lists the commands that run in confined mode, by their first word
 // (create, set and rollout stand for their subcommands), for refusals.
@@ -255,7 +257,7 @@ func confinedCommandNames() names {
 // may). kubeconfig is the run's, whose contexts --context may name.
 func refuseConfined(cmd *cobra.Command, kubeconfig string) reason {
 	path := cmd.CommandPath()
-	allowed, ok := allowedFlags[path]
+	allowed, ok := allowedFlags()[path]
 	if !ok {
 		w, ok := commandReasons[path]
 		if !ok {

@@ -29,7 +29,7 @@ type RefusedError struct {
 
 // refused is the RefusedError for args with the reason r (Reason is its English).
 func refused(args []string, r reason, command string) *RefusedError {
-	return &RefusedError{Args: args, Reason: r.in(englishStrings), Command: command, why: r}
+	return &RefusedError{Args: args, Reason: r.in(englishStrings()), Command: command, why: r}
 }
 
 // ReasonIn is Reason in tr's language: every reason kubectl inside kubewalk gives is in the

@@ -53,7 +53,7 @@ func Split(line string) ([]string, error) {
 	)
 	rs := []rune(line)
 	fail := func(i int, r reason) error {
-		return &ParseError{Line: line, Col: i + 1, Msg: r.in(englishStrings), why: r}
+		return &ParseError{Line: line, Col: i + 1, Msg: r.in(englishStrings()), why: r}
 	}
 	for i := 0; i < len(rs); i++ {
 		c := rs[i]

@@ -3,6 +3,7 @@ package kubectl
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 )
@@ -27,14 +28,15 @@ func why(key string, args ...any) reason { return reason{key: key, args: args} }
 // isZero reports whether r says nothing (no refusal).
 func (r reason) isZero() bool { return r.key == "" }
 
-// englishStrings is the catalogue RefusedError.Reason is worded from (read only).
-var englishStrings = i18n.For(i18n.English)
+// englishStrings is the catalogue RefusedError.Reason is worded from (read only), built on
+// first use, not during package initialisation.
+var englishStrings = sync.OnceValue(func() *i18n.Strings { return i18n.For(i18n.English) })
 
 // in words r in tr's language (English when tr is nil). A key the catalogue lacks (a bug
 // TestRefusalKeysInCatalogue catches) shows as the key with its arguments, never as nothing.
 func (r reason) in(tr *i18n.Strings) string {
 	if tr == nil {
-		tr = englishStrings
+		tr = englishStrings()
 	}
 	format, ok := tr.Format(r.key)
 	if !ok {

@@ -38,6 +38,9 @@ func TestTerminalClamped(t *testing.T) {
 	cs := open(t, cl, 4000, 4000, map[string]string{"LANG": "C.UTF-8"}, "")
 	cs.waitOutput(t, "size=300x100", bound)
 	cs.waitOutput(t, "\x1b7\x1b[102;1H\x1b[0mkubewalk class: your terminal is 4000×4000; the tour is drawn in at most 300×100 of it\x1b8", bound)
+	// The fake tour listens for SIGWINCH only once it says "ready": a change sent before
+	// that would be lost, by the fake, not by the class server.
+	cs.waitOutput(t, "ready", bound)
 	if err := cs.sess.WindowChange(60, 5000); err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,15 @@ import (
 )
 
 // kubewalkBinary builds the real kubewalk binary once per test process, for the tests that run
-// the real tour in each session.
+// the real tour in each session. KUBEWALK_BENCH_BINARY names another binary to run instead (an
+// older build, for a before/after comparison of the tour's side: BenchmarkSessions).
 var kubewalkBinary = sync.OnceValues(func() (string, error) {
+	if bin := os.Getenv("KUBEWALK_BENCH_BINARY"); bin != "" {
+		if _, err := os.Stat(bin); err != nil {
+			return "", fmt.Errorf("KUBEWALK_BENCH_BINARY: %w", err)
+		}
+		return bin, nil
+	}
 	dir, err := os.MkdirTemp("", "kubewalk-sshclass-bin-")
 	if err != nil {
 		return "", err

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/kubewalk/kubewalk/runtime/sandbox"
+	"github.com/kubewalk/kubewalk/runtime/sshclass/sparewait"
 )
 
 // Every session's tour is one process of the kubewalk binary, and the class server is its
@@ -27,11 +28,14 @@ import (
 // runtime/cli/supervisor). The process is started as a *spare*: with the class server's end
 // of a socket pair as its only way in, a temporary directory and a pseudo-terminal of its own,
 // it runs Go's package initialisation (kubectl's options, client-go's and the apiserver's
-// schemes: ~0.2 CPU-seconds for this 190 MB binary), says "ready" and blocks reading the
-// socket. A session hands it what is session-specific — the arguments, the environment, the
-// directory — and the spare then runs that command exactly as if it had been started with it;
-// from then on the socket carries the supervisor protocol (log path, terminal state, notes,
-// exit code; see runtime/cli/supervisor).
+// schemes: ~0.1–0.2 CPU-seconds for this 190 MB binary), returns the heap it no longer needs
+// to the system, says "ready" and blocks reading the socket (~12 MB of its own). With
+// Config.LeanSpares it says "ready" and waits before the initialisation, from an init function
+// (runtime/sshclass/sparewait): ~1.5 MB of its own, but the initialisation is then paid after
+// the handover, while the student waits. A session hands it what is session-specific — the
+// arguments, the environment, the directory — and the spare then runs that command exactly as
+// if it had been started with it; from then on the socket carries the supervisor protocol (log
+// path, terminal state, notes, exit code; see runtime/cli/supervisor).
 //
 // With Config.Warm > 0 the class keeps that many spares started ahead of arrivals, so a
 // student's tour starts without paying for a process start; without one ready a session
@@ -44,11 +48,11 @@ import (
 
 // SpareEnv names a spare's end of its socket pair (a descriptor number). It is read and removed
 // from the environment by AwaitHandover.
-const SpareEnv = "KUBEWALK_SPARE_FD"
+const SpareEnv = sparewait.Env
 
 // spareExeEnv names the descriptor of the binary a spare was executed through (when it runs as
 // another user, who may not reach the binary by its path); AwaitHandover closes it.
-const spareExeEnv = "KUBEWALK_SPARE_EXE_FD"
+const spareExeEnv = sparewait.ExeEnv
 
 // Handover is what a session gives a spare: the command line (without the program name), the
 // whole environment, the working directory, the directories sent along as descriptors and the
@@ -75,12 +79,14 @@ type HandedDir struct {
 
 // maxHandover bounds the handover line a spare reads; maxHandedDirs the descriptors sent with it.
 const (
-	maxHandover   = 1 << 20
-	maxHandedDirs = 8
+	maxHandover   = sparewait.MaxHandover
+	maxHandedDirs = sparewait.MaxHandedDirs
 )
 
 // AwaitHandover is the spare's side. If the process was started as a spare (SpareEnv is set),
-// it says "ready" on the socket and blocks until the class server hands a session over; it then
+// it says "ready" on the socket and blocks until the class server hands a session over (in
+// kubewalk this was done before the libraries initialised, see runtime/sshclass/sparewait,
+// and AwaitHandover takes what was received); it then
 // replaces the environment with the session's (os.Clearenv, os.Setenv), points the variables
 // of the handed directories at their descriptors, changes to its directory, applies the
 // session's sandbox (and reports it: `sandbox "…"`) and returns the Handover, with the socket
@@ -89,49 +95,19 @@ const (
 // (closed its end) before any session came. An error after the sandbox failed leaves the
 // process confined as far as it got: the caller must exit.
 func AwaitHandover() (h *Handover, conn *os.File, isSpare bool, err error) {
-	v, isSpare := os.LookupEnv(SpareEnv)
+	got, isSpare, err := sparewait.Receive()
 	if !isSpare {
 		return nil, nil, false, nil
 	}
 	os.Unsetenv(SpareEnv)
-	if exe, ok := os.LookupEnv(spareExeEnv); ok {
-		os.Unsetenv(spareExeEnv)
-		if n, err := strconv.Atoi(exe); err == nil && n > 2 {
-			unix.Close(n)
-		}
-		// Executed as /proc/self/fd/4, the process is named "4" (ps, top): give it its name.
-		name := filepath.Base(os.Args[0])
-		_ = os.WriteFile("/proc/self/comm", []byte(name[:min(len(name), 15)]), 0)
-	}
-	fd, err := strconv.Atoi(v)
-	if err != nil || fd < 3 {
-		return nil, nil, true, fmt.Errorf("%s=%q: not an inherited descriptor", SpareEnv, v)
-	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
-		return nil, nil, true, fmt.Errorf("%s=%d: not a socket", SpareEnv, fd)
-	}
-	// The socket pair was made by the class server, which is this process's parent (running as
-	// this user, or as root when the tours run as another user): its peer credentials say so.
-	// Anything else is not a class server's handover.
-	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
-	if err != nil || int(cred.Pid) != os.Getppid() || (int(cred.Uid) != os.Getuid() && cred.Uid != 0) {
-		return nil, nil, true, fmt.Errorf("%s=%d: the socket's peer is not this process's parent", SpareEnv, fd)
-	}
-	unix.CloseOnExec(fd)
-	conn = os.NewFile(uintptr(fd), "kubewalk-class")
-	if _, err := fmt.Fprintf(conn, "ready %q\n", strconv.Itoa(os.Getpid())); err != nil {
-		conn.Close()
-		return nil, nil, true, fmt.Errorf("spare: tell the class server it is ready: %w", err)
-	}
-	fds, first, err := recvFirst(conn)
+	os.Unsetenv(spareExeEnv)
 	if err != nil {
-		conn.Close()
-		if errors.Is(err, io.EOF) {
-			return nil, nil, true, nil
-		}
-		return nil, nil, true, fmt.Errorf("spare: read the handover: %w", err)
+		return nil, nil, true, err
 	}
+	if got == nil {
+		return nil, nil, true, nil
+	}
+	conn, fds, line := got.Conn, got.FDs, got.Line
 	fail := func(err error) (*Handover, *os.File, bool, error) {
 		for _, fd := range fds {
 			unix.Close(fd)
@@ -139,11 +115,6 @@ func AwaitHandover() (h *Handover, conn *os.File, isSpare bool, err error) {
 		conn.Close()
 		return nil, nil, true, err
 	}
-	line, err := readLine(conn, maxHandover-1)
-	if err != nil {
-		return fail(fmt.Errorf("spare: read the handover: %w", err))
-	}
-	line = string(first) + line
 	kind, arg, ok := parseReport(line)
 	if !ok || kind != "start" {
 		return fail(fmt.Errorf("spare: unexpected message %.40q from the class server", line))
@@ -190,69 +161,6 @@ func AwaitHandover() (h *Handover, conn *os.File, isSpare bool, err error) {
 		return nil, nil, true, fmt.Errorf("spare: report the sandbox: %w", err)
 	}
 	return h, conn, true, nil
-}
-
-// recvFirst reads the first byte of the handover with the descriptors sent along with it
-// (received close-on-exec); a plain read would drop them.
-func recvFirst(conn *os.File) (fds []int, first []byte, err error) {
-	rc, err := conn.SyscallConn()
-	if err != nil {
-		return nil, nil, err
-	}
-	buf := make([]byte, 1)
-	oob := make([]byte, unix.CmsgSpace(4*maxHandedDirs))
-	var n, oobn int
-	var rerr error
-	err = rc.Read(func(fd uintptr) bool {
-		n, oobn, _, _, rerr = unix.Recvmsg(int(fd), buf, oob, unix.MSG_CMSG_CLOEXEC)
-		return rerr != unix.EAGAIN
-	})
-	if err == nil {
-		err = rerr
-	}
-	if err == nil && oobn > 0 {
-		msgs, perr := unix.ParseSocketControlMessage(oob[:oobn])
-		if perr != nil {
-			return nil, nil, perr
-		}
-		for _, m := range msgs {
-			rights, perr := unix.ParseUnixRights(&m)
-			if perr == nil {
-				fds = append(fds, rights...)
-			}
-		}
-	}
-	if err != nil {
-		for _, fd := range fds {
-			unix.Close(fd)
-		}
-		return nil, nil, err
-	}
-	if n == 0 {
-		return nil, nil, io.EOF
-	}
-	return fds, buf[:n], nil
-}
-
-// readLine reads one line, a byte at a time: whatever follows it on the socket (the supervisor
-// protocol) is left for the next reader.
-func readLine(r io.Reader, limit int) (string, error) {
-	var b []byte
-	one := make([]byte, 1)
-	for len(b) < limit {
-		n, err := r.Read(one)
-		if n == 1 {
-			if one[0] == '\n' {
-				return string(b), nil
-			}
-			b = append(b, one[0])
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-	}
-	return "", fmt.Errorf("line longer than %d bytes", limit)
 }
 
 // parseReport splits a protocol line `kind "quoted arg"`.
@@ -303,6 +211,9 @@ func (s *Server) spareEnv(dir string) []string {
 		"TERM=dumb", "LANG=C", SpareEnv + "=3"}
 	if s.confine.exe != nil {
 		env = append(env, spareExeEnv+"=4")
+	}
+	if s.cfg.LeanSpares {
+		env = append(env, sparewait.ParkEnv+"=1")
 	}
 	return append(env, s.cfg.Env...)
 }
@@ -498,8 +409,8 @@ func removeAll(dir string) error {
 	return err
 }
 
-// Refill pacing: a spare costs ~0.2 CPU-seconds to start, which must not be taken from
-// students whose tours are starting. The pool starts one spare at a time, and only once no
+// Refill pacing: a spare costs ~0.2 CPU-seconds to start (a lean one almost nothing), which
+// must not be taken from students whose tours are starting. The pool starts one spare at a time, and only once no
 // session took a spare for refillQuiet.
 const (
 	refillQuiet   = time.Second

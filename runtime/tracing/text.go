@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 )
@@ -44,17 +45,18 @@ func list(ts Texts) Text { return Text{parts: ts, list: true} }
 func (t Text) IsZero() bool { return t.Key == "" && t.lit == "" && len(t.parts) == 0 }
 
 // String is the English wording.
-func (t Text) String() string { return t.In(english) }
+func (t Text) String() string { return t.In(english()) }
 
-// english is the catalogue String wordings come from (read only).
-var english = i18n.For(i18n.English)
+// english is the catalogue String wordings come from (read only), built on first use, not
+// during package initialisation.
+var english = sync.OnceValue(func() *i18n.Strings { return i18n.For(i18n.English) })
 
 // In words t in tr's language (English when tr is nil). A key the catalogue lacks (a bug the
 // catalogue test catches) shows as the key with its arguments, never as nothing; a wrong
 // argument shows as fmt shows it ("%!s(MISSING)").
 func (t Text) In(tr *i18n.Strings) string {
 	if tr == nil {
-		tr = english
+		tr = english()
 	}
 	switch {
 	case t.Key == "" && t.parts == nil:
@@ -286,7 +288,7 @@ func (f Field) ValueIn(tr *i18n.Strings) string {
 // show it.
 func (o Outcome) In(tr *i18n.Strings) string {
 	if tr == nil {
-		tr = english
+		tr = english()
 	}
 	switch o {
 	case OutcomeOK:
@@ -331,6 +333,6 @@ func (s *Stage) addField(label string, value Text) {
 // addWordedField appends a field whose label kubewalk words too (labelKey is its catalogue
 // key); Label keeps the English word, which views match on ("key").
 func (s *Stage) addWordedField(labelKey string, value Text) {
-	label, _ := english.Format(labelKey)
+	label, _ := english().Format(labelKey)
 	s.Fields = append(s.Fields, Field{Label: label, Value: value.String(), LabelKey: labelKey, ValueText: value})
 }

@@ -43,7 +43,7 @@ func TestWriteFormatIsSprintf(t *testing.T) {
 		{"bad index", "%[x]s", []any{"one"}},
 	}
 	for _, tt := range tests {
-		for _, tr := range []*i18n.Strings{english, zh} {
+		for _, tr := range []*i18n.Strings{english(), zh} {
 			t.Run(tt.name+" "+tr.Lang(), func(t *testing.T) {
 				worded := make([]any, len(tt.args))
 				for i, a := range tt.args {

@@ -114,7 +114,7 @@ func outcomeMark(st Stage) string {
 // Stage names, outcomes' symbols and what the server wrote read the same in every language.
 func WriteLane(w io.Writer, t Trace, indent string, tr *i18n.Strings) {
 	if tr == nil {
-		tr = english
+		tr = english()
 	}
 	who := t.User
 	if who == "" {

@@ -62,7 +62,9 @@ func BenchmarkRequestsViewRedraw200x60(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		rq.list.dirty, rq.lane.dirty, rq.details.dirty, rq.source.dirty = true, true, true, true
+		rq.list.dirty, rq.source.dirty = true, true
+		rq.lane.Invalidate()
+		rq.details.Invalidate()
 		_ = m.View()
 	}
 }

@@ -4,8 +4,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
 )
 
+// frame is what the walkthrough's panes (source, state, lesson, served) share: common.Frame
+// plus the strings, until those panes move into their own package and embed common.Frame.
 // frame is what every pane shares: its styles and strings, size, focus, tab bar and cached
 // view.
 type frame struct {
@@ -36,29 +39,13 @@ func (f *frame) SetTabs(s string) {
 	}
 }
 
-// render frames body under a title made of the pane's name (or the tab bar, which names it),
-// detail and figure, reusing the last result until something changes. When the title is too
-// long the name and detail are cut, never the figure (a scroll position, a count).
+// render frames body under the pane's title (see common.FrameTitle), reusing the last result
+// until something changes.
 func (f *frame) render(name, detail, figure string, body func() []string) []string {
 	if !f.dirty && f.view != nil {
 		return f.view
 	}
-	title := name
-	if f.tabs != "" {
-		title = f.tabs
-	}
-	if detail != "" {
-		title += " · " + detail
-	}
-	if figure != "" {
-		tail := " · " + figure
-		// box shows a title of at most w-6 cells: "╭─ " + title + " " ... "╮".
-		if room := f.w - 6 - ansi.StringWidth(tail); ansi.StringWidth(title) > room && room >= 4 {
-			title = ansi.Truncate(title, room, "…")
-		}
-		title += tail
-	}
-	f.view = box(f.st, title, body(), f.w, f.h, f.focused)
+	f.view = box(f.st, common.FrameTitle(f.tabs, name, detail, figure, f.w), body(), f.w, f.h, f.focused)
 	f.dirty = false
 	return f.view
 }

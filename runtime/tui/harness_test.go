@@ -132,7 +132,7 @@ func (hs *harness) send(msg tea.Msg) {
 // waiter and a loader is one command until it is expanded).
 func (hs *harness) settle() {
 	hs.t.Helper()
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(30 * time.Second) // a bound against a hung model, generous for -race under load
 	for {
 		select {
 		case msg := <-hs.msgs:

@@ -4,6 +4,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
 )
 
 // KeyMap is every key binding of the walkthrough screen, with its help text.
@@ -98,6 +99,7 @@ func DefaultKeyMap() KeyMap { return NewKeyMap(i18n.For(i18n.English)) }
 // NewKeyMap returns kubewalk's key bindings with help in tr's language; the keys are the same
 // in every language.
 func NewKeyMap(tr *i18n.Strings) KeyMap {
+	sk := common.NewScrollKeys(tr)
 	return KeyMap{
 		Next:      key.NewBinding(key.WithKeys(" ", "n", "right"), key.WithHelp("space/n/→", tr.KeyNext)),
 		NextPhase: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", tr.KeyNextPhase)),
@@ -111,12 +113,12 @@ func NewKeyMap(tr *i18n.Strings) KeyMap {
 		FocusPrev: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", tr.KeyFocusPrev)),
 		Zoom:      key.NewBinding(key.WithKeys("z"), key.WithHelp("z", tr.KeyZoom)),
 		Served:    key.NewBinding(key.WithKeys("K"), key.WithHelp("K", tr.KeyServed)),
-		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", tr.KeyUp)),
-		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", tr.KeyDown)),
-		PageUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+u", "b"), key.WithHelp("pgup/b", tr.KeyPageUp)),
-		PageDown:  key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "f"), key.WithHelp("pgdn/f", tr.KeyPageDown)),
-		Top:       key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g/home", tr.KeyTop)),
-		Bottom:    key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G/end", tr.KeyBottom)),
+		Up:        sk.Up,
+		Down:      sk.Down,
+		PageUp:    sk.PageUp,
+		PageDown:  sk.PageDown,
+		Top:       sk.Top,
+		Bottom:    sk.Bottom,
 
 		Toggle:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.KeyToggle)),
 		NextChange:  key.NewBinding(key.WithKeys("]"), key.WithHelp("]/[", tr.KeyNextChange)),

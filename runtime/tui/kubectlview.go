@@ -288,7 +288,7 @@ type kubectlView struct {
 func newKubectlView(st *Styles, tr *i18n.Strings) *kubectlView {
 	v := &kubectlView{st: st, tr: tr, out: newTextPane(st, tr, tr.PaneKubectl), reqs: newTextPane(st, tr, tr.PaneRequestsMade),
 		traces: map[string]tracing.Trace{}}
-	v.out.tail, v.out.follow = true, true
+	v.out.SetTail()
 	v.relayout()
 	return v
 }
@@ -327,7 +327,7 @@ func (v *kubectlView) Start(run *kcRun) {
 	v.live = nil
 	v.traces = map[string]tracing.Trace{}
 	v.cursor = 0
-	v.out.follow = true
+	v.out.Follow()
 	v.focus = kcOutput
 	v.relayout()
 }
@@ -433,7 +433,7 @@ func (v *kubectlView) relayoutOutput() {
 	if v.box != nil {
 		v.out.SetTitle(tr.PaneKubectl, kubectl.Quote(v.box.args), tr.KubectlBoxFigure)
 		v.out.SetLines(v.boxLines(w))
-		v.out.offset = 0
+		v.out.SetOffset(0)
 		return
 	}
 	if v.run == nil {
@@ -589,10 +589,7 @@ func (v *kubectlView) relayoutRequests() {
 	v.reqs.SetTitle(tr.PaneRequestsMade, "", fmt.Sprintf("%d", len(reqs)))
 	v.reqs.SetLines(lines)
 	// Keep the selected request in view.
-	if curLine < v.reqs.offset || curLine >= v.reqs.offset+v.reqs.visible()-1 {
-		v.reqs.offset = max(curLine-1, 0)
-		v.reqs.clamp()
-	}
+	v.reqs.Reveal(curLine)
 }
 
 // laneSummary is a lane on one line: each stage's symbol and short name, then the code and
@@ -686,6 +683,6 @@ func (v *kubectlView) boxLines(w int) []string {
 	lines := wrapLines(st.Served.Command.Render("$ kubectl "+kubectl.Quote(b.args)), w)
 	lines = append(lines, wrapLines(st.Served.Dim.Render(tr.KubectlBoxHelp), w)...)
 	b.ta.SetWidth(max(w, 10))
-	b.ta.SetHeight(max(v.out.visible()-len(lines)-1, 3))
+	b.ta.SetHeight(max(v.out.Visible()-len(lines)-1, 3))
 	return append(append(lines, ""), strings.Split(b.ta.View(), "\n")...)
 }

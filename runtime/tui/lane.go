@@ -192,15 +192,15 @@ func tallBox(st *Styles, tr *i18n.Strings, s tracing.Stage, selected bool, maxW 
 		b, bs = thickBorder, st.Lane.Selected
 	}
 	ts := st.Lane.Label
-	top := bs.Render(b.tl+b.h) + ts.Render(ansi.Truncate(label, inner-1, "…"))
-	top += bs.Render(strings.Repeat(b.h, max(inner-1-min(ansi.StringWidth(label), inner-1), 0)) + b.tr)
-	mid := bs.Render(b.v) + outcomeStyle(st, s).Render(fit(" "+body, inner)) + bs.Render(b.v)
-	bottom := bs.Render(b.bl + b.h)
+	top := bs.Render(b.TL+b.H) + ts.Render(ansi.Truncate(label, inner-1, "…"))
+	top += bs.Render(strings.Repeat(b.H, max(inner-1-min(ansi.StringWidth(label), inner-1), 0)) + b.TR)
+	mid := bs.Render(b.V) + outcomeStyle(st, s).Render(fit(" "+body, inner)) + bs.Render(b.V)
+	bottom := bs.Render(b.BL + b.H)
 	if m != "" {
 		bottom += st.Lane.Mark.Render(m)
-		bottom += bs.Render(strings.Repeat(b.h, max(inner-1-ansi.StringWidth(m), 0)) + b.br)
+		bottom += bs.Render(strings.Repeat(b.H, max(inner-1-ansi.StringWidth(m), 0)) + b.BR)
 	} else {
-		bottom += bs.Render(strings.Repeat(b.h, inner-1) + b.br)
+		bottom += bs.Render(strings.Repeat(b.H, inner-1) + b.BR)
 	}
 	return laneCell{lines: []string{top, mid, bottom}, w: inner + 2}
 }

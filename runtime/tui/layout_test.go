@@ -151,8 +151,8 @@ func TestZoom(t *testing.T) {
 			hs.model.m.rq.focus = rqLane
 			hs.model.m.applyViewFocus()
 			hs.keys("z")
-			if m.rq.lane.w != tt.w || m.rq.lane.h != m.lay.body.h {
-				t.Errorf("zoomed lane is %dx%d, want %dx%d", m.rq.lane.w, m.rq.lane.h, tt.w, m.lay.body.h)
+			if lw, lh := m.rq.lane.Size(); lw != tt.w || lh != m.lay.body.h {
+				t.Errorf("zoomed lane is %dx%d, want %dx%d", lw, lh, tt.w, m.lay.body.h)
 			}
 			if err := frameFits(hs.model.View(), tt.w, tt.h); err != "" {
 				t.Error(err)

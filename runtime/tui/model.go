@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,9 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/glossary"
+	"github.com/kubewalk/kubewalk/runtime/tui/view"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -128,7 +132,10 @@ type model struct {
 	rq     *requestsView
 	kc     *kubectlView
 	ev     *etcdView
-	gl     *glossaryView
+
+	// views are the screens moved into their own packages (runtime/tui/<view>), behind the
+	// view contract; the root routes to the one shown (m.at) and never reads their fields.
+	views map[viewID]view.View
 
 	// The exercises and the toasts of those that ticked, shown until the next key.
 	exs     Exercises
@@ -195,7 +202,6 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		rq:     newRequestsView(st, tr, content),
 		kc:     newKubectlView(st, tr),
 		ev:     newEtcdView(st, tr),
-		gl:     newGlossaryView(st, tr),
 		exs:    opts.Exercises,
 		ex:     newExView(st, tr),
 		auto:   max(opts.Auto, 0),
@@ -225,6 +231,11 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 	m.kubeSrc.kube = true
 	m.source.fetch, m.kubeSrc.fetch = m.fetch, m.fetch
 	m.cls = newClassState(opts)
+	c := common.Common{Styles: st, Tr: tr, Scroll: common.ScrollKeys{
+		Up: keys.Up, Down: keys.Down, PageUp: keys.PageUp, PageDown: keys.PageDown, Top: keys.Top, Bottom: keys.Bottom}}
+	m.views = map[viewID]view.View{
+		viewGlossary: glossary.New(c),
+	}
 	m.applyFocus()
 	return Model{m: m}
 }
@@ -313,7 +324,11 @@ func (m *model) shutdown() error {
 // Init starts listening for engine events and, when there is a trace store or exercises, for
 // their changes.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.m.waitEvent(), m.m.subscribe(), m.m.startExercises(), m.m.checkUpstream(), m.m.classInit())
+	cmds := []tea.Cmd{m.m.waitEvent(), m.m.subscribe(), m.m.startExercises(), m.m.checkUpstream(), m.m.classInit()}
+	for _, v := range m.m.views {
+		cmds = append(cmds, v.Init())
+	}
+	return tea.Batch(cmds...)
 }
 
 // Update handles one message.
@@ -512,8 +527,39 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 			cmds = append(cmds, decodeEtcd(m.ctx, m.etcd, m.ev.sel))
 		}
 		return tea.Batch(cmds...)
+	case view.NoteMsg:
+		m.note = string(msg)
+	default:
+		return m.forward(msg)
 	}
 	return nil
+}
+
+// capturing is the active view when it holds a text box that sees keys before the global
+// ones (view.Capturer).
+func (m *model) capturing() (view.View, bool) {
+	v, ok := m.views[m.at]
+	if !ok {
+		return nil, false
+	}
+	c, ok := v.(view.Capturer)
+	return v, ok && c.Capturing()
+}
+
+// forward hands a message the root does not know to every view: each view's messages are
+// defined in its own package, and a view ignores what is not its own. The views are asked in a
+// fixed order (by viewID), so their commands batch the same way every run.
+func (m *model) forward(msg tea.Msg) tea.Cmd {
+	ids := make([]viewID, 0, len(m.views))
+	for id := range m.views {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	cmds := make([]tea.Cmd, 0, len(ids))
+	for _, id := range ids {
+		cmds = append(cmds, m.views[id].Update(msg))
+	}
+	return tea.Batch(cmds...)
 }
 
 // event handles a pause, the end of startup or a failure.
@@ -564,7 +610,7 @@ func (m *model) event(ev engine.Event) tea.Cmd {
 		cmds = append(cmds, m.show(len(m.history)-1))
 	}
 	m.syncCurrent()
-	cmds = append(cmds, m.classEvent())
+	cmds = append(cmds, m.classEvent(), m.forward(view.ServerMsg{Paused: ev.Paused != nil, Served: ev.Served, Failed: ev.Failed != nil}))
 	return tea.Batch(cmds...)
 }
 
@@ -771,6 +817,9 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	if m.at == viewKubectl && m.kc.Editing() {
 		return m.boxKey(msg)
+	}
+	if v, ok := m.capturing(); ok {
+		return v.Update(msg)
 	}
 	if m.info != nil {
 		if key.Matches(msg, k.Quit) {
@@ -1099,6 +1148,9 @@ func (m *model) scrollFocused(n int) {
 // typingLine reports whether keys go into a line of text: the command line, an answer, a
 // search or the requests filter.
 func (m *model) typingLine() bool {
+	if _, ok := m.capturing(); ok {
+		return true
+	}
 	return m.prompt.open || m.ex.typing || (m.at == viewKubectl && m.kc.Editing()) || (m.at == viewTour && m.source.search.typing) ||
 		(m.at == viewRequests && (m.rq.typing || m.rq.focus == rqSource && m.rq.source.search.typing))
 }
@@ -1115,6 +1167,10 @@ func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
 		return nil // one pane fills the body: a click picks nothing else
 	}
 	if m.at != viewTour {
+		if v, ok := m.views[m.at]; ok {
+			msg.X, msg.Y = msg.X-m.lay.body.x, msg.Y-m.lay.body.y
+			return v.Update(msg)
+		}
 		m.viewMouse(msg)
 		if m.at == viewEtcd {
 			return tea.Batch(m.etcdSelect(), m.etcdNextPage(false))

@@ -384,7 +384,7 @@ func (v *requestsView) refreshLane(top bool) {
 		v.stage = pickStage(t, "")
 	}
 	pic := lanePicture(v.st, tr, t, v.stage, w, true)
-	if len(pic) > max(v.lane.h-2, 0)/2 {
+	if _, lh := v.lane.Size(); len(pic) > max(lh-2, 0)/2 {
 		pic = lanePicture(v.st, tr, t, v.stage, w, false)
 	}
 	lines := append([]string{}, pic...)

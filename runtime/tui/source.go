@@ -43,8 +43,7 @@ type lexed struct {
 
 // lexedCache keeps lexed files by the SHA-256 of their bytes, for the life of the process.
 // Lexing is most of what the first screen costs (chroma's Go lexer: ~40 ms for a 900-line
-// file), so a class's spare tour lexes the server's own files while it waits for a student
-// (PrewarmSource) and the student's first screen finds them here. Entries are never changed
+// file), so a process that lexed the server's own files ahead (PrewarmSource) finds them here. Entries are never changed
 // after they are stored, so the slices are shared read-only.
 var lexedCache sync.Map // [sha256.Size]byte → *lexed
 
@@ -72,8 +71,8 @@ func lex(src []byte) *lexed {
 
 // PrewarmSource lexes kubewalk's own server files (server.SourceFS's top directory, where the
 // startup phases are, tests left out) into the process's cache, so that a tour started later in
-// this process shows its first source pane without lexing it. A class's spare tours call it
-// while they wait for a student (runtime/sshclass); it is safe to call at any time.
+// this process shows its first source pane without lexing it. Class spares no longer call it
+// (it kept ~4 MB in each waiting spare, docs/performance.md); it is safe to call at any time.
 func PrewarmSource() {
 	entries, err := fs.ReadDir(server.SourceFS, ".")
 	if err != nil {
@@ -114,7 +113,7 @@ func renderTokens(toks []chroma.Token, st *Styles, focus bool) string {
 			b.WriteString(v)
 			continue
 		}
-		b.WriteString(st.token(t.Type, focus).Render(v))
+		b.WriteString(st.Token(t.Type, focus).Render(v))
 	}
 	return b.String()
 }

@@ -87,7 +87,6 @@ func (m *model) layoutViews() {
 	m.rq.SetSize(m.lay.wide, r.rqList, r.rqLane, r.rqDetails, r.rqSource)
 	m.kc.SetSize(r.kcOut, r.kcReqs)
 	m.ev.SetSize(r.evTree, r.evValue)
-	m.gl.SetSize(b.w, b.h)
 	m.ex.SetSize(m.lay.wide, r.exList, r.exDetail)
 	m.applyViewFocus()
 }
@@ -130,6 +129,9 @@ func (m *model) viewBody() []string {
 			return body
 		}
 	}
+	if v, ok := m.views[m.at]; ok {
+		return v.View(m.lay.body.w, m.lay.body.h)
+	}
 	switch m.at {
 	case viewRequests:
 		rq := m.rq
@@ -163,8 +165,6 @@ func (m *model) viewBody() []string {
 			return joinColumns(tree, m.ev.value.View())
 		}
 		return append(append([]string{}, tree...), m.ev.value.View()...)
-	case viewGlossary:
-		return m.gl.View()
 	case viewExercises:
 		list := m.ex.listView(m.exs != nil)
 		if m.lay.wide {
@@ -181,6 +181,9 @@ func (m *model) viewBody() []string {
 func (m *model) viewTitle() string {
 	st, tr := m.st, m.tr
 	var left, right string
+	if v, ok := m.views[m.at]; ok {
+		left, right = v.Title()
+	}
 	switch m.at {
 	case viewRequests:
 		left = tr.ViewRequestsTitle
@@ -194,9 +197,6 @@ func (m *model) viewTitle() string {
 		if !m.ev.watching {
 			right = ""
 		}
-	case viewGlossary:
-		left = tr.ViewGlossaryTitle
-		right = tr.ViewGlossaryHint
 	case viewExercises:
 		left = tr.ViewExercisesTitle
 		right = tr.ViewGlossaryHint
@@ -316,6 +316,9 @@ func (m *model) viewHelp() []key.Binding {
 		return []key.Binding{b("ctrl+d", tr.BarRunManifest), b("esc", tr.BarPutAway), b("ctrl+c", tr.BarQuitAll)}
 	}
 	out := []key.Binding{b(":", tr.BarCommand)}
+	if v, ok := m.views[m.at]; ok {
+		out = append(out, v.Keys()...)
+	}
 	switch m.at {
 	case viewRequests:
 		if _, ok := m.focusHeld(); ok {
@@ -340,8 +343,6 @@ func (m *model) viewHelp() []key.Binding {
 		}
 	case viewEtcd:
 		out = append(out, b("↑/↓", tr.BarMove), b("enter", tr.BarOpenClose), k.FocusNext, m.zoomBinding())
-	case viewGlossary:
-		out = append(out, b("↑/↓", tr.BarScroll), k.PageDown)
 	case viewExercises:
 		out = append(out, k.Hint)
 		if e, ok := m.ex.selected(); ok && e.State != ExerciseDone {
@@ -375,6 +376,9 @@ func (m *model) viewKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if v, ok := m.views[m.at]; ok {
+		return v.Update(msg)
+	}
 	switch m.at {
 	case viewRequests:
 		return m.requestsKey(msg)
@@ -382,8 +386,6 @@ func (m *model) viewKey(msg tea.KeyMsg) tea.Cmd {
 		return m.kubectlKey(msg)
 	case viewEtcd:
 		return m.etcdKey(msg)
-	case viewGlossary:
-		m.glossaryKey(msg)
 	case viewExercises:
 		return m.exercisesKey(msg)
 	case viewBoard:
@@ -1148,13 +1150,6 @@ func (m *model) viewMouse(msg tea.MouseMsg) {
 		ts = []target{{r.evTree, func() { m.ev.focus = 0 }}, {r.evValue, func() { m.ev.focus = 1 }}}
 	case viewExercises:
 		ts = []target{{r.exList, func() { m.ex.focus = 0 }}, {r.exDetail, func() { m.ex.focus = 1 }}}
-	case viewGlossary:
-		if msg.Button == tea.MouseButtonWheelUp {
-			m.gl.pane.Scroll(-3)
-		} else if msg.Button == tea.MouseButtonWheelDown {
-			m.gl.pane.Scroll(3)
-		}
-		return
 	}
 	for _, t := range ts {
 		if t.at.contains(msg.X, msg.Y) {

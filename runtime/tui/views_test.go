@@ -57,7 +57,7 @@ func sampleTraces() []tracing.Trace {
 
 // details is the request pane's text, all of it.
 func (f *fixture) details() string {
-	return strings.Join(stripLines(f.hs.model.m.rq.details.lines), "\n")
+	return strings.Join(stripLines(f.hs.model.m.rq.details.Lines()), "\n")
 }
 
 // lane is the lane pane's text.
@@ -760,7 +760,7 @@ func TestKubectlOutputBounded(t *testing.T) {
 			}
 			fmt.Fprint(run, "partial \x1b[31mred\x1b[0m\x07 end")
 			v.Output()
-			lines := stripLines(v.out.lines)
+			lines := stripLines(v.out.Lines())
 			if got := len(v.rowsOf); got > maxKubectlLines {
 				t.Errorf("%d lines kept, want at most %d", got, maxKubectlLines)
 			}

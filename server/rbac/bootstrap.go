@@ -2,7 +2,9 @@ package rbac
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -160,9 +162,14 @@ const (
 	ensureMaxDelay = 2 * time.Second
 )
 
-// EnsurePolicy reconciles every object of p with the server, ClusterRoles first, then
-// ClusterRoleBindings, Roles and RoleBindings, as kube-apiserver's RBAC bootstrap hook does,
-// with k8s.io/component-helpers/auth/rbac/reconciliation:
+// EnsurePolicy reconciles every object of p with the server, with
+// k8s.io/component-helpers/auth/rbac/reconciliation as kube-apiserver's RBAC bootstrap hook
+// does, but every object at once, each in its own goroutine, where kube-apiserver goes through
+// them one after another: each reconciliation is a GET and a write through the whole handler
+// chain, and a starting server answers the readyz check of the hook only once all of them are
+// done. Nothing orders them: RBAC lets a binding name a role that does not exist yet, and a
+// Role and its RoleBinding each create their namespace if it is missing. Each object is
+// reconciled as kube-apiserver reconciles its own:
 //
 //   - a missing object is created (Roles and RoleBindings create their namespace first when
 //     it is missing);
@@ -173,65 +180,67 @@ const (
 //     differs from p's is deleted and created again, since roleRef is immutable.
 //
 // Errors that retrying cannot fix (the object is invalid, the request is malformed or not
-// supported) are returned at once. Any other error, such as a timeout or a namespace that does
-// not exist yet, is retried with backoff until ctx is done; EnsurePolicy then returns the last
-// error, so callers should bound ctx (kube-apiserver gives its own RBAC bootstrap 30 seconds).
+// supported) end that object's reconciliation at once. Any other error, such as a timeout or a
+// namespace that does not exist yet, is retried with backoff until ctx is done. EnsurePolicy
+// returns once every object is done, with the errors of those that failed (each object's
+// last), so callers should bound ctx (kube-apiserver gives its own RBAC bootstrap 30 seconds).
 // It is meant to run in a post-start hook, with a client that may write RBAC objects.
 func EnsurePolicy(ctx context.Context, client kubernetes.Interface, p Policy) error {
 	c, namespaces := client.RbacV1(), client.CoreV1().Namespaces()
+	var wg sync.WaitGroup
+	errs := make([]error, len(p.ClusterRoles)+len(p.ClusterRoleBindings)+len(p.Roles)+len(p.RoleBindings))
+	n := 0
+	do := func(kind, name string, reconcile func() error) {
+		i := n
+		n++
+		wg.Go(func() { errs[i] = ensure(ctx, kind, name, reconcile) })
+	}
 	for i := range p.ClusterRoles {
 		obj := &p.ClusterRoles[i]
-		if err := ensure(ctx, "ClusterRole", obj.Name, func() error {
+		do("ClusterRole", obj.Name, func() error {
 			_, err := (&reconciliation.ReconcileRoleOptions{
 				Role:    reconciliation.ClusterRoleRuleOwner{ClusterRole: obj.DeepCopy()},
 				Client:  reconciliation.ClusterRoleModifier{Client: c.ClusterRoles()},
 				Confirm: true,
 			}).Run()
 			return err
-		}); err != nil {
-			return err
-		}
+		})
 	}
 	for i := range p.ClusterRoleBindings {
 		obj := &p.ClusterRoleBindings[i]
-		if err := ensure(ctx, "ClusterRoleBinding", obj.Name, func() error {
+		do("ClusterRoleBinding", obj.Name, func() error {
 			_, err := (&reconciliation.ReconcileRoleBindingOptions{
 				RoleBinding: reconciliation.ClusterRoleBindingAdapter{ClusterRoleBinding: obj.DeepCopy()},
 				Client:      reconciliation.ClusterRoleBindingClientAdapter{Client: c.ClusterRoleBindings()},
 				Confirm:     true,
 			}).Run()
 			return err
-		}); err != nil {
-			return err
-		}
+		})
 	}
 	for i := range p.Roles {
 		obj := &p.Roles[i]
-		if err := ensure(ctx, "Role", obj.Namespace+"/"+obj.Name, func() error {
+		do("Role", obj.Namespace+"/"+obj.Name, func() error {
 			_, err := (&reconciliation.ReconcileRoleOptions{
 				Role:    reconciliation.RoleRuleOwner{Role: obj.DeepCopy()},
 				Client:  reconciliation.RoleModifier{Client: c, NamespaceClient: namespaces},
 				Confirm: true,
 			}).Run()
 			return err
-		}); err != nil {
-			return err
-		}
+		})
 	}
 	for i := range p.RoleBindings {
 		obj := &p.RoleBindings[i]
-		if err := ensure(ctx, "RoleBinding", obj.Namespace+"/"+obj.Name, func() error {
+		do("RoleBinding", obj.Namespace+"/"+obj.Name, func() error {
 			_, err := (&reconciliation.ReconcileRoleBindingOptions{
 				RoleBinding: reconciliation.RoleBindingAdapter{RoleBinding: obj.DeepCopy()},
 				Client:      reconciliation.RoleBindingClientAdapter{Client: c, NamespaceClient: namespaces},
 				Confirm:     true,
 			}).Run()
 			return err
-		}); err != nil {
-			return err
-		}
+		})
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // ensure calls reconcile until it succeeds, fails for good, or ctx is done.

@@ -264,3 +264,72 @@ func TestEnsurePolicyErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestEnsurePolicyFailureLeavesOthers: the objects are reconciled independently, so one that
+// cannot be created is reported by name and every other object is still created.
+func TestEnsurePolicyFailureLeavesOthers(t *testing.T) {
+	tests := []struct {
+		kind     string
+		resource string
+		failName string
+	}{
+		{"ClusterRole", "clusterroles", ClusterRoleDiscovery},
+		{"ClusterRoleBinding", "clusterrolebindings", ClusterRolePublicInfoViewer},
+		{"Role", "roles", RoleConfigMapEditor},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind, func(t *testing.T) {
+			client := fake.NewClientset()
+			invalid := apierrors.NewInvalid(schema.GroupKind{Group: rbacv1.GroupName, Kind: tt.resource}, tt.failName, field.ErrorList{field.Required(field.NewPath("rules"), "")})
+			client.PrependReactor("create", tt.resource, func(a k8stesting.Action) (bool, runtime.Object, error) {
+				obj := a.(k8stesting.CreateAction).GetObject().(metav1.Object)
+				if obj.GetName() == tt.failName {
+					return true, nil, invalid
+				}
+				return false, nil, nil
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			err := EnsurePolicy(ctx, client, BootstrapPolicy())
+			if err == nil || !errors.Is(err, invalid) || !strings.Contains(err.Error(), "reconciling "+tt.kind+" ") {
+				t.Fatalf("EnsurePolicy error = %v, want the invalid %s %q", err, tt.resource, tt.failName)
+			}
+			p := BootstrapPolicy()
+			type object struct{ resource, namespace, name string }
+			var want []object
+			for _, o := range p.ClusterRoles {
+				want = append(want, object{"clusterroles", "", o.Name})
+			}
+			for _, o := range p.ClusterRoleBindings {
+				want = append(want, object{"clusterrolebindings", "", o.Name})
+			}
+			for _, o := range p.Roles {
+				want = append(want, object{"roles", o.Namespace, o.Name})
+			}
+			for _, o := range p.RoleBindings {
+				want = append(want, object{"rolebindings", o.Namespace, o.Name})
+			}
+			rbac := client.RbacV1()
+			for _, o := range want {
+				var getErr error
+				switch o.resource {
+				case "clusterroles":
+					_, getErr = rbac.ClusterRoles().Get(ctx, o.name, metav1.GetOptions{})
+				case "clusterrolebindings":
+					_, getErr = rbac.ClusterRoleBindings().Get(ctx, o.name, metav1.GetOptions{})
+				case "roles":
+					_, getErr = rbac.Roles(o.namespace).Get(ctx, o.name, metav1.GetOptions{})
+				case "rolebindings":
+					_, getErr = rbac.RoleBindings(o.namespace).Get(ctx, o.name, metav1.GetOptions{})
+				}
+				failed := o.resource == tt.resource && o.name == tt.failName
+				switch {
+				case failed && !apierrors.IsNotFound(getErr):
+					t.Errorf("%s %s exists or cannot be read (%v); its create failed", o.resource, o.name, getErr)
+				case !failed && getErr != nil:
+					t.Errorf("%s %s/%s was not created: %v", o.resource, o.namespace, o.name, getErr)
+				}
+			}
+		})
+	}
+}

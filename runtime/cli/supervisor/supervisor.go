@@ -33,6 +33,8 @@
 // Under `kubewalk class ssh` there is no second process: the class server supervises each
 // session's tour itself, over the socket it hands the session over on (runtime/sshclass): the
 // same messages, preceded by the spare's `ready "pid"` and the class server's `start "json"`.
+// The spare says "ready" and waits for its session in Boot too, before the libraries
+// initialise, so that a waiting spare holds little memory of its own (runtime/sshclass/sparewait).
 //
 // The protocol is one line per message. Child to supervisor: `log "path"`, `tui "1"|"0"`,
 // `note "text"` (print after the terminal is back), `owns "path"` and `ownsdir "path"` (what the
@@ -53,15 +55,15 @@ import (
 	"time"
 
 	"github.com/kubewalk/kubewalk/runtime/cli/earlysignal"
+	"github.com/kubewalk/kubewalk/runtime/sshclass/sparewait"
 )
 
 // Env names the child's end of the socket (a file descriptor number). It is read and removed
 // from the environment as the child starts (runtime/cli's attachSupervisor).
 const Env = "KUBEWALK_SUPERVISOR_FD"
 
-// SpareEnv is runtime/sshclass.SpareEnv: a class's spare is supervised by the class server
-// (TestSpareEnv holds the two equal).
-const SpareEnv = "KUBEWALK_SPARE_FD"
+// SpareEnv is runtime/sshclass.SpareEnv: a class's spare is supervised by the class server.
+const SpareEnv = sparewait.Env
 
 // attempted is set once Boot tried to supervise this process's run.
 var attempted bool
@@ -69,13 +71,18 @@ var attempted bool
 // Boot supervises this process's run if its command line starts a server and it is neither a
 // supervised child nor a class's spare: it starts the child, waits for it and exits with its
 // code. It returns if there is nothing to supervise or the child could not be started (the run
-// then goes on in this process, without a crash guard). Call it from an init function, before
-// the libraries initialise; Attempted tells main that it ran.
+// then goes on in this process, without a crash guard). A class's spare waits here until the
+// class server hands it a session, and returns then (or exits, if the class ended it first):
+// see runtime/sshclass/sparewait. Call it from an init function, before the libraries
+// initialise; Attempted tells main that it ran.
 func Boot() {
 	if _, child := os.LookupEnv(Env); child {
 		return
 	}
 	if _, spare := os.LookupEnv(SpareEnv); spare {
+		if !testBinary(os.Args) {
+			sparewait.Park()
+		}
 		return
 	}
 	args := os.Args[1:]

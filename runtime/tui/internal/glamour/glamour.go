@@ -13,13 +13,15 @@ import (
 	"github.com/muesli/termenv"
 	"github.com/yuin/goldmark"
 	emoji "github.com/yuin/goldmark-emoji"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/util"
 	"golang.org/x/term"
 
 	"github.com/kubewalk/kubewalk/runtime/tui/internal/glamour/ansi"
+	// kubewalk: goldmark v1.7.13's extension package, its regular expressions compiled on
+	// first use (see internal/extension/README.md).
+	"github.com/kubewalk/kubewalk/runtime/tui/internal/glamour/internal/extension"
 	styles "github.com/kubewalk/kubewalk/runtime/tui/internal/glamour/styles"
 )
 

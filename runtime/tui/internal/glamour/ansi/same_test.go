@@ -19,13 +19,23 @@ import (
 )
 
 // sample exercises what the lessons do not (yet): code blocks with and without a language,
-// Go source, a raw string (chroma's Go lexer hands it to its template lexer), a shell line.
+// Go source, a raw string (chroma's Go lexer hands it to its template lexer), a shell line,
+// every GFM extension, definition lists and inline and block HTML.
 const sample = "# Title\n\nText with `code`, **bold**, *italic* and a [link](https://example.com), https://github.com/kubernetes/kubernetes/issues/1 and <https://github.com/kubernetes/kubernetes/pull/2>.\n\n" +
 	"```go\npackage main\n\nimport \"fmt\"\n\n// main greets.\nfunc main() {\n\tx := 3.5i + 0x1F\n\tfmt.Println(`{{ .Name }}`, x, nil, len(\"é\"))\n}\n```\n\n" +
 	"```\npackage server\n\nfunc New() *Server { return &Server{} }\n```\n\n" +
 	"```\nkubectl get --raw /readyz\nexport KUBECONFIG=$HOME/.kube/config\n```\n\n" +
 	"```golang\nvar s = []string{\"a\"}\n```\n\n" +
-	"| a | b |\n|---|---|\n| 1 | 2 |\n\n- item\n  1. nested\n\n> quote\n\n<b>html</b> stripped\n"
+	"| a | b |\n|---|---|\n| 1 | 2 |\n\n- item\n  1. nested\n\n> quote\n\n<b>html</b> stripped\n\n" +
+	// What goldmark's GFM and definition list extensions parse (internal/extension is a copy)
+	// and the HTML glamour strips (strip.go replaces bluemonday).
+	"| left | centre | right | none |\n|:---|:---:|---:|---|\n| 1 | 2 | 3 | 4 |\n\n" +
+	"- [ ] open task\n- [x] done task\n- [X] done too\n\n~~struck~~ and ~single~ tilde\n\n" +
+	"Bare www.example.com/path?q=1, (https://kubernetes.io/docs/), ftp://files.example.org, http://127.0.0.1:6443/readyz and mail@example.com.\n\n" +
+	"Term\n: its definition\n\nOther term\n: first\n: second\n\n" +
+	"<div align=\"center\">\n  <img src=\"logo.png\"> &amp; &copy; &lt;x&gt;\n</div>\n\n" +
+	"<script>alert(1)</script>\n\n<style>p { color: red }</style>\n\n<!-- a comment -->\n\n<iframe src=x>\ngone\n</iframe>\n\n" +
+	"Inline <span title=\"t\">span</span>, <iframe src=x>gone</iframe> and <br/> a & b.\n"
 
 // TestSameAsUpstream renders every lesson text of every language, and a sample with Go code
 // blocks, with this copy of glamour and with glamour v1.0.0 itself, in the styles and colour
