@@ -254,10 +254,10 @@ func (s *Server) newAggregator(cfg aggregatorapiserver.CompletedConfig, delegate
 		go crdRegistration.Run(5, hc.Done())
 		go func() {
 			// As kube: the CRDs present first, so the first sync deletes no CRD's APIService.
+			// After a stop, Run returns at once and shuts its queue down, which New started.
 			select {
 			case <-crdRegistration.InitialSyncDone():
 			case <-hc.Done():
-				return
 			}
 			autoRegistration.Run(5, hc.Done())
 		}()
