@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +19,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubewalk/kubewalk/server"
+	"github.com/kubewalk/kubewalk/server/observe"
 )
 
 // widgetsCRD is a CRD with everything the chain lesson shows: a structural schema, a CEL
@@ -93,25 +98,7 @@ func TestCustomResourcesThroughTheChain(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if _, err := crds.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, widgetsCRD(), metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create CRD: %v", err)
-	}
-	// Established: the establishing controller of the apiextensions server has accepted it.
-	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		crd, err := crds.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, "widgets.example.kubewalk.io", metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		for _, c := range crd.Status.Conditions {
-			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-	if err != nil {
-		t.Fatalf("CRD not Established: %v", err)
-	}
+	establishWidgets(ctx, t, crds)
 
 	// Discovery: the CRD registration controller has made an APIService for the group version,
 	// and the aggregator lists it with the resource.
@@ -249,4 +236,153 @@ func hasGroup(groups *metav1.APIGroupList, name string) bool {
 		}
 	}
 	return false
+}
+
+// establishWidgets creates widgetsCRD and waits, within a bound, until the establishing
+// controller of the apiextensions server has accepted it.
+func establishWidgets(ctx context.Context, t *testing.T, crds apiextensionsclient.Interface) {
+	t.Helper()
+	if _, err := crds.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, widgetsCRD(), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create CRD: %v", err)
+	}
+	// Established: the establishing controller of the apiextensions server has accepted it.
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		crd, err := crds.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, "widgets.example.kubewalk.io", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range crd.Status.Conditions {
+			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("CRD not Established: %v", err)
+	}
+}
+
+// chainRecorder keeps every record by request ID.
+type chainRecorder struct {
+	mu   sync.Mutex
+	byID map[string][]observe.Record
+}
+
+func (c *chainRecorder) Record(r observe.Record) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byID == nil {
+		c.byID = map[string][]observe.Record{}
+	}
+	c.byID[r.RequestID()] = append(c.byID[r.RequestID()], r)
+}
+
+// count returns how many of id's records match.
+func (c *chainRecorder) count(id string, match func(observe.Record) bool) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, r := range c.byID[id] {
+		if match(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestChainFiltersRunOnce: whichever server of the chain answers — the aggregator itself, the
+// kube server, the apiextensions server, or the NotFound handler at the end — the request
+// passed through one handler chain, the aggregator's: one request record, one authentication
+// decision, one authorization decision, one ResponseComplete audit event (kubewalk's audit policy omits
+// RequestReceived). Each server built its own
+// filters from its copy of the config; the ones behind the front are never run.
+func TestChainFiltersRunOnce(t *testing.T) {
+	rec := &chainRecorder{}
+	s := startServer(t, func(o *server.Options) { o.Recorder = rec })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := restConfig(t, s, "admin")
+	crds, err := apiextensionsclient.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	establishWidgets(ctx, t, crds)
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	widgets := dyn.Resource(schema.GroupVersionResource{Group: "example.kubewalk.io", Version: "v1", Resource: "widgets"}).Namespace("default")
+	if _, err := widgets.Create(ctx, widget("small", 1, 3), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create widget: %v", err)
+	}
+	client, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		server, path string
+		code         int
+		storageKey   string // a storage record the request must have made ("" = none)
+	}{
+		{"kube-aggregator", "/apis/apiregistration.k8s.io/v1/apiservices/v1.", http.StatusOK, "/registry/apiregistration.k8s.io/apiservices/v1."},
+		{"kubewalk-apiserver", "/api/v1/namespaces/default", http.StatusOK, "/registry/namespaces/default"},
+		{"apiextensions-apiserver", "/apis/example.kubewalk.io/v1/namespaces/default/widgets/small", http.StatusOK, "/registry/example.kubewalk.io/widgets/default/small"},
+		{"NotFound handler", "/no/such/path", http.StatusNotFound, ""},
+	} {
+		t.Run(tc.server, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.Host+tc.path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.code {
+				t.Fatalf("GET %s: %d, want %d", tc.path, resp.StatusCode, tc.code)
+			}
+			id := resp.Header.Get("Audit-Id")
+			if id == "" {
+				t.Fatalf("GET %s: no Audit-Id header", tc.path)
+			}
+			// The audit backend gets ResponseComplete once the handler has returned.
+			err = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+				return rec.count(id, func(r observe.Record) bool {
+					a, ok := r.(*observe.Audit)
+					return ok && a.Stage == observe.AuditResponseComplete
+				}) > 0, nil
+			})
+			if err != nil {
+				t.Fatalf("GET %s: no ResponseComplete audit event: %v", tc.path, err)
+			}
+			for _, c := range []struct {
+				what  string
+				match func(observe.Record) bool
+			}{
+				{"request", func(r observe.Record) bool { _, ok := r.(*observe.Request); return ok }},
+				{"authentication decision", func(r observe.Record) bool { a, ok := r.(*observe.Authn); return ok && a.Chain }},
+				{"authorization of the request", func(r observe.Record) bool {
+					a, ok := r.(*observe.Authz)
+					return ok && a.Purpose == observe.PurposeAuthorization && a.Decision == observe.DecisionAllow
+				}},
+				{"ResponseComplete audit event", func(r observe.Record) bool {
+					a, ok := r.(*observe.Audit)
+					return ok && a.Stage == observe.AuditResponseComplete
+				}},
+			} {
+				if n := rec.count(id, c.match); n != 1 {
+					t.Errorf("GET %s: %d records of the %s, want 1", tc.path, n, c.what)
+				}
+			}
+			stored := rec.count(id, func(r observe.Record) bool {
+				st, ok := r.(*observe.Storage)
+				return ok && tc.storageKey != "" && strings.HasPrefix(st.Key, tc.storageKey)
+			})
+			if tc.storageKey != "" && stored == 0 {
+				t.Errorf("GET %s: no storage record under %s", tc.path, tc.storageKey)
+			}
+		})
+	}
 }
