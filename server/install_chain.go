@@ -13,7 +13,6 @@ package server
 
 import (
 	"fmt"
-	"maps"
 	"net/http"
 	"net/url"
 	"strings"
@@ -50,7 +49,6 @@ import (
 	"github.com/kubewalk/kubewalk/server/apis"
 	"github.com/kubewalk/kubewalk/server/apis/learn"
 	"github.com/kubewalk/kubewalk/server/controller/crdregistration"
-	"github.com/kubewalk/kubewalk/server/openapi"
 )
 
 // Post-start hook and health check names the chain adds, as kube-apiserver names them.
@@ -78,25 +76,24 @@ func derivedConfig(base *genericapiserver.Config) genericapiserver.Config {
 	return c
 }
 
-// chainOpenAPIDefinitions is kubewalk's generated OpenAPI definitions plus those of the
-// apiextensions and aggregator types: installing a group builds the managed-fields type
-// converter from the definitions of its kinds. kube-apiserver's generated definitions hold all
-// three sets already.
-func chainOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
-	defs := openapi.GetOpenAPIDefinitions(ref)
-	maps.Copy(defs, apiextensionsopenapi.GetOpenAPIDefinitions(ref))
-	maps.Copy(defs, aggregatoropenapi.GetOpenAPIDefinitions(ref))
-	return defs
-}
-
-// withChainOpenAPI gives a derived config OpenAPI configs that know the chain's kinds, named as
-// kube-apiserver names them (openapinamer over the three schemes).
-func withChainOpenAPI(c *genericapiserver.Config, kubewalk *runtime.Scheme) {
+// withServerOpenAPI gives a derived config OpenAPI configs for one server of the chain: the
+// generated definitions of that server's own types (apiextensions' or the aggregator's, each
+// with the meta types they use), named as kube-apiserver names them (openapinamer over the
+// three schemes). The server needs them for its own group only: installing it builds the
+// managed-fields type converter from the definitions of its kinds, and the aggregator
+// publishes the OpenAPI v3 document of apiregistration.k8s.io. kube-apiserver hands all three
+// servers its one generated set (every kind of the three); kubewalk's holds only its own
+// kinds, and the standalone apiextensions-apiserver and kube-aggregator use their own sets, as
+// here. The v3 config's definitions, which DefaultOpenAPIV3Config builds at once, are let go:
+// each use builds them again from GetDefinitions (twice per server, at install and in
+// PrepareRun) instead of the servers keeping ~2 MB each for as long as they run.
+func withServerOpenAPI(c *genericapiserver.Config, kubewalk *runtime.Scheme, defs common.GetOpenAPIDefinitions) {
 	namer := openapinamer.NewDefinitionNamer(kubewalk, apiextensionsapiserver.Scheme, aggregatorscheme.Scheme)
-	v2 := genericapiserver.DefaultOpenAPIConfig(chainOpenAPIDefinitions, namer)
+	v2 := genericapiserver.DefaultOpenAPIConfig(defs, namer)
 	v2.Info = c.OpenAPIConfig.Info
-	v3 := genericapiserver.DefaultOpenAPIV3Config(chainOpenAPIDefinitions, namer)
+	v3 := genericapiserver.DefaultOpenAPIV3Config(defs, namer)
 	v3.Info = c.OpenAPIV3Config.Info
+	v3.Definitions = nil
 	c.OpenAPIConfig, c.OpenAPIV3Config = v2, v3
 }
 
@@ -105,7 +102,7 @@ func withChainOpenAPI(c *genericapiserver.Config, kubewalk *runtime.Scheme) {
 // NewCRDRESTOptionsGetter, and apiextensions' default resource config.
 func (s *Server) newAPIExtensionsConfig(base genericapiserver.Config) *apiextensionsapiserver.Config {
 	c := derivedConfig(&base)
-	withChainOpenAPI(&c, s.c.scheme.Scheme)
+	withServerOpenAPI(&c, s.c.scheme.Scheme, apiextensionsopenapi.GetOpenAPIDefinitions)
 	etcd := *s.st.etcd
 	// As kube: decodes v1 and v1beta1, stores the more compact v1beta1 (issue 82292).
 	etcd.StorageConfig.Codec = apiextensionsapiserver.Codecs.LegacyCodec(apiextensionsv1beta1.SchemeGroupVersion, apiextensionsv1.SchemeGroupVersion)
@@ -137,7 +134,7 @@ func (s *Server) newAPIExtensionsConfig(base genericapiserver.Config) *apiextens
 func (s *Server) newAggregatorConfig(base genericapiserver.Config) *aggregatorapiserver.Config {
 	c := derivedConfig(&base)
 	c.SkipOpenAPIInstallation = true
-	withChainOpenAPI(&c, s.c.scheme.Scheme)
+	withServerOpenAPI(&c, s.c.scheme.Scheme, aggregatoropenapi.GetOpenAPIDefinitions)
 	c.OpenAPIConfig = nil
 	etcd := *s.st.etcd
 	etcd.StorageConfig.Codec = aggregatorscheme.Codecs.LegacyCodec(apiregistrationv1.SchemeGroupVersion, apiregistrationv1beta1.SchemeGroupVersion)
