@@ -265,9 +265,9 @@ func (m *model) assignLine(id string) (tea.Cmd, string) {
 		return nil, tr.CmdAssignWhich
 	case id == "-":
 		id = ""
-	case m.exs == nil || !m.ex.loaded:
+	case !m.exView().Loaded():
 		return nil, tr.CmdAssignNoExercises
-	case !slices.ContainsFunc(m.ex.all, func(e Exercise) bool { return e.ID == id }):
+	case !slices.ContainsFunc(m.exView().All(), func(e Exercise) bool { return e.ID == id }):
 		return nil, fmt.Sprintf(tr.CmdAssignUnknown, id)
 	}
 	h := m.cls.host

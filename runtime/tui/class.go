@@ -240,10 +240,7 @@ func (m *model) classReport() tea.Cmd {
 		c.follow.ReportExercise(ex)
 	}
 	p := m.classPlace()
-	done := 0
-	if m.exs != nil {
-		done, _ = m.ex.Done()
-	}
+	done, _ := m.exView().Done()
 	if p == c.reported && done == c.done {
 		return nil
 	}
@@ -256,27 +253,22 @@ func (m *model) classReport() tea.Cmd {
 // assigned or the exercises are not loaded yet.
 func (m *model) assignedProgress() ClassExercise {
 	id := m.cls.fs.Assigned
-	if id == "" || m.exs == nil || !m.ex.loaded {
+	e, ok := m.exView().Find(id)
+	if id == "" || !ok {
 		return ClassExercise{}
 	}
-	for _, e := range m.ex.all {
-		if e.ID != id {
-			continue
-		}
-		ex := ClassExercise{ID: id, Hints: len(e.Hints)}
-		switch {
-		case e.State == ExerciseDone:
-			ex.State = ClassExDone
-		case e.State == ExerciseLocked:
-			ex.State = ClassExLocked
-		case len(e.Hints) > 0 || e.LastTry != "" || m.cls.opened[id]:
-			ex.State = ClassExTrying
-		default:
-			ex.State = ClassExOpen
-		}
-		return ex
+	ex := ClassExercise{ID: id, Hints: len(e.Hints)}
+	switch {
+	case e.State == ExerciseDone:
+		ex.State = ClassExDone
+	case e.State == ExerciseLocked:
+		ex.State = ClassExLocked
+	case len(e.Hints) > 0 || e.LastTry != "" || m.cls.opened[id]:
+		ex.State = ClassExTrying
+	default:
+		ex.State = ClassExOpen
 	}
-	return ClassExercise{}
+	return ex
 }
 
 // classSeen is called after a key and when the exercises change: on a student's screen the
@@ -287,7 +279,7 @@ func (m *model) classSeen() {
 		return
 	}
 	if m.at == viewExercises {
-		if e, ok := m.ex.selected(); ok {
+		if e, ok := m.exView().Selected(); ok {
 			m.cls.opened[e.ID] = true
 		}
 	}
@@ -298,18 +290,15 @@ func (m *model) classSeen() {
 func (m *model) openExercise(id string) tea.Cmd {
 	m.at = viewExercises
 	m.syncCurrent()
-	m.ex.sel = id
-	m.ex.rebuild()
+	m.exView().Select(id)
 	m.classSeen()
 	return nil
 }
 
 // exerciseTitle is an exercise's title in the learner's language, else its ID.
 func (m *model) exerciseTitle(id string) string {
-	for _, e := range m.ex.all {
-		if e.ID == id && e.Title != "" {
-			return e.Title
-		}
+	if e, ok := m.exView().Find(id); ok && e.Title != "" {
+		return e.Title
 	}
 	return id
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 )
 
 // joinHost is a class host with a join line of the test's choosing.
@@ -147,11 +148,10 @@ func TestZoom(t *testing.T) {
 			hs.keys("x")
 			// An after-serve view: the Requests view's lane.
 			hs.typeLine("req")
-			hs.model.m.rq.Select("ok-create", "")
-			hs.model.m.rq.focus = rqLane
-			hs.model.m.applyViewFocus()
+			hs.model.m.rqv().Select("ok-create", "")
+			hs.model.m.rqv().SetFocus(requests.PaneLane)
 			hs.keys("z")
-			if lw, lh := m.rq.lane.Size(); lw != tt.w || lh != m.lay.body.h {
+			if lw, lh := m.rqv().LanePane().Size(); lw != tt.w || lh != m.lay.body.h {
 				t.Errorf("zoomed lane is %dx%d, want %dx%d", lw, lh, tt.w, m.lay.body.h)
 			}
 			if err := frameFits(hs.model.View(), tt.w, tt.h); err != "" {

@@ -15,10 +15,12 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
-	"github.com/kubewalk/kubewalk/runtime/kubectl"
-	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
+	"github.com/kubewalk/kubewalk/runtime/tui/exercises"
 	"github.com/kubewalk/kubewalk/runtime/tui/glossary"
+	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
+	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -109,40 +111,20 @@ type model struct {
 
 	// The after-serve views and what they read.
 	at     viewID // the view shown
-	vr     viewRects
 	reqs   Requests
 	bps    Breakpoints
-	etcd   EtcdBrowser
-	kube   *kubectlHolder // nil: kubectl inside the TUI is not wired
 	ctx    context.Context
 	cancel context.CancelFunc // ends the views' background work (shutdown)
-	query  *reqQuery
-
-	subCh       <-chan tracing.Event
-	unsubscribe func()
-	subArmed    bool // the store's subscription waiter is running
-	etcdArmed   bool // the etcd watch waiter is running
-	etcdCh      <-chan EtcdChange
-	lastLoad    time.Time
-	heldSeen    map[string]string // held request → the stage it is held at
-	breakpoints []string
 
 	prompt *prompt
 	info   *infoBox
-	rq     *requestsView
-	kc     *kubectlView
-	ev     *etcdView
 
 	// views are the screens moved into their own packages (runtime/tui/<view>), behind the
 	// view contract; the root routes to the one shown (m.at) and never reads their fields.
 	views map[viewID]view.View
 
-	// The exercises and the toasts of those that ticked, shown until the next key.
-	exs     Exercises
-	exCh    <-chan struct{}
-	exArmed bool // the Changed waiter is running
-	ex      *exView
-	toasts  []toast
+	// The toasts of the exercises that ticked (exercises.ToastMsg), shown until the next key.
+	toasts []exercises.Toast
 
 	// The after-serve track (track.go): its steps, the one on screen (-1: none) and the one
 	// last shown; the probes' results and those running.
@@ -196,14 +178,9 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		lesson: newLessonPane(st, tr, opts.GlamourStyle),
 		kubect: newServedPane(st, tr),
 
-		reqs: opts.Requests, bps: opts.Breakpoints, etcd: opts.Etcd,
-		ctx: ctx, cancel: cancel, query: &reqQuery{}, heldSeen: map[string]string{},
+		reqs: opts.Requests, bps: opts.Breakpoints,
+		ctx: ctx, cancel: cancel,
 		prompt: newPrompt(),
-		rq:     newRequestsView(st, tr, content),
-		kc:     newKubectlView(st, tr),
-		ev:     newEtcdView(st, tr),
-		exs:    opts.Exercises,
-		ex:     newExView(st, tr),
 		auto:   max(opts.Auto, 0),
 	}
 	if m.auto > 0 {
@@ -216,10 +193,6 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		// own shows it.
 		m.welcome = false
 	}
-	if opts.NewKubectl != nil {
-		m.kube = &kubectlHolder{tr: tr, make: opts.NewKubectl}
-	}
-	m.kc.wired = m.reqs != nil
 	if t, ok := content.(Track); ok {
 		m.track = t.TrackSteps()
 	}
@@ -234,7 +207,12 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 	c := common.Common{Styles: st, Tr: tr, Scroll: common.ScrollKeys{
 		Up: keys.Up, Down: keys.Down, PageUp: keys.PageUp, PageDown: keys.PageDown, Top: keys.Top, Bottom: keys.Bottom}}
 	m.views = map[viewID]view.View{
+		viewEtcd:     etcd.New(c, opts.Etcd, ctx),
 		viewGlossary: glossary.New(c),
+		viewExercises: exercises.New(c, opts.Exercises, exercises.Env{Where: m.where,
+			Done: func() <-chan struct{} { return m.done }, Stop: ctx.Done()}),
+		viewKubectl:  kubectlview.New(c, m.kubectlOptions(opts)),
+		viewRequests: newRequests(m, c, content),
 	}
 	m.applyFocus()
 	return Model{m: m}
@@ -294,37 +272,21 @@ func (m *model) stopAuto() {
 	m.note = m.tr.NoteAutoOff
 }
 
-// shutdown stops what the views run in the background: a kubectl command (waiting, bounded,
-// for it to return), the trace subscription and the etcd watch; then it closes the kubectl
-// runner. Run calls it once the program has ended.
+// shutdown stops what the views run in the background: the kubectl view's commands (its Close
+// waits, bounded, for each to return, then closes the kubectl runner), the trace subscription
+// and the etcd watch. Run calls it once the program has ended.
 func (m *model) shutdown() error {
 	m.cancel()
 	m.waitFetchEnd()
-	for _, run := range []*kcRun{m.kc.run, m.kc.bg} {
-		if run == nil {
-			continue
-		}
-		run.cancel()
-		select {
-		case <-run.done:
-		case <-time.After(10 * time.Second):
-		}
-	}
-	if m.unsubscribe != nil {
-		m.unsubscribe()
-	}
-	if m.kube != nil {
-		if err := m.kube.Close(); err != nil {
-			return fmt.Errorf(m.tr.ErrCloseKubectl, err)
-		}
-	}
-	return nil
+	err := m.kc().Close()
+	m.rqv().Close()
+	return err
 }
 
 // Init starts listening for engine events and, when there is a trace store or exercises, for
 // their changes.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.m.waitEvent(), m.m.subscribe(), m.m.startExercises(), m.m.checkUpstream(), m.m.classInit()}
+	cmds := []tea.Cmd{m.m.waitEvent(), m.m.checkUpstream(), m.m.classInit()}
 	for _, v := range m.m.views {
 		cmds = append(cmds, v.Init())
 	}
@@ -421,29 +383,17 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 // viewMsg handles the after-serve views' messages.
 func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case exLoadedMsg:
-		cmd := m.exercisesLoaded(msg)
+	case exercises.ToastMsg:
+		m.toasts = append(m.toasts, msg...)
+	case exercises.ChangedMsg:
 		m.classSeen()
-		return cmd
-	case exResultMsg:
-		m.exResult(msg)
-		m.classSeen()
-	case subscribedMsg:
-		m.subCh, m.unsubscribe, m.subArmed = msg.ch, msg.cancel, true
-		return tea.Batch(m.waitRequests(), m.loadNow())
-	case reqLoadedMsg:
-		return m.requestsLoaded(msg)
-	case heldActionMsg:
-		tr := m.tr
-		if msg.err != nil {
-			f := map[string]string{"step": tr.NoteStepFailed, "continue": tr.NoteLetGoFailed, "abort": tr.NoteAbortFailed}[msg.action]
-			m.note = fmt.Sprintf(f, oneLine(msg.err.Error()))
-		} else {
-			m.note = map[string]string{"step": tr.NoteStepped, "continue": tr.NoteLetGo, "abort": tr.NoteAborted}[msg.action]
-		}
-		return m.loadNow()
+	case requests.ShowMsg:
+		m.showHelp, m.info = false, nil
+		m.at = viewRequests
+		m.note = msg.Note
+	case requests.TracesMsg:
+		m.kc().SetTraces(msg.Traces)
 	case breakListMsg:
-		m.breakpoints = msg.specs
 		lines := []string{m.tr.BreakListIntro, ""}
 		if len(msg.specs) == 0 {
 			lines = append(lines, m.tr.BreakListNone)
@@ -451,10 +401,11 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 		for _, s := range msg.specs {
 			lines = append(lines, "  ⏸ "+s)
 		}
-		if n := len(m.rq.held); n > 0 {
+		if n := m.rqv().HeldCount(); n > 0 {
 			lines = append(lines, "", fmt.Sprintf(m.tr.BreakListHeld, n))
 		}
 		m.info = &infoBox{title: m.tr.BreakListTitle, lines: lines}
+		return m.loadNow() // the view's breakpoints (the completer's) as listed
 	case breakSetMsg:
 		if msg.err != nil {
 			m.prompt.Reopen(msg.line, oneLine(msg.err.Error()), m.completer())
@@ -466,67 +417,9 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 			m.note = fmt.Sprintf(m.tr.NoteBreakSet, msg.spec)
 		}
 		return m.loadNow()
-	case kcOutputMsg:
-		var load tea.Cmd
-		if msg.run == m.kc.run && m.kc.Output() {
-			load = m.loadNow() // a new request: read its lane
-		}
-		if msg.run == m.kc.bg {
-			m.kc.relayoutOutput()
-		}
-		select {
-		case <-msg.run.done:
-			return load
-		default:
-			return tea.Batch(load, waitOutput(msg.run))
-		}
-	case kcDoneMsg:
-		msg.run.cancel()
-		if msg.run == m.kc.bg {
-			m.kc.BesideEnded()
-			m.note = fmt.Sprintf(m.tr.NoteKubectlBesideEnded, kubectl.Quote(msg.run.args))
-			return nil
-		}
-		if msg.run == m.kc.run {
-			m.kc.Done(msg)
-			if msg.res.Canceled {
-				m.note = ""
-			}
-			var ref *kubectl.RefusedError
-			if errors.As(msg.err, &ref) {
-				m.note = m.tr.NoteKubectlRefused
-				if ref.Command == "" {
-					m.note = m.tr.NoteKubectlRefusedHere
-				}
-			}
-			return m.loadNow()
-		}
-	case etcdPageMsg:
-		if msg.after != m.ev.cont && m.ev.started {
-			return nil // a page read twice
-		}
-		m.ev.Page(msg)
-		var next tea.Cmd
-		if m.ev.want != "" {
-			next = m.etcdNextPage(true) // the key S asked for is further on
-		}
-		return tea.Batch(m.etcdSelect(), m.etcdWatch(), next)
-	case etcdValueMsg:
-		m.ev.Value(msg)
-	case etcdWatchMsg:
-		m.etcdCh, m.etcdArmed = msg.ch, true
-		return waitEtcd(msg.ch, m.done, m.ctx.Done())
-	case etcdChangesMsg:
-		var cmds []tea.Cmd
-		if msg.closed {
-			m.etcdArmed, m.ev.watching = false, false
-		} else {
-			cmds = append(cmds, waitEtcd(m.etcdCh, m.done, m.ctx.Done()))
-		}
-		if m.ev.Changes(msg.changes) && m.ev.sel != "" && !m.ev.deleted {
-			cmds = append(cmds, decodeEtcd(m.ctx, m.etcd, m.ev.sel))
-		}
-		return tea.Batch(cmds...)
+	case etcd.OpenKeyMsg:
+		m.at = viewEtcd
+		return m.views[viewEtcd].Update(msg)
 	case view.NoteMsg:
 		m.note = string(msg)
 	default:
@@ -599,12 +492,6 @@ func (m *model) event(ev engine.Event) tea.Cmd {
 		m.applyFocus()
 	case ev.Failed != nil:
 		m.failed = ev.Failed
-	}
-	if m.ev.notReady && !m.ev.loading && !m.ev.started {
-		// The explorer said the server had no etcd yet: ask again at each stop.
-		m.ev.loading = true
-		m.ev.tree.dirty = true
-		cmds = append(cmds, listEtcd(m.ctx, m.etcd, ""))
 	}
 	if m.review < 0 && !m.inTrack() && len(m.history) > 0 {
 		cmds = append(cmds, m.show(len(m.history)-1))
@@ -784,7 +671,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	k := m.keys
 	m.note = ""
-	if !m.prompt.open && !m.ex.typing {
+	if _, typing := m.capturing(); !m.prompt.open && !typing {
 		// A key closes the toast, but not one typed into a line: the learner may not have
 		// looked up yet (and the command line covers the toast).
 		m.toasts = nil
@@ -812,12 +699,6 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	if m.prompt.open {
 		return m.promptKey(msg)
 	}
-	if m.ex.typing {
-		return m.answerKey(msg)
-	}
-	if m.at == viewKubectl && m.kc.Editing() {
-		return m.boxKey(msg)
-	}
 	if v, ok := m.capturing(); ok {
 		return v.Update(msg)
 	}
@@ -830,15 +711,6 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	if m.at == viewTour && m.source.search.typing {
 		return m.source.SearchKey(msg)
-	}
-	if m.at == viewRequests && m.rq.typing {
-		if m.rq.FilterKey(msg) {
-			return m.loadNow()
-		}
-		return nil
-	}
-	if m.at == viewRequests && m.rq.focus == rqSource && m.rq.source.search.typing {
-		return m.rq.source.SearchKey(msg)
 	}
 	if m.showHelp {
 		switch {
@@ -1151,8 +1023,7 @@ func (m *model) typingLine() bool {
 	if _, ok := m.capturing(); ok {
 		return true
 	}
-	return m.prompt.open || m.ex.typing || (m.at == viewKubectl && m.kc.Editing()) || (m.at == viewTour && m.source.search.typing) ||
-		(m.at == viewRequests && (m.rq.typing || m.rq.focus == rqSource && m.rq.source.search.typing))
+	return m.prompt.open || (m.at == viewTour && m.source.search.typing)
 }
 
 // mouse scrolls the focused pane with the wheel and focuses a pane on click.
@@ -1171,11 +1042,7 @@ func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
 			msg.X, msg.Y = msg.X-m.lay.body.x, msg.Y-m.lay.body.y
 			return v.Update(msg)
 		}
-		m.viewMouse(msg)
-		if m.at == viewEtcd {
-			return tea.Batch(m.etcdSelect(), m.etcdNextPage(false))
-		}
-		return nil
+		return nil // the board scrolls with keys
 	}
 	if m.side {
 		p := m.source

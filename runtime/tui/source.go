@@ -18,12 +18,10 @@ import (
 
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/runtime/tui/internal/highlight"
 	"github.com/kubewalk/kubewalk/server"
 )
-
-// tabWidth is how many columns a tab in source code takes.
-const tabWidth = 4
 
 // srcFile is a tokenised file: plain lines (tabs expanded), their tokens and the lines
 // rendered with the normal (not emphasised) token styles. It is built once per file, off the
@@ -129,25 +127,8 @@ func plainLines(src []byte) []string {
 	return lines
 }
 
-// expandTabs replaces tabs by spaces up to the next tab stop.
-func expandTabs(s string) string {
-	if !strings.Contains(s, "\t") {
-		return s
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		if r == '\t' {
-			n := tabWidth - col%tabWidth
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-			continue
-		}
-		b.WriteRune(r)
-		col++
-	}
-	return b.String()
-}
+// expandTabs replaces tabs by spaces up to the next tab stop (common.ExpandTabs).
+func expandTabs(s string) string { return common.ExpandTabs(s) }
 
 // locResult is a resolved (or failed) location.
 type locResult struct {

@@ -139,8 +139,8 @@ func (m *model) view() string {
 	switch {
 	case m.prompt.open:
 		lines = append(lines, m.prompt.line(m.st, m.tr, m.w))
-	case m.ex.typing:
-		lines = append(lines, m.ex.inputLine(m.w))
+	case m.exView().Capturing():
+		lines = append(lines, m.exView().AnswerLine(m.w))
 	default:
 		lines = append(lines, fit(m.help.ShortHelpView(m.shortHelp()), m.w))
 	}
@@ -469,8 +469,8 @@ func hostLines(join string, notes []string, tr *i18n.Strings, w, n int) []string
 // header is the chain, the checkpoint line and the status line.
 func (m *model) header() []string {
 	chain, title := m.chain(), m.checkpointLine()
-	if m.served && (m.at != viewTour || len(m.rq.held) > 0) {
-		chain = m.requestChain()
+	if m.served && (m.at != viewTour || m.rqv().HeldCount() > 0) {
+		chain = m.rqv().Chain(m.w, m.at == viewRequests)
 	}
 	if m.at != viewTour {
 		title = m.viewTitle()
@@ -589,11 +589,10 @@ func (m *model) status() string {
 	// not cut mid-word.
 	served := func(hints ...string) string {
 		extra := ""
-		if n := len(m.rq.held); n > 0 {
+		if n := m.rqv().HeldCount(); n > 0 {
 			extra = fmt.Sprintf(tr.StatusHeld, n) + " · "
 		}
-		if m.exs != nil && m.ex.loaded && len(m.ex.all) > 0 {
-			d, n := m.ex.Done()
+		if d, n := m.exView().Done(); n > 0 {
 			extra += fmt.Sprintf(tr.StatusExercises, d, n) + " · "
 		}
 		if m.note != "" {
@@ -638,11 +637,10 @@ func (m *model) status() string {
 	default:
 		s = st.Running.Render(tr.StatusStarting)
 	}
-	if m.exs != nil && m.ex.loaded && len(m.ex.all) > 0 {
-		d, n := m.ex.Done()
+	if d, n := m.exView().Done(); n > 0 {
 		s = st.Served.Render(fmt.Sprintf(tr.StatusExercises, d, n)) + " · " + s
 	}
-	if n := len(m.rq.held); n > 0 {
+	if n := m.rqv().HeldCount(); n > 0 {
 		s = st.Paused.Render(fmt.Sprintf(tr.StatusHeld, n)) + " · " + s
 	}
 	if m.side && m.at == viewTour && m.note == "" {
@@ -678,16 +676,10 @@ func (m *model) shortHelp() []key.Binding {
 		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp(tr.KeyAnyKey, tr.BarBegin)), k.Quit}
 	case m.info != nil:
 		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp(tr.KeyAnyKey, tr.BarClose)), k.Quit}
-	case m.ex.typing:
-		return []key.Binding{
-			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.KeyAnswer)),
-			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarCancel)),
-		}
-	case m.at == viewRequests && m.rq.typing:
-		return []key.Binding{
-			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.BarFilter)),
-			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarCancel)),
-		}
+	case m.exView().Capturing():
+		return m.exView().Keys() // the answer line's
+	case m.capturingView() != nil:
+		return m.capturingView().Keys() // a text box takes every key: its own are all the bar says
 	case m.at != viewTour:
 		return m.viewHelp()
 	}

@@ -61,3 +61,11 @@ type ServerMsg struct {
 // NoteMsg is a line for the root's status note, from a view's command: the root shows it
 // under the body until the next key, as it shows its own notes.
 type NoteMsg string
+
+// Zoomer is a view of more than one pane that zooms (the root's z): while the zoom is on the
+// root draws ZoomView instead of View, and adds z to the help bar after the view's Keys. A
+// view of one pane (the glossary) does not implement it: zoomed, it is drawn as always.
+type Zoomer interface {
+	// ZoomView renders the view's focused pane alone: exactly h lines of exactly w cells.
+	ZoomView(w, h int) []string
+}

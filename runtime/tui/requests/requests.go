@@ -1,190 +1,24 @@
-package tui
+package requests
 
 import (
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
-	"sync"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
-	"github.com/kubewalk/kubewalk/server"
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
 )
-
-// refreshEvery bounds how often the Requests view re-reads the store while events keep
-// coming: under load one re-read covers many requests.
-const refreshEvery = 50 * time.Millisecond
-
-// reqQuery is what the loaders read: the filter, the traces wanted by ID besides the list (the
-// kubectl pane's), and a sequence number. It is shared between the update loop (which writes
-// it) and the loaders (tea.Cmds); loads are serialised so that a higher sequence number is
-// always a later snapshot.
-type reqQuery struct {
-	mu     sync.Mutex
-	filter tracing.Filter
-	want   []string
-
-	loadMu sync.Mutex
-	seq    uint64
-}
-
-func (q *reqQuery) set(f tracing.Filter, want []string) {
-	q.mu.Lock()
-	q.filter, q.want = f, want
-	q.mu.Unlock()
-}
-
-// reqLoadedMsg is one snapshot of the store (and the breakpoints).
-type reqLoadedMsg struct {
-	seq         uint64
-	traces      []tracing.Trace // newest first
-	extra       map[string]tracing.Trace
-	dropped     uint64
-	held        []HeldRequest
-	breakpoints []string
-	waiter      bool // from the subscription waiter: re-arm it
-	closed      bool // the subscription's channel was closed
-}
-
-// ownRequest reports whether kubewalk itself made the request: its clients name themselves
-// "kubewalk-…" in the User-Agent (the panel's and the state pane's health checks,
-// server.SelfCheckAgent; the exercise checks; the loopback client). The Requests view counts
-// them with the loopback traffic, hidden until L, or they would bury the learner's requests.
-func ownRequest(t tracing.Trace) bool { return strings.HasPrefix(t.UserAgent, "kubewalk-") }
-
-// load reads a snapshot. It runs in a tea.Cmd.
-func load(reqs Requests, bps Breakpoints, q *reqQuery) reqLoadedMsg {
-	q.loadMu.Lock()
-	defer q.loadMu.Unlock()
-	q.seq++
-	q.mu.Lock()
-	f, want := q.filter, append([]string(nil), q.want...)
-	q.mu.Unlock()
-	msg := reqLoadedMsg{seq: q.seq, extra: map[string]tracing.Trace{}}
-	if bps != nil {
-		msg.held = bps.Held()
-		msg.breakpoints = bps.List()
-		for _, h := range msg.held {
-			want = append(want, h.ID)
-		}
-	}
-	msg.traces = reqs.List(f)
-	if !f.Loopback {
-		msg.traces = slices.DeleteFunc(msg.traces, func(t tracing.Trace) bool { return ownRequest(t) })
-	}
-	sort.SliceStable(msg.traces, func(i, j int) bool { return msg.traces[i].Seq > msg.traces[j].Seq })
-	for _, id := range want {
-		if t, ok := reqs.Get(id); ok {
-			msg.extra[id] = t
-		}
-	}
-	msg.dropped = reqs.Dropped()
-	return msg
-}
-
-// rqPane names a pane of the Requests view.
-type rqPane int
-
-const (
-	rqList rqPane = iota
-	rqLane
-	rqDetails
-	rqSource
-)
-
-// name is the pane's name in its title and the tab bar.
-func (p rqPane) name(tr *i18n.Strings) string {
-	return [...]string{tr.PaneRequests, tr.PaneLane, tr.PaneRequest, tr.PaneStageSource}[p]
-}
-
-// requestsView is the Requests view: the live list, the selected request's lane (a picture of
-// its stages and the selected stage's details), its attributes, and the code of the stage.
-type requestsView struct {
-	st *Styles
-	tr *i18n.Strings
-
-	list    frame
-	lane    *textPane
-	details *textPane
-	source  *sourcePane
-	focus   rqPane
-	tab     rqPane // the pane in the shared place of the stacked layout
-	wide    bool
-
-	loaded  bool
-	seq     uint64
-	all     []tracing.Trace // as the store filtered them, newest first
-	shown   []tracing.Trace // after the :clear mark
-	extra   map[string]tracing.Trace
-	dropped uint64
-	held    map[string]HeldRequest
-
-	loopback bool
-	text     string
-	typing   bool
-	input    []rune
-	since    uint64 // :clear hides traces up to this Seq
-
-	sel string // the selected trace's ID
-	// chosen is set once the learner (or a held request) picks a request; until then, and
-	// again after g (top) or :clear, the selection follows the newest request, so that
-	// :requests opens on the request just made rather than on whatever came first.
-	chosen bool
-	stage  int // the selected stage of its lane
-	cursor int
-	offset int
-
-	srcKey string // the trace and stage whose code the source pane shows
-	notice string // why the list is empty, when it is not for a filter
-}
-
-func newRequestsView(st *Styles, tr *i18n.Strings, content Content) *requestsView {
-	v := &requestsView{
-		st: st, tr: tr, list: frame{st: st, tr: tr, dirty: true},
-		lane:    newTextPane(st, tr, rqLane.name(tr)),
-		details: newTextPane(st, tr, rqDetails.name(tr)),
-		source:  newSourcePane(st, tr, stageContent{content}),
-		extra:   map[string]tracing.Trace{},
-		held:    map[string]HeldRequest{},
-		tab:     rqLane,
-	}
-	v.source.empty = tr.RqSelectStage
-	return v
-}
-
-// stageContent emphasises the first line of a declaration the lessons' resolver returns
-// without a focus, so the source pane marks the stage's function with ▶.
-type stageContent struct{ Content }
-
-func (c stageContent) Local(anchor, focus string) (Location, error) {
-	loc, err := c.Content.Local(strings.TrimPrefix(anchor, "server/"), focus)
-	return emphasiseStart(loc), err
-}
-
-func (c stageContent) Upstream(symbol string) (Location, error) {
-	loc, err := c.Content.Upstream(symbol)
-	return emphasiseStart(loc), err
-}
-
-func emphasiseStart(loc Location) Location {
-	if loc.FocusStart == 0 && loc.StartLine > 0 {
-		loc.FocusStart, loc.FocusEnd = loc.StartLine, loc.StartLine
-	}
-	return loc
-}
 
 // filter is what the store is asked for.
-func (v *requestsView) filter() tracing.Filter {
+func (v *Model) filter() tracing.Filter {
 	return tracing.Filter{Loopback: v.loopback, Text: v.text}
 }
 
-// Loaded takes a snapshot; it reports false for one older than what is shown.
-func (v *requestsView) Loaded(msg reqLoadedMsg) bool {
+// take takes a snapshot; it reports false for one older than what is shown.
+func (v *Model) take(msg loadedMsg) bool {
 	if msg.seq <= v.seq {
 		return false
 	}
@@ -199,7 +33,7 @@ func (v *requestsView) Loaded(msg reqLoadedMsg) bool {
 }
 
 // applyMark recomputes the shown list and keeps the cursor on the selected trace.
-func (v *requestsView) applyMark() {
+func (v *Model) applyMark() {
 	v.shown = v.all
 	if v.since > 0 {
 		n := 0
@@ -224,7 +58,7 @@ func (v *requestsView) applyMark() {
 }
 
 // selected is the selected trace, if it is still known.
-func (v *requestsView) selected() (tracing.Trace, bool) {
+func (v *Model) selected() (tracing.Trace, bool) {
 	if v.sel == "" {
 		return tracing.Trace{}, false
 	}
@@ -244,7 +78,7 @@ func (v *requestsView) selected() (tracing.Trace, bool) {
 
 // trace returns the trace with the given ID, if the list (or the traces it keeps beside it)
 // has it.
-func (v *requestsView) trace(id string) (tracing.Trace, bool) {
+func (v *Model) trace(id string) (tracing.Trace, bool) {
 	if t, ok := v.extra[id]; ok {
 		return t, true
 	}
@@ -258,7 +92,7 @@ func (v *requestsView) trace(id string) (tracing.Trace, bool) {
 
 // Select shows a trace by ID, at the stage named (or, when stage is "", where it is held or
 // stopped, else its first stage).
-func (v *requestsView) Select(id, stage string) {
+func (v *Model) Select(id, stage string) {
 	v.chosen = true
 	if v.sel != id {
 		v.sel = id
@@ -289,7 +123,7 @@ func pickStage(t tracing.Trace, stage string) int {
 }
 
 // Move moves the list cursor by n rows and selects the trace there.
-func (v *requestsView) Move(n int) {
+func (v *Model) Move(n int) {
 	if len(v.shown) == 0 {
 		return
 	}
@@ -310,7 +144,7 @@ func (v *requestsView) Move(n int) {
 }
 
 // MoveStage selects the next (d=1) or previous (d=-1) stage of the lane.
-func (v *requestsView) MoveStage(d int) {
+func (v *Model) MoveStage(d int) {
 	t, ok := v.selected()
 	if !ok || len(t.Stages) == 0 {
 		return
@@ -320,7 +154,7 @@ func (v *requestsView) MoveStage(d int) {
 }
 
 // Stage is the selected stage.
-func (v *requestsView) Stage() (tracing.Trace, tracing.Stage, bool) {
+func (v *Model) Stage() (tracing.Trace, tracing.Stage, bool) {
 	t, ok := v.selected()
 	if !ok || v.stage < 0 || v.stage >= len(t.Stages) {
 		return t, tracing.Stage{}, false
@@ -329,7 +163,7 @@ func (v *requestsView) Stage() (tracing.Trace, tracing.Stage, bool) {
 }
 
 // listRows is how many trace rows fit in the list pane.
-func (v *requestsView) listRows() int {
+func (v *Model) listRows() int {
 	n := v.list.h - 3 // borders and the header
 	if v.typing || v.text != "" {
 		n--
@@ -337,7 +171,7 @@ func (v *requestsView) listRows() int {
 	return max(n, 1)
 }
 
-func (v *requestsView) keepCursorVisible() {
+func (v *Model) keepCursorVisible() {
 	rows := v.listRows()
 	if v.cursor >= 0 {
 		if v.cursor < v.offset {
@@ -350,8 +184,8 @@ func (v *requestsView) keepCursorVisible() {
 	v.offset = max(min(v.offset, len(v.shown)-rows), 0)
 }
 
-// SetSize lays the view's panes out in rects.
-func (v *requestsView) SetSize(wide bool, list, lane, details, source rect) {
+// setSize sizes the view's panes to the rects layout placed them in.
+func (v *Model) setSize(wide bool, list, lane, details, source rect) {
 	v.wide = wide
 	if v.list.w != list.w || v.list.h != list.h {
 		v.list.w, v.list.h = list.w, list.h
@@ -365,7 +199,7 @@ func (v *requestsView) SetSize(wide bool, list, lane, details, source rect) {
 }
 
 // refreshLane re-renders the lane and details panes for the selection; top scrolls them up.
-func (v *requestsView) refreshLane(top bool) {
+func (v *Model) refreshLane(top bool) {
 	t, ok := v.selected()
 	w := v.lane.Inner()
 	tr := v.tr
@@ -374,10 +208,10 @@ func (v *requestsView) refreshLane(top bool) {
 		if len(v.shown) == 0 {
 			msg = tr.RqLaneLater
 		}
-		v.lane.SetLines(wrapLines(v.st.Lane.Dim.Render(msg), w))
-		v.lane.SetTitle(rqLane.name(tr), "", "")
+		v.lane.SetLines(common.WrapLines(v.st.Lane.Dim.Render(msg), w))
+		v.lane.SetTitle(PaneLane.name(tr), "", "")
 		v.details.SetLines(nil)
-		v.details.SetTitle(rqDetails.name(tr), "", "")
+		v.details.SetTitle(PaneDetails.name(tr), "", "")
 		return
 	}
 	if v.stage < 0 || v.stage >= len(t.Stages) {
@@ -397,7 +231,7 @@ func (v *requestsView) refreshLane(top bool) {
 	if t.Code != 0 {
 		code = fmt.Sprint(t.Code)
 	}
-	v.lane.SetTitle(rqLane.name(tr), t.Verb+" "+resourceText(t)+" → "+code, fmt.Sprintf(tr.RqStageOf, v.stage+1, len(t.Stages)))
+	v.lane.SetTitle(PaneLane.name(tr), t.Verb+" "+resourceText(t)+" → "+code, fmt.Sprintf(tr.RqStageOf, v.stage+1, len(t.Stages)))
 	if top {
 		v.lane.Top()
 		v.details.Top()
@@ -412,7 +246,7 @@ func (v *requestsView) refreshLane(top bool) {
 	if held {
 		title = fmt.Sprintf(tr.RqHeldTitle, title)
 	}
-	v.details.SetTitle(rqDetails.name(tr), title, "")
+	v.details.SetTitle(PaneDetails.name(tr), title, "")
 }
 
 // resourceText is a trace's resource as the list shows it: resource[/subresource]
@@ -437,7 +271,7 @@ func resourceText(t tracing.Trace) string {
 }
 
 // requestLines are the request's attributes (and, when it is held, what it is held for).
-func requestLines(st *Styles, tr *i18n.Strings, t tracing.Trace, held *HeldRequest, w int) []string {
+func requestLines(st *common.Styles, tr *i18n.Strings, t tracing.Trace, held *HeldRequest, w int) []string {
 	var out []string
 	// The labels' column is as wide as the widest label in this language (CJK labels are two
 	// cells a character), at least the 10 cells English has always had.
@@ -452,7 +286,7 @@ func requestLines(st *Styles, tr *i18n.Strings, t tracing.Trace, held *HeldReque
 			return
 		}
 		label = i18n.PadRight(label, labelW) + " "
-		for i, l := range wrapLines(value, max(w-labelW-1, 10)) {
+		for i, l := range common.WrapLines(value, max(w-labelW-1, 10)) {
 			if i == 0 {
 				out = append(out, st.Lane.Dim.Render(label)+l)
 			} else {
@@ -461,10 +295,10 @@ func requestLines(st *Styles, tr *i18n.Strings, t tracing.Trace, held *HeldReque
 		}
 	}
 	if held != nil {
-		for _, l := range wrapLines(fmt.Sprintf(tr.RqHeldAt, held.Stage, held.Since.Format("15:04:05"), held.Spec), w) {
+		for _, l := range common.WrapLines(fmt.Sprintf(tr.RqHeldAt, held.Stage, held.Since.Format("15:04:05"), held.Spec), w) {
 			out = append(out, st.Lane.Held.Render(l))
 		}
-		for _, l := range wrapLines(tr.RqHeldKeys, w) {
+		for _, l := range common.WrapLines(tr.RqHeldKeys, w) {
 			out = append(out, st.Lane.Dim.Render(l))
 		}
 		out = append(out, "")
@@ -500,13 +334,13 @@ func requestLines(st *Styles, tr *i18n.Strings, t tracing.Trace, held *HeldReque
 	if held != nil {
 		// What a held write would store comes right after who, what and where.
 		if held.Body == "" {
-			for _, l := range wrapLines(tr.RqBodyNone, w) {
+			for _, l := range common.WrapLines(tr.RqBodyNone, w) {
 				out = append(out, st.Lane.Dim.Render(l))
 			}
 		} else {
 			out = append(out, st.Lane.Heading.Render(tr.RqBodyDecoded))
 			for _, l := range strings.Split(strings.TrimRight(held.Body, "\n"), "\n") {
-				out = append(out, wrapLines("  "+expandTabs(l), w)...)
+				out = append(out, common.WrapLines("  "+expandTabs(l), w)...)
 			}
 		}
 	}
@@ -516,7 +350,7 @@ func requestLines(st *Styles, tr *i18n.Strings, t tracing.Trace, held *HeldReque
 		code = fmt.Sprint(t.Code)
 	}
 	if t.Done && t.Duration > 0 {
-		code = fmt.Sprintf(tr.RqAfter, code, fmtDuration(t.Duration))
+		code = fmt.Sprintf(tr.RqAfter, code, FmtDuration(t.Duration))
 	}
 	if t.Bytes > 0 {
 		code = fmt.Sprintf(tr.RqBytes, code, t.Bytes)
@@ -531,7 +365,7 @@ func requestLines(st *Styles, tr *i18n.Strings, t tracing.Trace, held *HeldReque
 }
 
 // listView renders the list pane.
-func (v *requestsView) listView(focused bool, reqsWired, served bool, now time.Time) []string {
+func (v *Model) listView(focused bool, reqsWired, served bool) []string {
 	v.list.SetFocused(focused)
 	if !v.list.dirty && v.list.view != nil {
 		return v.list.view
@@ -550,7 +384,7 @@ func (v *requestsView) listView(focused bool, reqsWired, served bool, now time.T
 	if n := len(v.held); n > 0 {
 		figure = fmt.Sprintf(tr.RqHeldCount, n) + figure
 	}
-	return v.list.render(rqList.name(tr), detail, figure, func() []string {
+	return v.list.render(v.st, PaneList.name(tr), detail, figure, func() []string {
 		return v.listBody(reqsWired, served)
 	})
 }
@@ -563,7 +397,7 @@ const (
 	colLatency = 7
 )
 
-func (v *requestsView) listBody(reqsWired, served bool) []string {
+func (v *Model) listBody(reqsWired, served bool) []string {
 	w := v.list.w - 2
 	if w <= 0 {
 		return nil
@@ -572,13 +406,13 @@ func (v *requestsView) listBody(reqsWired, served bool) []string {
 	rest := max(w-3-colTime-colVerb-colCode-colLatency-5, 10)
 	userW := min(max(rest*35/100, 6), 20)
 	resW := rest - userW
-	header := "   " + fit(tr.ColTime, colTime) + " " + fit(tr.ColUser, userW) + " " + fit(tr.ColVerb, colVerb) + " " +
-		fit(tr.ColResource, resW) + " " + padLeft(tr.ColCode, colCode) + " " + padLeft(tr.ColLatency, colLatency)
-	out := []string{st.Header.Render(fit(header, w))}
+	header := "   " + common.Fit(tr.ColTime, colTime) + " " + common.Fit(tr.ColUser, userW) + " " + common.Fit(tr.ColVerb, colVerb) + " " +
+		common.Fit(tr.ColResource, resW) + " " + padLeft(tr.ColCode, colCode) + " " + padLeft(tr.ColLatency, colLatency)
+	out := []string{st.Header.Render(common.Fit(header, w))}
 	rows := v.listRows()
 	switch {
 	case !reqsWired:
-		out = append(out, wrapLines(st.Dim.Render(tr.RqNotWired), w)...)
+		out = append(out, common.WrapLines(st.Dim.Render(tr.RqNotWired), w)...)
 	case len(v.shown) == 0 && !v.loaded:
 		out = append(out, st.Dim.Render(tr.RqReading))
 	case len(v.shown) == 0:
@@ -593,7 +427,7 @@ func (v *requestsView) listBody(reqsWired, served bool) []string {
 		default:
 			msg = tr.RqNoneYet
 		}
-		out = append(out, wrapLines(st.Dim.Render(msg), w)...)
+		out = append(out, common.WrapLines(st.Dim.Render(msg), w)...)
 	}
 	end := min(v.offset+rows, len(v.shown))
 	for i := v.offset; i < end; i++ {
@@ -616,17 +450,17 @@ func (v *requestsView) listBody(reqsWired, served bool) []string {
 		}
 		lat := ""
 		if t.Done {
-			lat = fmtDuration(t.Duration)
+			lat = FmtDuration(t.Duration)
 		}
 		user := t.User
 		if user == "" {
 			user = "–"
 		}
-		line := mark + flag + " " + fit(t.Received.Format("15:04:05"), colTime) + " " + fit(user, userW) + " " +
-			fit(t.Verb, colVerb) + " " + fit(resourceText(t), resW) + " " + padLeft(code, colCode) + " " + padLeft(lat, colLatency)
+		line := mark + flag + " " + common.Fit(t.Received.Format("15:04:05"), colTime) + " " + common.Fit(user, userW) + " " +
+			common.Fit(t.Verb, colVerb) + " " + common.Fit(resourceText(t), resW) + " " + padLeft(code, colCode) + " " + padLeft(lat, colLatency)
 		switch {
 		case i == v.cursor:
-			line = st.Cursor.Render(fit(line, w))
+			line = st.Cursor.Render(common.Fit(line, w))
 		case flag == "⏸":
 			line = st.Held.Render(line)
 		case t.Loopback:
@@ -644,7 +478,7 @@ func (v *requestsView) listBody(reqsWired, served bool) []string {
 }
 
 // filterLine is the / prompt at the bottom of the list.
-func (v *requestsView) filterLine() string {
+func (v *Model) filterLine() string {
 	ps := v.st.Source
 	if v.typing {
 		return ps.Prompt.Render("/") + string(v.input) + "█" + ps.Info.Render(v.tr.RqFilterTyping)
@@ -666,14 +500,14 @@ func stoppedAt(t tracing.Trace) int {
 func padLeft(s string, w int) string {
 	sw := ansi.StringWidth(s)
 	if sw >= w {
-		return fit(s, w)
+		return common.Fit(s, w)
 	}
 	return strings.Repeat(" ", w-sw) + s
 }
 
-// FilterKey edits the / filter. It returns true when the filter changed (the store must be
+// filterKey edits the / filter. It returns true when the filter changed (the store must be
 // asked again).
-func (v *requestsView) FilterKey(msg tea.KeyMsg) bool {
+func (v *Model) filterKey(msg tea.KeyMsg) bool {
 	v.list.dirty = true
 	switch msg.Type {
 	case tea.KeyEsc:
@@ -699,7 +533,7 @@ func (v *requestsView) FilterKey(msg tea.KeyMsg) bool {
 }
 
 // StartFilter opens the / prompt with the current filter.
-func (v *requestsView) StartFilter() {
+func (v *Model) StartFilter() {
 	v.typing = true
 	v.input = []rune(v.text)
 	v.list.dirty = true
@@ -707,7 +541,7 @@ func (v *requestsView) StartFilter() {
 }
 
 // ClearFilter drops the text filter; it reports whether there was one.
-func (v *requestsView) ClearFilter() bool {
+func (v *Model) ClearFilter() bool {
 	if v.text == "" {
 		return false
 	}
@@ -718,7 +552,7 @@ func (v *requestsView) ClearFilter() bool {
 }
 
 // Clear hides every request so far (the :clear command) and drops the filter.
-func (v *requestsView) Clear() {
+func (v *Model) Clear() {
 	if len(v.all) > 0 {
 		v.since = v.all[0].Seq
 	}
@@ -728,14 +562,14 @@ func (v *requestsView) Clear() {
 }
 
 // Unclear shows again what Clear hid.
-func (v *requestsView) Unclear() {
+func (v *Model) Unclear() {
 	v.since = 0
 	v.applyMark()
 }
 
 // ShowSource points the source pane at the selected stage's code. It returns a command when
 // the code must be loaded, and false when the stage names no code.
-func (v *requestsView) ShowSource() (tea.Cmd, bool) {
+func (v *Model) ShowSource() (tea.Cmd, bool) {
 	t, s, ok := v.Stage()
 	if !ok || (s.Source.Anchor == "" && s.Source.Upstream == "") {
 		return nil, false
@@ -745,8 +579,6 @@ func (v *requestsView) ShowSource() (tea.Cmd, bool) {
 		return nil, true
 	}
 	v.srcKey = key
-	title := fmt.Sprintf(v.tr.RqStageTitle, stageLabel(v.tr, s.Name, false))
-	step := Step{ID: key, Title: title, Anchor: s.Source.Anchor, Upstream: s.Source.Upstream}
-	v.source.upstream = s.Source.Anchor == ""
-	return v.source.SetStep(step, true, server.Checkpoint{}), true
+	title := fmt.Sprintf(v.tr.RqStageTitle, StageLabel(v.tr, s.Name, false))
+	return v.source.ShowStage(key, title, s.Source.Anchor, s.Source.Upstream), true
 }

@@ -1,4 +1,4 @@
-package tui
+package requests
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
 )
 
 // A lane is drawn as a picture of the chain: one box per stage, in the order the handler chain
@@ -25,8 +26,8 @@ import (
 //
 // The selected box has a thick border (or, in the one-line form, a ▶ before it).
 
-// stageSymbol is the outcome's symbol.
-func stageSymbol(o tracing.Outcome) string {
+// StageSymbol is the outcome's symbol.
+func StageSymbol(o tracing.Outcome) string {
 	switch o {
 	case tracing.OutcomeDenied, tracing.OutcomeRefused, tracing.OutcomeFailed, tracing.OutcomeAborted:
 		return "✗"
@@ -38,9 +39,9 @@ func stageSymbol(o tracing.Outcome) string {
 	return "✓"
 }
 
-// stageLabel names a stage for a box: admission plugins by plugin and kind. Stage and plugin
+// StageLabel names a stage for a box: admission plugins by plugin and kind. Stage and plugin
 // names stay English (they are what :break and the admission flags take).
-func stageLabel(tr *i18n.Strings, name string, short bool) string {
+func StageLabel(tr *i18n.Strings, name string, short bool) string {
 	switch {
 	case strings.HasPrefix(name, tracing.StageMutatingPrefix):
 		p := strings.TrimPrefix(name, tracing.StageMutatingPrefix)
@@ -58,11 +59,11 @@ func stageLabel(tr *i18n.Strings, name string, short bool) string {
 	return name
 }
 
-// outcomeWord is what a box says besides its symbol.
-func outcomeWord(tr *i18n.Strings, o tracing.Outcome) string { return o.In(tr) }
+// OutcomeWord is what a box says besides its symbol.
+func OutcomeWord(tr *i18n.Strings, o tracing.Outcome) string { return o.In(tr) }
 
-// fmtDuration prints a stage or request time compactly.
-func fmtDuration(d time.Duration) string {
+// FmtDuration prints a stage or request time compactly.
+func FmtDuration(d time.Duration) string {
 	switch {
 	case d <= 0:
 		return ""
@@ -85,7 +86,7 @@ type laneCell struct {
 
 // lanePicture draws t's stages in at most w cells per line, the stage at index sel selected.
 // With tall, every stage is a three-line box; otherwise a one-line [box].
-func lanePicture(st *Styles, tr *i18n.Strings, t tracing.Trace, sel, w int, tall bool) []string {
+func lanePicture(st *common.Styles, tr *i18n.Strings, t tracing.Trace, sel, w int, tall bool) []string {
 	if len(t.Stages) == 0 {
 		return []string{st.Lane.Dim.Render(tr.LaneNoStage)}
 	}
@@ -175,26 +176,26 @@ func mark(tr *i18n.Strings, s tracing.Stage) string {
 }
 
 // tallBox draws ╭─ label ─╮ / │ ✓ word 1ms │ / ╰─ STOPPED ─╯, thick when selected.
-func tallBox(st *Styles, tr *i18n.Strings, s tracing.Stage, selected bool, maxW int) laneCell {
-	label := stageLabel(tr, s.Name, false)
-	body := stageSymbol(s.Outcome) + " " + outcomeWord(tr, s.Outcome)
-	if d := fmtDuration(s.Duration); d != "" {
+func tallBox(st *common.Styles, tr *i18n.Strings, s tracing.Stage, selected bool, maxW int) laneCell {
+	label := StageLabel(tr, s.Name, false)
+	body := StageSymbol(s.Outcome) + " " + OutcomeWord(tr, s.Outcome)
+	if d := FmtDuration(s.Duration); d != "" {
 		body += " " + d
 	}
 	m := mark(tr, s)
 	inner := max(ansi.StringWidth(label)+2, ansi.StringWidth(body)+2, ansi.StringWidth(m)+2)
 	if inner+2 > maxW {
-		label = stageLabel(tr, s.Name, true)
+		label = StageLabel(tr, s.Name, true)
 		inner = max(min(inner, maxW-2), 4)
 	}
-	b, bs := thinBorder, st.Lane.Border
+	b, bs := common.ThinBorder, st.Lane.Border
 	if selected {
-		b, bs = thickBorder, st.Lane.Selected
+		b, bs = common.ThickBorder, st.Lane.Selected
 	}
 	ts := st.Lane.Label
 	top := bs.Render(b.TL+b.H) + ts.Render(ansi.Truncate(label, inner-1, "…"))
 	top += bs.Render(strings.Repeat(b.H, max(inner-1-min(ansi.StringWidth(label), inner-1), 0)) + b.TR)
-	mid := bs.Render(b.V) + outcomeStyle(st, s).Render(fit(" "+body, inner)) + bs.Render(b.V)
+	mid := bs.Render(b.V) + outcomeStyle(st, s).Render(common.Fit(" "+body, inner)) + bs.Render(b.V)
 	bottom := bs.Render(b.BL + b.H)
 	if m != "" {
 		bottom += st.Lane.Mark.Render(m)
@@ -207,12 +208,12 @@ func tallBox(st *Styles, tr *i18n.Strings, s tracing.Stage, selected bool, maxW 
 
 // flatBox draws [✓ label] on one line, ▶ before it when selected and the outcome spelled out
 // when it is not a plain pass.
-func flatBox(st *Styles, tr *i18n.Strings, s tracing.Stage, selected bool, maxW int) laneCell {
-	text := stageSymbol(s.Outcome) + " " + stageLabel(tr, s.Name, true)
+func flatBox(st *common.Styles, tr *i18n.Strings, s tracing.Stage, selected bool, maxW int) laneCell {
+	text := StageSymbol(s.Outcome) + " " + StageLabel(tr, s.Name, true)
 	switch s.Outcome {
 	case tracing.OutcomeOK, tracing.OutcomeAllowed, tracing.OutcomeHeld:
 	default:
-		text += " " + outcomeWord(tr, s.Outcome)
+		text += " " + OutcomeWord(tr, s.Outcome)
 	}
 	if m := mark(tr, s); m != "" {
 		text += " " + m
@@ -233,8 +234,8 @@ func flatBox(st *Styles, tr *i18n.Strings, s tracing.Stage, selected bool, maxW 
 }
 
 // outcomeStyle colours a box's outcome (the symbol and word carry the meaning).
-func outcomeStyle(st *Styles, s tracing.Stage) lipgloss.Style {
-	switch stageSymbol(s.Outcome) {
+func outcomeStyle(st *common.Styles, s tracing.Stage) lipgloss.Style {
+	switch StageSymbol(s.Outcome) {
 	case "✗":
 		return st.Lane.Stopped
 	case "⏸":
@@ -247,21 +248,21 @@ func outcomeStyle(st *Styles, s tracing.Stage) lipgloss.Style {
 
 // stageDetails is what the details part of the lane pane shows for one stage: its outcome and
 // time, the summary, its fields, the JSON patch of a mutating plugin and where its code is.
-func stageDetails(st *Styles, tr *i18n.Strings, s tracing.Stage, w int, hasEtcd bool) []string {
+func stageDetails(st *common.Styles, tr *i18n.Strings, s tracing.Stage, w int, hasEtcd bool) []string {
 	var out []string
 	add := func(style lipgloss.Style, text string) {
-		for _, l := range wrapLines(text, w) {
+		for _, l := range common.WrapLines(text, w) {
 			out = append(out, style.Render(l))
 		}
 	}
-	head := stageLabel(tr, s.Name, false) + " · " + stageSymbol(s.Outcome) + " " + outcomeWord(tr, s.Outcome)
+	head := StageLabel(tr, s.Name, false) + " · " + StageSymbol(s.Outcome) + " " + OutcomeWord(tr, s.Outcome)
 	if s.Stopped {
 		head += tr.LaneStoppedHere
 	}
 	if s.Outcome == tracing.OutcomeHeld {
 		head += tr.LaneHeldHere
 	}
-	if d := fmtDuration(s.Duration); d != "" {
+	if d := FmtDuration(s.Duration); d != "" {
 		head += " · " + d
 	}
 	add(st.Lane.Heading, head)
@@ -275,8 +276,8 @@ func stageDetails(st *Styles, tr *i18n.Strings, s tracing.Stage, w int, hasEtcd 
 	}
 	labelW = min(labelW, w/3)
 	for _, f := range s.Fields {
-		label := fit(f.LabelIn(tr), labelW)
-		for i, l := range wrapLines(f.ValueIn(tr), max(w-labelW-3, 10)) {
+		label := common.Fit(f.LabelIn(tr), labelW)
+		for i, l := range common.WrapLines(f.ValueIn(tr), max(w-labelW-3, 10)) {
 			if i == 0 {
 				out = append(out, "  "+st.Lane.Dim.Render(label)+" "+l)
 			} else {
@@ -287,7 +288,7 @@ func stageDetails(st *Styles, tr *i18n.Strings, s tracing.Stage, w int, hasEtcd 
 	if s.Patch != "" {
 		add(st.Lane.Heading, tr.LanePatch)
 		for _, l := range patchLines(s.Patch) {
-			for _, wl := range wrapLines("  "+l, w) {
+			for _, wl := range common.WrapLines("  "+l, w) {
 				out = append(out, wl)
 			}
 		}
@@ -302,8 +303,8 @@ func stageDetails(st *Styles, tr *i18n.Strings, s tracing.Stage, w int, hasEtcd 
 	if len(src) > 0 {
 		add(st.Lane.Dim, strings.Join(src, " · ")+tr.LaneOpens)
 	}
-	if hasEtcd && s.Name == tracing.StageStorage && storageKey(s) != "" {
-		add(st.Lane.Dim, fmt.Sprintf(tr.LaneEtcdKey, storageKey(s)))
+	if hasEtcd && s.Name == tracing.StageStorage && StorageKey(s) != "" {
+		add(st.Lane.Dim, fmt.Sprintf(tr.LaneEtcdKey, StorageKey(s)))
 	}
 	return out
 }
@@ -325,9 +326,9 @@ func patchLines(patch string) []string {
 	return out
 }
 
-// storageKey is the etcd key a storage stage names: its "key" field, else the first word of
+// StorageKey is the etcd key a storage stage names: its "key" field, else the first word of
 // its detail that starts with /registry/.
-func storageKey(s tracing.Stage) string {
+func StorageKey(s tracing.Stage) string {
 	for _, f := range s.Fields {
 		if f.Label == "key" && strings.HasPrefix(f.Value, "/") {
 			return f.Value
@@ -341,11 +342,11 @@ func storageKey(s tracing.Stage) string {
 	return ""
 }
 
-// pathStep is one stage of the request path drawn in the chain bar.
-type pathStep struct{ name, short string }
+// PathStep is one stage of the request path drawn in the chain bar.
+type PathStep struct{ Name, Short string }
 
 // requestPath is the chain a request goes through, as the top bar draws it after serve.
-var requestPath = []pathStep{
+var requestPath = []PathStep{
 	{tracing.StageAuthentication, "authn"},
 	{tracing.StageImpersonation, "imp"},
 	{tracing.StageFlowControl, "flow"},
@@ -357,8 +358,8 @@ var requestPath = []pathStep{
 	{tracing.StageResponse, "resp"},
 }
 
-// pathIndex maps a trace stage (or a breakpoint stage) to its place in requestPath.
-func pathIndex(stage string) int {
+// PathIndex maps a trace stage (or a breakpoint stage) to its place in Path.
+func PathIndex(stage string) int {
 	switch {
 	case stage == tracing.StageMutatingAdmission || strings.HasPrefix(stage, tracing.StageMutatingPrefix):
 		return 4
@@ -366,9 +367,65 @@ func pathIndex(stage string) int {
 		return 6
 	}
 	for i, p := range requestPath {
-		if p.name == stage {
+		if p.Name == stage {
 			return i
 		}
 	}
 	return -1
+}
+
+// Path is the chain a request goes through, as the chain bar draws it after serve (a copy).
+func Path() []PathStep { return append([]PathStep(nil), requestPath...) }
+
+// tabWidth is how many columns a tab takes (as in the source pane).
+const tabWidth = 4
+
+// expandTabs replaces tabs by spaces to the next tab stop (a held request's body).
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		if r == '\t' {
+			n := tabWidth - col%tabWidth
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col++
+	}
+	return b.String()
+}
+
+// LaneSummary is a lane on one line, as the kubectl view lists a command's requests: each
+// stage's symbol and short name (an outcome that is not plain pass or skip in parentheses),
+// then the response code ("…" before it) and, once done, the time.
+func LaneSummary(tr *i18n.Strings, t tracing.Trace) string {
+	var parts []string
+	for _, s := range t.Stages {
+		if s.Name == tracing.StageResponse {
+			continue
+		}
+		name := StageLabel(tr, s.Name, true)
+		if i := PathIndex(s.Name); i >= 0 && s.Name == requestPath[i].Name {
+			name = requestPath[i].Short
+		}
+		p := StageSymbol(s.Outcome) + name
+		switch s.Outcome {
+		case tracing.OutcomeCache, tracing.OutcomeDenied, tracing.OutcomeRefused, tracing.OutcomeHeld, tracing.OutcomeAborted, tracing.OutcomeFailed:
+			p += "(" + OutcomeWord(tr, s.Outcome) + ")"
+		}
+		parts = append(parts, p)
+	}
+	end := "…"
+	if t.Code != 0 {
+		end = fmt.Sprint(t.Code)
+	}
+	if t.Done {
+		end += " " + FmtDuration(t.Duration)
+	}
+	return strings.Join(parts, " ") + " → " + end
 }
