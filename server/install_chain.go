@@ -59,6 +59,8 @@ const (
 	// It returns its context's error when the server stops first, and genericapiserver ends the
 	// process on any hook error (runPostStartHook calls klog.Fatalf): see serveState.stop.
 	hookCRDInformerSynced = "crd-informer-synced"
+	// hookAPIServiceDiscovery is the aggregator's hook that runs its discovery manager.
+	hookAPIServiceDiscovery = "apiservice-discovery-controller"
 )
 
 // derivedConfig returns the shallow copy of the generic config a server of the chain starts
