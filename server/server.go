@@ -568,6 +568,11 @@ func (s *Server) Close() error {
 		}
 		if s.in != nil {
 			s.in.waitHooks()
+			if s.sv == nil || s.sv.cancel == nil {
+				// The chain was built and never ran: nothing has released its stores and
+				// controllers, which Run does when it ends (chain_stop.go).
+				s.in.stopUnserved()
+			}
 		}
 		if s.st != nil {
 			// Idempotent: after serve, RunWithContext has destroyed the installed stores already.
