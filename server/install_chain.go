@@ -124,10 +124,11 @@ func (s *Server) newAPIExtensionsConfig(base genericapiserver.Config) *apiextens
 }
 
 // newAggregatorConfig is kube's CreateAggregatorConfig for kubewalk: the derived config,
-// APIServices stored as v1 JSON, the aggregator's default resource config. Two settings differ,
-// both until kubewalk runs an extension server (issue 19's second half): the remote
-// availability controller, which reads Services and EndpointSlices kubewalk does not serve, is
-// off; and the service resolver answers that no Service exists. Of the aggregator's OpenAPI
+// APIServices stored as v1 JSON, the aggregator's default resource config. The settings for
+// APIServices served by another server — the remote availability controller, which this
+// config turns off, the service resolver and the front-proxy client certificate — are set by
+// aggregatedState.applyTo (aggregated.go) with the stand-ins for Services and EndpointSlices
+// kubewalk does not serve. Of the aggregator's OpenAPI
 // only v3 is on (it proxies each group's document to the server that serves it); its v2
 // aggregation would download and merge every delegate's v2 document in PrepareRun, so
 // /openapi/v2 falls through to kubewalk's server, which builds its document on first request.
