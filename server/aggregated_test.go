@@ -97,6 +97,20 @@ func discovered(t *testing.T, cfg *rest.Config) (bool, error) {
 	return false, gvErr
 }
 
+// waitDiscovered waits until discovery lists callers, fresh.
+func waitDiscovered(ctx context.Context, t *testing.T, cfg *rest.Config, when string) {
+	t.Helper()
+	var gvErr error
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, availabilityBound, true, func(context.Context) (bool, error) {
+		var ok bool
+		ok, gvErr = discovered(t, cfg)
+		return ok && gvErr == nil, nil
+	})
+	if err != nil {
+		t.Errorf("discovery lacks callers %s: %v (group version error: %v)", when, err, gvErr)
+	}
+}
+
 // TestAggregatedAPI drives the extension server through the aggregator with client-go: the
 // availability controller marks its APIService Available, a read reaches it as the caller
 // (X-Remote-User), its SubjectAccessReview delegation lets alice in once RBAC does and keeps
@@ -123,8 +137,38 @@ func TestAggregatedAPI(t *testing.T) {
 	if ref := svc.Spec.Service; ref == nil || ref.Namespace != server.ExtensionNamespace || ref.Name != server.ExtensionService {
 		t.Errorf("APIService service = %+v, want %s/%s", ref, server.ExtensionNamespace, server.ExtensionService)
 	}
-	if ok, err := discovered(t, admin); !ok || err != nil {
-		t.Errorf("discovery lacks callers while the APIService is Available (group version error: %v)", err)
+	// The discovery manager fetches the extension's discovery once the aggregator sees the
+	// APIService Available; until then it may list the group version as stale.
+	waitDiscovered(ctx, t, admin, "once the APIService is Available")
+
+	// The aggregator's OpenAPI v3 lists the group's document and proxies it from the
+	// extension, and it is the only path the extension adds.
+	disco, err := discovery.NewDiscoveryClientForConfig(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gvPath := "apis/" + extensionv1alpha1.SchemeGroupVersion.String()
+	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, availabilityBound, true, func(context.Context) (bool, error) {
+		paths, err := disco.OpenAPIV3().Paths()
+		if err != nil {
+			return false, nil
+		}
+		_, ok := paths[gvPath]
+		return ok, nil
+	})
+	if err != nil {
+		t.Fatalf("/openapi/v3 does not list %s", gvPath)
+	}
+	paths, err := disco.OpenAPIV3().Paths()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := paths[gvPath].Schema("application/json")
+	if err != nil {
+		t.Fatalf("/openapi/v3/%s: %v", gvPath, err)
+	}
+	if !strings.Contains(string(doc), `"io.kubewalk.learn.extension.v1alpha1.Caller"`) {
+		t.Errorf("/openapi/v3/%s lacks the Caller schema", gvPath)
 	}
 
 	// bob holds no RBAC for callers: the extension asks kubewalk, which says no.
@@ -211,13 +255,7 @@ func TestAggregatedAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitAvailable(ctx, t, agg, apiregistrationv1.ConditionTrue)
-	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, availabilityBound, true, func(context.Context) (bool, error) {
-		ok, gvErr := discovered(t, admin)
-		return ok && gvErr == nil, nil
-	})
-	if err != nil {
-		t.Errorf("discovery does not list callers after the restart: %v", err)
-	}
+	waitDiscovered(ctx, t, admin, "after the restart")
 	list, err = listCallers(ctx, t, s, "alice")
 	if err != nil {
 		t.Fatalf("alice lists callers after the restart: %v", err)

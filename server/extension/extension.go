@@ -32,6 +32,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -50,9 +51,13 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 	"k8s.io/apiserver/pkg/server/options"
+	"k8s.io/apiserver/pkg/server/routes"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
 	basecompatibility "k8s.io/component-base/compatibility"
+	openapicommon "k8s.io/kube-openapi/pkg/common"
+
+	restful "github.com/emicklei/go-restful/v3"
 
 	"github.com/kubewalk/kubewalk/server/extension/apis/v1alpha1"
 	"github.com/kubewalk/kubewalk/server/extension/openapi"
@@ -252,6 +257,8 @@ func (s *Server) build(l net.Listener) (runner, *restclient.Config, error) {
 	c.OpenAPIConfig.Info.Title = "kubewalk extension"
 	c.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(openapi.GetOpenAPIDefinitions, namer)
 	c.OpenAPIV3Config.Info.Title = "kubewalk extension"
+	// Only /openapi/v3, and only for the group: installOpenAPIV3 below.
+	c.SkipOpenAPIInstallation = true
 	c.ShutdownDelayDuration = 0
 	c.ShutdownWatchTerminationGracePeriod = 0
 
@@ -292,7 +299,26 @@ func (s *Server) build(l net.Listener) (runner, *restclient.Config, error) {
 	if err := gs.InstallAPIGroup(&group); err != nil {
 		return nil, nil, fmt.Errorf("extension: InstallAPIGroup: %w", err)
 	}
+	installOpenAPIV3(gs, c.OpenAPIV3Config)
 	return gs.PrepareRun(), loopback, nil
+}
+
+// installOpenAPIV3 serves /openapi/v3 with the one document of the server's group version,
+// built by the library's routes.OpenAPI from the group's web services only. The aggregator's
+// OpenAPI v3 aggregation (kube-aggregator's openapiv3 specProxier) merges every path each
+// APIService's server lists into /openapi/v3, the last one it reads winning; a server that
+// also listed its "version" and "apis" documents, as PrepareRun's default installation does,
+// would stand in for kubewalk's own at random. /openapi/v2 is not served: kubewalk's
+// aggregator aggregates only v3.
+func installOpenAPIV3(gs *genericapiserver.GenericAPIServer, cfg *openapicommon.OpenAPIV3Config) {
+	group := restful.NewContainer()
+	prefix := "/apis/" + v1alpha1.GroupName + "/"
+	for _, ws := range gs.Handler.GoRestfulContainer.RegisteredWebServices() {
+		if strings.HasPrefix(ws.RootPath()+"/", prefix) {
+			group.Add(ws)
+		}
+	}
+	routes.OpenAPI{V3Config: cfg}.InstallV3(group, gs.Handler.NonGoRestfulMux)
 }
 
 // newScheme is the server's scheme, as sample-apiserver builds its own: the group's types, the
