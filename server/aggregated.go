@@ -35,6 +35,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	aggregatorapiserver "k8s.io/kube-aggregator/pkg/apiserver"
 	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset/typed/apiregistration/v1"
@@ -76,6 +77,7 @@ type aggregatedState struct {
 	background          sync.WaitGroup // the serve phase's start of the extension
 	registered          bool           // the APIService has been created
 	startErr            error          // why the serve phase's start of the extension failed
+	listenErr           error          // why no port could be reserved for the extension at install
 	registrationChanged chan struct{}  // closed and replaced when registered or startErr change
 }
 
@@ -131,9 +133,11 @@ func (s *Server) newAggregated() (*aggregatedState, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A process confined to known ports (class ssh's sandbox) may bind no other: the run goes
+	// on without the extension, and the serve phase logs why (startAggregated).
 	port, err := ag.extension.Listen()
 	if err != nil {
-		return nil, err
+		ag.listenErr = err
 	}
 	ag.endpoints = newExtensionEndpoints(int32(port))
 	return ag, nil
@@ -192,7 +196,13 @@ func (s *Server) startAggregated(ctx context.Context) {
 	ag.background.Add(1)
 	go func() {
 		defer ag.background.Done()
-		err := s.applyExtension(ctx)
+		err := ag.listenErr
+		if err == nil {
+			err = s.applyExtension(ctx)
+		}
+		if err != nil && ctx.Err() == nil {
+			klog.ErrorS(err, "The aggregated API is not available: the extension server did not start or its APIService was not registered")
+		}
 		ag.mu.Lock()
 		ag.startErr = err
 		if err == nil {
@@ -291,6 +301,10 @@ func (s *Server) StartExtension(ctx context.Context) error {
 	if s.ServeStatus() != Serving {
 		return errors.New("extension: kubewalk is not serving")
 	}
+	// Close cancels the start too.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.base, cancel)()
 	if err := s.ag.extension.Start(ctx); err != nil {
 		return err
 	}

@@ -231,9 +231,19 @@ func TestAggregatedAPI(t *testing.T) {
 	if s.ExtensionRunning() {
 		t.Error("ExtensionRunning after StopExtension")
 	}
+	// StopExtension marks the stand-in endpoint not ready before it stops the server, as the
+	// EndpointSlice controller would for a pod that goes away: the controller says so.
 	svc = waitAvailable(ctx, t, agg, apiregistrationv1.ConditionFalse)
-	if c := v1helper.GetAPIServiceConditionByType(svc, apiregistrationv1.Available); c.Reason == "" || c.Message == "" {
-		t.Errorf("unavailable without a reason: %+v", c)
+	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, availabilityBound, true, func(ctx context.Context) (bool, error) {
+		svc, err := agg.ApiregistrationV1().APIServices().Get(ctx, server.ExtensionAPIService, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		c := v1helper.GetAPIServiceConditionByType(svc, apiregistrationv1.Available)
+		return c.Status == apiregistrationv1.ConditionFalse && c.Reason == "MissingEndpoints" && strings.Contains(c.Message, server.ExtensionService), nil
+	})
+	if err != nil {
+		t.Errorf("unavailable, but not for MissingEndpoints: %+v", v1helper.GetAPIServiceConditionByType(svc, apiregistrationv1.Available))
 	}
 	_, err = listCallers(ctx, t, s, "alice")
 	if !apierrors.IsServiceUnavailable(err) {

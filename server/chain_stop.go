@@ -39,12 +39,14 @@ import (
 // informers (which run nothing until started), wait for something, or are kubewalk's own and
 // make their controllers on start.
 var unservedHooks = []string{
-	"start-apiextensions-controllers",              // apiextensions: naming, establishing, non-structural schema, API approval, finalizer, discovery
-	"apiservice-registration-controller",           // kube-aggregator
-	"apiservice-status-local-available-controller", // kube-aggregator
-	"apiservice-openapiv3-controller",              // kube-aggregator, from PrepareRun on
-	"apiservice-openapi-controller",                // kube-aggregator, if its v2 aggregation were on
-	hookAutoregistration,                           // kubewalk, as kube-apiserver: autoregister and CRD registration
+	"start-apiextensions-controllers",               // apiextensions: naming, establishing, non-structural schema, API approval, finalizer, discovery
+	"apiservice-registration-controller",            // kube-aggregator
+	"apiservice-status-local-available-controller",  // kube-aggregator
+	"apiservice-status-remote-available-controller", // kube-aggregator, for the extension's APIService (aggregated.go)
+	"aggregator-reload-proxy-client-cert",           // kube-aggregator: the front-proxy certificate's file watcher
+	"apiservice-openapiv3-controller",               // kube-aggregator, from PrepareRun on
+	"apiservice-openapi-controller",                 // kube-aggregator, if its v2 aggregation were on
+	hookAutoregistration,                            // kubewalk, as kube-apiserver: autoregister and CRD registration
 }
 
 // unservedStopTimeout bounds how long stopUnserved waits for the hooks it calls to return.

@@ -93,6 +93,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	port    int
+	held    net.Listener // Listen's listener, until the first Start serves on it
 	running *instance
 }
 
@@ -146,8 +147,10 @@ func (s *Server) Running() bool {
 	}
 }
 
-// Listen reserves the server's port, if it has none yet, so that a caller can name it before
-// the first Start (the EndpointSlice kubewalk stands in with lists it).
+// Listen opens the server's listener, if it has no port yet, so that a caller can name the
+// port before the first Start (the EndpointSlice kubewalk stands in with lists it); the first
+// Start serves on it, so no other process can take the port meanwhile. Until then a client's
+// connection waits unanswered in the backlog.
 func (s *Server) Listen() (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -158,8 +161,8 @@ func (s *Server) Listen() (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("extension: reserve a port: %w", err)
 	}
-	s.port = l.Addr().(*net.TCPAddr).Port
-	return s.port, l.Close()
+	s.port, s.held = l.Addr().(*net.TCPAddr).Port, l
+	return s.port, nil
 }
 
 // readyTimeout bounds how long Start waits for the new server's /readyz.
@@ -180,9 +183,13 @@ func (s *Server) Start(ctx context.Context) error {
 			return errors.New("extension: already running")
 		}
 	}
-	l, err := net.Listen("tcp", net.JoinHostPort(s.cfg.Host, strconv.Itoa(s.port)))
-	if err != nil {
-		return fmt.Errorf("extension: listen on port %d: %w", s.port, err)
+	l := s.held
+	s.held = nil
+	if l == nil {
+		var err error
+		if l, err = net.Listen("tcp", net.JoinHostPort(s.cfg.Host, strconv.Itoa(s.port))); err != nil {
+			return fmt.Errorf("extension: listen on port %d: %w", s.port, err)
+		}
 	}
 	prepared, loopback, err := s.build(l)
 	if err != nil {
@@ -205,13 +212,16 @@ func (s *Server) Start(ctx context.Context) error {
 	return nil
 }
 
-// Stop stops the running server and waits for it to exit; stopping a stopped server does
-// nothing.
+// Stop stops the running server and waits for it to exit, or closes the listener Listen
+// opened if no Start has used it; stopping a stopped server does nothing.
 func (s *Server) Stop() error {
 	s.mu.Lock()
-	in := s.running
-	s.running = nil
+	in, held := s.running, s.held
+	s.running, s.held = nil, nil
 	s.mu.Unlock()
+	if held != nil {
+		held.Close()
+	}
 	if in == nil {
 		return nil
 	}
