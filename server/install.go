@@ -193,8 +193,9 @@ func (s *Server) Install(ctx context.Context) error {
 		agg.GenericAPIServer.ShutdownTimeout = shutdownTimeout
 		in.aggregator, in.apiServices = agg, builtIn
 		for _, c := range agg.GenericAPIServer.HealthzChecks() {
-			if c.Name() == "poststarthook/"+hookCRDInformerSynced {
-				in.crdInformerSynced = c
+			switch c.Name() {
+			case "poststarthook/" + hookCRDInformerSynced, "poststarthook/" + hookAPIServiceDiscovery:
+				in.settleBeforeStop = append(in.settleBeforeStop, c)
 			}
 		}
 		return run.reach(ctx, "aggregator")

@@ -59,6 +59,8 @@ const (
 	// It returns its context's error when the server stops first, and genericapiserver ends the
 	// process on any hook error (runPostStartHook calls klog.Fatalf): see serveState.stop.
 	hookCRDInformerSynced = "crd-informer-synced"
+	// hookAPIServiceDiscovery is the aggregator's hook that runs its discovery manager.
+	hookAPIServiceDiscovery = "apiservice-discovery-controller"
 )
 
 // derivedConfig returns the shallow copy of the generic config a server of the chain starts
@@ -103,6 +105,12 @@ func withServerOpenAPI(c *genericapiserver.Config, kubewalk *runtime.Scheme, def
 func (s *Server) newAPIExtensionsConfig(base genericapiserver.Config) *apiextensionsapiserver.Config {
 	c := derivedConfig(&base)
 	withServerOpenAPI(&c, s.c.scheme.Scheme, apiextensionsopenapi.GetOpenAPIDefinitions)
+	// kubewalk's server installs its OpenAPI documents itself, lazily (openapi_serve.go); the
+	// apiextensions server installs its own in PrepareRun, as in kube-apiserver: its
+	// start-apiextensions-controllers hook runs the CRD OpenAPI controllers only then, and
+	// they publish each CRD's schema into those documents, /openapi/v3/apis/<group>/<version>
+	// of each CRD group included, which the aggregator's v3 aggregation finds there.
+	c.SkipOpenAPIInstallation = false
 	etcd := *s.st.etcd
 	// As kube: decodes v1 and v1beta1, stores the more compact v1beta1 (issue 82292).
 	etcd.StorageConfig.Codec = apiextensionsapiserver.Codecs.LegacyCodec(apiextensionsv1beta1.SchemeGroupVersion, apiextensionsv1.SchemeGroupVersion)
@@ -125,18 +133,18 @@ func (s *Server) newAPIExtensionsConfig(base genericapiserver.Config) *apiextens
 
 // newAggregatorConfig is kube's CreateAggregatorConfig for kubewalk: the derived config,
 // APIServices stored as v1 JSON, the aggregator's default resource config. The settings for
-// APIServices served by another server — the remote availability controller, which this
-// config turns off, the service resolver and the front-proxy client certificate — are set by
-// aggregatedState.applyTo (aggregated.go) with the stand-ins for Services and EndpointSlices
-// kubewalk does not serve. Of the aggregator's OpenAPI
-// only v3 is on (it proxies each group's document to the server that serves it); its v2
-// aggregation would download and merge every delegate's v2 document in PrepareRun, so
-// /openapi/v2 falls through to kubewalk's server, which builds its document on first request.
+// APIServices served by another server — the remote availability controller, the service
+// resolver and the front-proxy client certificate — are set by aggregatedState.applyTo
+// (aggregated.go) with the stand-ins for the Services and EndpointSlices kubewalk does not
+// serve. The aggregator serves /openapi/v2 and /openapi/v3 itself, as in kube-apiserver: v3
+// proxies each group's document to the server of the chain that serves it (a CRD group's to the
+// apiextensions server); v2 merges its own spec with each delegate's, which it downloads on the
+// first request for the merged document, not before (kube-aggregator's CacheableDownloader and
+// NewOpenAPIServiceLazy), so kubewalk's own v2 document is still built only when asked for.
 func (s *Server) newAggregatorConfig(base genericapiserver.Config) *aggregatorapiserver.Config {
 	c := derivedConfig(&base)
-	c.SkipOpenAPIInstallation = true
+	c.SkipOpenAPIInstallation = true // as kube's CreateAggregatorConfig: it has its own handlers
 	withServerOpenAPI(&c, s.c.scheme.Scheme, aggregatoropenapi.GetOpenAPIDefinitions)
-	c.OpenAPIConfig = nil
 	etcd := *s.st.etcd
 	etcd.StorageConfig.Codec = aggregatorscheme.Codecs.LegacyCodec(apiregistrationv1.SchemeGroupVersion, apiregistrationv1beta1.SchemeGroupVersion)
 	etcd.StorageConfig.EncodeVersioner = runtime.NewMultiGroupVersioner(apiregistrationv1.SchemeGroupVersion, schema.GroupKind{Group: apiregistrationv1beta1.GroupName})

@@ -29,9 +29,11 @@ type installState struct {
 	aggregatorCompleted aggregatorapiserver.CompletedConfig
 	aggregator          *aggregatorapiserver.APIAggregator
 	apiServices         []*apiregistrationv1.APIService // the built-in ones autoregistration creates
-	crdInformerSynced   healthz.HealthChecker           // passes once the crd-informer-synced hook has returned
-	groups              []*genericapiserver.APIGroupInfo
-	hooks               []string
+	// settleBeforeStop are the checks of the library post-start hooks a stop must not
+	// interrupt (see serveState.waitHooksSettled): each passes once its hook has returned.
+	settleBeforeStop []healthz.HealthChecker
+	groups           []*genericapiserver.APIGroupInfo
+	hooks            []string
 
 	// hooksMu guards hooksRunning, the post-start hooks that have started and not returned.
 	hooksMu      sync.Mutex

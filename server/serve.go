@@ -40,7 +40,7 @@ func (s *Server) Serve(ctx context.Context) error {
 			return fmt.Errorf("aggregator PrepareRun: %w", err)
 		}
 		sv.prepared = prepared
-		sv.hookSettled = s.in.crdInformerSynced
+		sv.hookSettled = s.in.settleBeforeStop
 		if err := run.reach(ctx, "prepare-run"); err != nil {
 			return err
 		}
@@ -217,7 +217,7 @@ func (sv *serveState) stop() error {
 		}
 		return nil
 	}
-	sv.waitHookSettled()
+	sv.waitHooksSettled()
 	sv.cancel()
 	select {
 	case <-sv.exited:
@@ -231,26 +231,33 @@ func (sv *serveState) stop() error {
 	}
 }
 
-// hookSettleTimeout bounds how long stop waits for the apiextensions server's
-// crd-informer-synced hook before it stops the server anyway.
+// hookSettleTimeout bounds how long stop waits for the library post-start hooks it must not
+// interrupt before it stops the server anyway.
 const hookSettleTimeout = 10 * time.Second
 
-// waitHookSettled waits, up to hookSettleTimeout, until the crd-informer-synced post-start hook
-// has returned. That library hook returns its context's error when the server stops before
-// the CRD informer has synced, and genericapiserver ends the whole process on a hook error
-// (klog.Fatalf in runPostStartHook), so a Close right after serve/serving would kill kubewalk.
-// The informer syncs with one LIST through the loopback client, within milliseconds of the
-// hooks starting; only a server that cannot reach its own storage waits the full bound.
-func (sv *serveState) waitHookSettled() {
-	if sv.hookSettled == nil {
-		return
-	}
+// waitHooksSettled waits, up to hookSettleTimeout, until two library post-start hooks have
+// returned, because each goes wrong when the server stops first:
+//
+//   - the apiextensions server's crd-informer-synced returns its context's error when the
+//     server stops before the CRD informer has synced, and genericapiserver ends the whole
+//     process on a hook error (klog.Fatalf in runPostStartHook), so a Close right after
+//     serve/serving would kill kubewalk;
+//   - the aggregator's apiservice-discovery-controller runs the discovery manager, and so
+//     ever shuts its work queue down, only once the APIService registration controller has
+//     synced; stopped before that, it returns without, and the queue's goroutines, made in
+//     NewWithDelegate, stay.
+//
+// Both informers sync with one LIST each through the loopback client, within milliseconds of
+// the hooks starting; only a server that cannot reach its own storage waits the full bound.
+func (sv *serveState) waitHooksSettled() {
 	deadline := time.Now().Add(hookSettleTimeout)
-	for sv.hookSettled.Check(nil) != nil && time.Now().Before(deadline) {
-		select {
-		case <-sv.exited:
-			return
-		case <-time.After(10 * time.Millisecond):
+	for _, c := range sv.hookSettled {
+		for c.Check(nil) != nil && time.Now().Before(deadline) {
+			select {
+			case <-sv.exited:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
 		}
 	}
 }

@@ -23,9 +23,9 @@ type serveState struct {
 	runErr     error         // RunWithContext's result, set before exited closes
 	kubeconfig string
 	readyAt    time.Time
-	// hookSettled passes once the library post-start hook that fails on an early stop has
-	// returned (see waitHookSettled).
-	hookSettled healthz.HealthChecker
+	// hookSettled pass once the library post-start hooks an early stop must not interrupt
+	// have returned (see waitHooksSettled).
+	hookSettled []healthz.HealthChecker
 }
 
 // liveObjects lists the serve phase's objects the raw view may read now: none. The prepared

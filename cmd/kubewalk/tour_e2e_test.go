@@ -57,6 +57,15 @@ func TestPlainTranscript(t *testing.T) {
 			t.Errorf("transcript lacks %q", want)
 		}
 	}
+	// The closing remark is prose, wrapped as prose: folding a hard-wrapped line wider than
+	// the transcript would hang its tail under an indent.
+	if _, tail, ok := strings.Cut(text, "stdin is not a terminal"); ok {
+		for _, l := range strings.Split(strings.TrimRight(tail, "\n"), "\n") {
+			if strings.HasPrefix(l, " ") || len([]rune(l)) > 100 {
+				t.Errorf("closing remark's line %q is folded or wider than the transcript", l)
+			}
+		}
+	}
 	for _, unwanted := range []string{"export KUBECONFIG", "Press Enter"} {
 		if strings.Contains(text, unwanted) {
 			t.Errorf("transcript has %q, for a server that stops as it exits", unwanted)

@@ -226,7 +226,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 			out = rec.TeeCooked(stdout)
 		}
 		popts := plain.Options{Out: out, In: lines, Interactive: interactive, Start: start, Traces: traces.Store,
-			Width: plain.TerminalWidth(os.Stdout)}
+			Width: plain.TerminalWidth(os.Stdout, os.Getenv)}
 		plainClass(&popts, class, o, i18n.For(lang), interactive)
 		err := plain.Run(ctx, eng, w, popts)
 		interrupted := ctx.Err() != nil

@@ -114,6 +114,8 @@ type Strings struct {
 	CmdColumn                                                                   string // %d: a column, %s: the problem
 	CmdKubectlRunning                                                           string // %s: the command line
 	CmdKubectlBesideBusy                                                        string // %s: the command line beside
+	CmdEtcdKey                                                                  string // %s: the prefix, /registry/
+	SuggestEtcdPrefix, SuggestEtcdUnder, SuggestEtcdKey, SuggestEtcdNotListed   string
 	SuggestTitle, SuggestErrorTitle, SuggestCommandsTitle                       string
 	SuggestMore                                                                 string // %d: how many
 	PromptHint                                                                  string
@@ -897,6 +899,11 @@ func english() Strings {
 		SuggestOnlyResource:  "only requests with this resource",
 		SuggestCanI:          "VERB RESOURCE: may I?",
 		SuggestWhoami:        "who the server thinks I am",
+		CmdEtcdKey:           ":etcd KEY: a key the server stores starts with %s and has no spaces (tab completes the keys listed)",
+		SuggestEtcdPrefix:    "where the server stores its objects",
+		SuggestEtcdUnder:     "keys under it",
+		SuggestEtcdKey:       "key: show its value, decoded",
+		SuggestEtcdNotListed: "where the server stores its objects; tab completes keys once :etcd has listed them",
 		VerbGet:              "list or show resources",
 		VerbDescribe:         "show details",
 		VerbCreate:           "create a resource",
@@ -1414,7 +1421,7 @@ func english() Strings {
 		PlainKubeconfig:              "kubeconfig: %s (contexts: admin, alice, bob, anonymous, badtoken)",
 		PlainExport:                  "  export KUBECONFIG=%s; kubectl get ns",
 		PlainRequests:                "Requests through the chain you just built:",
-		PlainNoTerminal:              "stdin is not a terminal, so nothing can keep this server running: it stops now, with its\nkubeconfig. To use kubectl with a server, run `kubewalk serve` (or `kubewalk --plain` in a terminal).",
+		PlainNoTerminal:              "stdin is not a terminal, so nothing can keep this server running: it stops now, with its kubeconfig. To use kubectl with a server, run `kubewalk serve` (or `kubewalk --plain` in a terminal).",
 		PlainKeepsRunning:            "The server keeps running for kubectl. Press Enter (or Ctrl-C) to stop it › ",
 		PlainTrack:                   "After-serve lessons: they read the running server. Create the objects a step names with kubectl, then read the step again.",
 		PlainTrackPrompt:             "[Enter] next step · [q]+Enter leave the lessons › ",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -19,16 +20,21 @@ const minWidth = 20
 
 // TerminalWidth returns the width to write a transcript for on f: the terminal's, when f is
 // one (so that nothing the transcript prints is wider than the screen and the terminal never
-// splits a word), else DefaultWidth (a file, a pipe, `script`).
-func TerminalWidth(f *os.File) int {
-	if f == nil || !term.IsTerminal(int(f.Fd())) {
-		return DefaultWidth
+// splits a word); else $COLUMNS when it is a positive number, as ls and man read it (a pipe
+// into a pager, `script`, an editor's terminal); else DefaultWidth (a file). getenv is
+// os.Getenv.
+func TerminalWidth(f *os.File, getenv func(string) string) int {
+	if f != nil && term.IsTerminal(int(f.Fd())) {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return max(w, minWidth)
+		}
 	}
-	w, _, err := term.GetSize(int(f.Fd()))
-	if err != nil || w <= 0 {
-		return DefaultWidth
+	if getenv != nil {
+		if w, err := strconv.Atoi(strings.TrimSpace(getenv("COLUMNS"))); err == nil && w > 0 {
+			return max(w, minWidth)
+		}
 	}
-	return max(w, minWidth)
+	return DefaultWidth
 }
 
 // promptRoom is the room a prompt leaves on its line for what is typed after it.

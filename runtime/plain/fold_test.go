@@ -2,6 +2,7 @@ package plain
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -74,5 +75,40 @@ func TestFoldWriter(t *testing.T) {
 	write("\nnext\n")
 	if got := buf.String(); got != "Enter: next step, q:\n    quit \nnext\n" {
 		t.Errorf("after the prompt: %q", got)
+	}
+}
+
+// TestTerminalWidthNotATerminal: without a terminal, $COLUMNS decides when it is a positive
+// number (narrow ones clamp to minWidth); anything else gives DefaultWidth.
+func TestTerminalWidthNotATerminal(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "transcript")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tc := range []struct {
+		columns string
+		want    int
+	}{
+		{"", DefaultWidth},
+		{"72", 72},
+		{" 132 ", 132},
+		{"5", minWidth},
+		{"0", DefaultWidth},
+		{"-3", DefaultWidth},
+		{"wide", DefaultWidth},
+	} {
+		env := func(k string) string {
+			if k == "COLUMNS" {
+				return tc.columns
+			}
+			return ""
+		}
+		if got := TerminalWidth(f, env); got != tc.want {
+			t.Errorf("COLUMNS=%q: width %d, want %d", tc.columns, got, tc.want)
+		}
+	}
+	if got := TerminalWidth(nil, nil); got != DefaultWidth {
+		t.Errorf("no file, no environment: %d", got)
 	}
 }

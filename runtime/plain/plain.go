@@ -350,7 +350,7 @@ func finish(ctx context.Context, s *server.Server, w Walkthrough, o Options, tr 
 	case o.KeepOpen != "":
 		return nil // the server keeps running while the class is open
 	case !o.Interactive:
-		fmt.Fprintln(o.Out, "\n"+tr.PlainNoTerminal)
+		fmt.Fprintln(o.Out, "\n"+wrap(tr.PlainNoTerminal, o.Width))
 		return nil
 	}
 	fmt.Fprint(o.Out, "\n"+tr.PlainKeepsRunning)

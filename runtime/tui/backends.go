@@ -1,12 +1,11 @@
 package tui
 
 import (
-	"context"
-	"io"
-	"time"
-
-	"github.com/kubewalk/kubewalk/runtime/kubectl"
-	"github.com/kubewalk/kubewalk/runtime/tracing"
+	"github.com/kubewalk/kubewalk/runtime/tui/class"
+	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
+	"github.com/kubewalk/kubewalk/runtime/tui/exercises"
+	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
+	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 )
 
 // The after-serve views read the running server through the small interfaces below, so the
@@ -15,301 +14,79 @@ import (
 // from the update loop, possibly from several goroutines at once: implementations must be safe
 // for concurrent use. A nil backend in Options turns its view into a short explanation.
 
-// Requests is the trace store the Requests view and the kubectl pane read
-// (runtime/tracing.Store).
-type Requests interface {
-	// List returns the traces f selects, in any order (the view sorts them newest first).
-	List(f tracing.Filter) []tracing.Trace
-	// Get returns one trace by ID (the request's audit ID).
-	Get(id string) (tracing.Trace, bool)
-	// Subscribe returns a channel that receives an event whenever a trace changes (events may
-	// be coalesced or dropped when the reader is slow: the view re-reads the store after any
-	// event) and a function that ends the subscription.
-	Subscribe() (<-chan tracing.Event, func())
-	// Dropped is how many traces the bounded ring has let go so far.
-	Dropped() uint64
-}
+// Requests is the trace store the Requests view and the kubectl pane read; it lives with the
+// view (runtime/tui/requests).
+type Requests = requests.Requests
 
-// Breakpoints holds matching requests at a stage of the chain (runtime/tracing.Breakpoints).
-// Which requests are held is re-read whenever Requests reports an event, so a Breakpoints
-// needs a Requests beside it: a request being held or let go changes its trace.
-type Breakpoints interface {
-	// Add sets a breakpoint: STAGE[:user=NAME][,verb=V][,resource=R], STAGE one of
-	// authentication, authorization, admission, storage. A bad spec is an error saying why.
-	Add(spec string) error
-	// Remove deletes a breakpoint given as Add got it (or as List shows it).
-	Remove(spec string) error
-	// List returns the breakpoints, as specs.
-	List() []string
-	// Held returns the requests held right now, oldest first.
-	Held() []HeldRequest
-	// Step lets a held request go on to its next breakpoint stage (it is held again there).
-	Step(id string) error
-	// Continue lets a held request run to the end without stopping again.
-	Continue(id string) error
-	// Abort fails a held request at the stage it is held at; the client sees the error.
-	Abort(id string) error
-}
+// Breakpoints holds matching requests at a stage of the chain (runtime/tui/requests).
+type Breakpoints = requests.Breakpoints
 
-// HeldRequest is a request a breakpoint holds.
-type HeldRequest struct {
-	// ID is the request's trace ID (its audit ID).
-	ID string
-	// Stage is where it is held: tracing.StageAuthentication, tracing.StageAuthorization,
-	// tracing.StageMutatingAdmission or tracing.StageStorage.
-	Stage string
-	// Spec is the breakpoint that matched, as List shows it.
-	Spec string
-	// Since is when it was held.
-	Since time.Time
-	// Body is the request's object decoded as YAML, secrets redacted, once the handler has
-	// decoded it (admission and storage stages of writes); "" otherwise.
-	Body string
-}
+// HeldRequest is a request a breakpoint holds (runtime/tui/requests).
+type HeldRequest = requests.HeldRequest
 
-// EtcdBrowser reads the keys the server stores in etcd (runtime/etcdview).
-type EtcdBrowser interface {
-	// List returns up to limit keys under prefix in key order, starting after continueKey
-	// ("" starts at the beginning). EtcdPage.Continue is "" when there are no more.
-	List(ctx context.Context, prefix string, limit int, continueKey string) (EtcdPage, error)
-	// Decode reads key and decodes its value with the server's own codecs.
-	Decode(ctx context.Context, key string) (EtcdValue, error)
-	// Watch reports every change under /registry after afterRevision (the Revision of the
-	// listing's first page, so that nothing between the listing and the watch is missed),
-	// until ctx ends or the watch fails (then the channel is closed).
-	Watch(ctx context.Context, afterRevision int64) <-chan EtcdChange
-}
+// The etcd explorer's reader and what it reads, defined beside the view
+// (runtime/tui/etcd); runtime/cli implements them under these names.
+type (
+	EtcdBrowser = etcd.Browser
+	EtcdKey     = etcd.Key
+	EtcdPage    = etcd.Page
+	EtcdValue   = etcd.Value
+	EtcdChange  = etcd.Change
+)
 
-// EtcdKey is one stored key with its metadata (no value).
-type EtcdKey struct {
-	// Key is the full key, e.g. /registry/configmaps/default/demo.
-	Key string
-	// CreateRevision and ModRevision are the etcd revisions that created and last changed
-	// the key; Version counts its changes since it was created.
-	CreateRevision, ModRevision, Version int64
-	// Size is the stored value's size in bytes, -1 when the listing did not read it (a
-	// listing reads keys only: etcd answers that from its index).
-	Size int
-}
-
-// EtcdPage is one page of a listing.
-type EtcdPage struct {
-	Keys []EtcdKey
-	// Continue is the key to pass to the next List, "" when the listing is complete.
-	Continue string
-	// Revision is the store's revision the page was read at.
-	Revision int64
-}
-
-// EtcdValue is a decoded value.
-type EtcdValue struct {
-	EtcdKey
-	// Encoding says how the value is stored: "protobuf" (the k8s\x00 envelope), "json", or
-	// what else the decoder recognised.
-	Encoding string
-	// YAML is the decoded object (secret data redacted).
-	YAML string
-}
-
-// EtcdChange is one change a watch reports.
-type EtcdChange struct {
-	// Key is the key after the change (its metadata; Size is 0 for a delete).
-	Key EtcdKey
-	// Deleted is set when the key was removed.
-	Deleted bool
-}
-
-// Kubectl runs kubectl commands in-process for the kubectl pane (*kubectl.Runner).
-type Kubectl interface {
-	// Run runs `kubectl ARGS`, writing its output to out as it comes, until it ends or ctx
-	// does (see kubectl.Runner.Run). A *kubectl.RefusedError says the command was not run.
-	Run(ctx context.Context, args []string, out io.Writer) (kubectl.Result, error)
-	// Close releases what the runner holds (its cache directory).
-	Close() error
-}
+// Kubectl runs kubectl commands in-process for the kubectl view (*kubectl.Runner); the view
+// (runtime/tui/kubectl) defines it.
+type Kubectl = kubectlview.Kubectl
 
 // NewKubectl makes the kubectl runner once the server serves and its kubeconfig exists; it
 // is called from a tea.Cmd on the first :kubectl command.
-type NewKubectl func(kubeconfig string) (Kubectl, error)
+type NewKubectl = kubectlview.NewKubectl
 
-// Exercises is what the exercises view needs (runtime/cli adapts runtime/exercises to it).
-// Implementations are safe for concurrent use and never block for long: the view calls them
-// on its update loop, or (List, after Changed) from a tea.Cmd.
-type Exercises interface {
-	// List returns every exercise in lesson order with its current state.
-	List() []Exercise
-	// Changed is signalled whenever any exercise's state changes (coalesced; never closed while
-	// the TUI runs).
-	Changed() <-chan struct{}
-	// RevealHint reveals the next hint level of exercise id (1 nudge, 2 pointer, 3 solution),
-	// records that it was shown and returns the exercise updated.
-	RevealHint(id string) (Exercise, error)
-	// Answer submits a typed answer, or for a multiple-choice exercise the chosen option's
-	// number ("1".."n"); it returns the exercise updated (State ExerciseDone when right, else
-	// LastTry says why not).
-	Answer(id, answer string) (Exercise, error)
-}
+// Exercises is what the exercises view needs (runtime/cli adapts runtime/exercises to it):
+// exercises.Backend, kept here under its old name with the exercise types so that runtime/cli
+// does not change.
+type Exercises = exercises.Backend
 
-// ExerciseState is where an exercise stands.
-type ExerciseState int
+// Exercise is one exercise as the view shows it (exercises.Exercise).
+type Exercise = exercises.Exercise
 
+// ExerciseState is where an exercise stands (exercises.State).
+type ExerciseState = exercises.State
+
+// The exercise states.
 const (
-	ExerciseLocked     ExerciseState = iota // its phase is not reached yet
-	ExerciseNeedsServe                      // reached, but its check needs a serving server
-	ExerciseOpen
-	ExerciseDone
+	ExerciseLocked     = exercises.Locked
+	ExerciseNeedsServe = exercises.NeedsServe
+	ExerciseOpen       = exercises.Open
+	ExerciseDone       = exercises.Done
 )
 
-// ExerciseInput is how the learner answers.
-type ExerciseInput int
+// ExerciseInput is how the learner answers (exercises.Input).
+type ExerciseInput = exercises.Input
 
+// The ways to answer.
 const (
-	InputLive   ExerciseInput = iota // checked against the live server; nothing to type
-	InputText                        // a typed answer
-	InputChoice                      // one of Choices
+	InputLive   = exercises.InputLive
+	InputText   = exercises.InputText
+	InputChoice = exercises.InputChoice
 )
 
-// Exercise is one exercise as the view shows it, in the learner's language.
-type Exercise struct {
-	ID, Lesson, Phase string // Lesson is the lesson id (e.g. "03-authz"), Phase its phase
-	LessonTitle       string
-	Title, Goal       string // Goal may hold inline markdown (code spans)
-	Input             ExerciseInput
-	Choices           []string
-	State             ExerciseState
-	Hints             []string // the levels revealed so far, in order
-	HintLevels        int      // how many levels exist (3)
-	Why               string   // when done: why it passed (e.g. "allowed by RoleBinding bob-cm")
-	LastTry           string   // after a wrong answer: what was wrong, in a few words
-}
-
-// ClassPlace is a place in the course a class follows: a startup checkpoint, the serving
-// server past the last one, or a step of the after-serve track. Places are ordered along the
-// course: every checkpoint, then serving, then the track's steps in order.
-type ClassPlace struct {
-	// Checkpoint is the startup checkpoint's ID ("phase/name"); once the server serves, the
-	// last one. "" is no place yet.
-	Checkpoint string
-	// Served is set once the startup has run to its end and the server serves.
-	Served bool
-	// Step is the after-serve track step ("lesson/step"), "" outside the track.
-	Step string
-}
-
-// IsZero reports whether p is no place yet.
-func (p ClassPlace) IsZero() bool { return p.Checkpoint == "" && !p.Served }
-
-// States of a student on the assigned exercise (ClassExercise.State), as the class channel
-// carries them.
-const (
-	ClassExLocked = "locked" // the student's tour has not reached its lesson
-	ClassExOpen   = "open"   // can be done; not tried yet
-	ClassExTrying = "trying" // opened, a hint revealed or a wrong answer given
-	ClassExDone   = "done"
+// The follow-along class's backends and what they carry, defined beside the class view
+// (runtime/tui/class); runtime/cli and runtime/classroom use them under these names.
+type (
+	ClassPlace    = class.Place
+	ClassExercise = class.Exercise
+	ClassHost     = class.Host
+	ClassBoard    = class.Board
+	ClassStudent  = class.Student
+	ClassFollower = class.Follower
+	FollowState   = class.FollowState
 )
 
-// ClassExercise is a student's state on one exercise: its ID, one of the ClassEx states and
-// how many hints the student has revealed. The zero value is nothing to report.
-type ClassExercise struct {
-	ID, State string
-	Hints     int
-}
-
-// ClassHost is the instructor's side of a follow-along class (runtime/classroom's Host, adapted
-// by runtime/cli). The screen keeps the join line in view, publishes every live pause (and,
-// once the server serves, every step of the after-serve track shown), shows the class board
-// (:board), sends one-line messages (:msg) and assigns an exercise to the class (:assign). Its
-// methods are called from tea.Cmds.
-type ClassHost interface {
-	// JoinLine is the line students type: "kubewalk join ADDR --code CODE".
-	JoinLine() string
-	// LoopbackOnly reports whether only this machine can join (the default listen address).
-	LoopbackOnly() bool
-	// Reached publishes the instructor's place; a place that is not further on than one
-	// published before is ignored, so followers never go back.
-	Reached(p ClassPlace)
-	// Board is a snapshot of the class.
-	Board() ClassBoard
-	// Changed is closed at the next change of the board.
-	Changed() <-chan struct{}
-	// Broadcast sends a one-line message to every student.
-	Broadcast(text string) error
-	// Assign assigns exercise id to the class ("" takes the assignment back). The screen has
-	// checked that id names an exercise.
-	Assign(id string) error
-}
-
-// ClassBoard is the class as the board shows it.
-type ClassBoard struct {
-	Title string
-	// Place is the instructor's published place, zero before the first.
-	Place ClassPlace
-	// Message is the latest broadcast, "" when none.
-	Message string
-	// Assigned is the exercise assigned to the class, "" when none.
-	Assigned string
-	Students []ClassStudent
-}
-
-// ClassStudent is one row of the board.
-type ClassStudent struct {
-	Name string
-	// Place is where the student's own tour is, zero before the first report.
-	Place ClassPlace
-	// Done counts the exercises the student has done.
-	Done int
-	// Exercise is the student's state on the assigned exercise (its ID is the assigned one's
-	// once the student has reported on it).
-	Exercise ClassExercise
-	// Idle is the time since the student's progress last changed.
-	Idle                        time.Duration
-	Stuck, Following, Connected bool
-}
-
-// ClassFollower is a student's side of a class (runtime/classroom's Student, adapted by
-// runtime/cli): while it follows, the screen runs the student's own server forward to the
-// instructor's place (never back) — through serve once the instructor's server serves, then
-// step by step along the after-serve track — and reports where the student is. Its methods
-// never block on the network.
-type ClassFollower interface {
-	// State is a snapshot of the student's side of the class.
-	State() FollowState
-	// Changed is closed at the next change of State.
-	Changed() <-chan struct{}
-	// Detach stops following (free pace); Resync follows again.
-	Detach()
-	Resync()
-	// SetStuck raises or lowers the student's stuck flag on the board.
-	SetStuck(stuck bool)
-	// Report says where the student's tour is and how many exercises are done.
-	Report(p ClassPlace, done int)
-	// ReportExercise says how the student stands on the assigned exercise.
-	ReportExercise(ex ClassExercise)
-}
-
-// FollowState is a student's side of the class.
-type FollowState struct {
-	// Title is the class title, Name the name the host gave this student.
-	Title, Name string
-	// Connected is true while the channel to the host is up.
-	Connected bool
-	// Instructor is the instructor's place, zero before the first.
-	Instructor ClassPlace
-	// Following is false while the student goes at their own pace.
-	Following bool
-	Stuck     bool
-	// Message is the instructor's latest message ("" none) and MessageSeq its number, which
-	// changes with every new message.
-	Message    string
-	MessageSeq int
-	// Assigned is the exercise the instructor assigned to the class ("" none) and AssignedSeq
-	// its number, which changes with every assignment (the same exercise again included).
-	Assigned    string
-	AssignedSeq int
-	// Ended is set when the instructor ended the class (until a class host admits the student
-	// again).
-	Ended bool
-	// Problem is why the connection is down ("" while connected); Fatal, when set, says the
-	// student has left the class for good (their tour goes on).
-	Problem, Fatal string
-}
+// States of a student on the assigned exercise (class.ExLocked, …).
+const (
+	ClassExLocked = class.ExLocked
+	ClassExOpen   = class.ExOpen
+	ClassExTrying = class.ExTrying
+	ClassExDone   = class.ExDone
+)

@@ -137,22 +137,6 @@ func BenchmarkStepChangeCold(b *testing.B) {
 	}
 }
 
-// BenchmarkTokenise is tokenising a Go file of about 2000 lines (done once per file, in a
-// tea.Cmd, off the update loop), lexing included.
-func BenchmarkTokenise(b *testing.B) {
-	src := []byte(fakeSource)
-	for len(src) < 60_000 {
-		src = append(src, fakeSource...)
-	}
-	st := DefaultStyles()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		lexedCache.Clear() // lexing, not a cache hit, is what is measured
-		_ = tokenise(src, st)
-	}
-}
-
 // BenchmarkColour runs the frame and step benchmarks with a true-colour profile, as a real
 // terminal would (the other benchmarks run with TestMain's no-colour profile).
 func BenchmarkColour(b *testing.B) {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kubewalk/kubewalk/runtime/tui/class"
 )
 
 // fakeFollower is a student's side of a class, changed by the test.
@@ -162,6 +164,9 @@ func (h *fakeClassHost) snapshot() (reached, sent []string) {
 	defer h.mu.Unlock()
 	return slices.Clone(h.reached), slices.Clone(h.sent)
 }
+
+// checkpointIndex is a checkpoint's position in server.Checkpoints(), -1 for an unknown ID.
+func checkpointIndex(id string) int { return class.CheckpointIndex(id) }
 
 // liveID is the checkpoint the (fake) server is paused at.
 func liveID(hs *harness) string {

@@ -214,7 +214,7 @@ func TestAssignedOnStudent(t *testing.T) {
 			if hs.model.m.at != viewExercises {
 				t.Fatalf("A opened view %v", hs.model.m.at)
 			}
-			if e, ok := hs.model.m.ex.selected(); !ok || e.ID != "authz-bob-cm" {
+			if e, ok := hs.model.m.exView().Selected(); !ok || e.ID != "authz-bob-cm" {
 				t.Errorf("selected %+v", e)
 			}
 			hs.keys("h")

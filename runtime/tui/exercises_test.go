@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/exercises"
 )
 
 // newExFixture is a model on the fake backends with exercises, in lang at w×h, left paused
@@ -22,29 +23,21 @@ func newExFixture(t *testing.T, lang string, w, h int) (*harness, *fakeExercises
 	x := newFakeExercises(lang)
 	hs := newHarnessOpts(t, w, h, fakeContent{zh: lang == i18n.SimplifiedChinese}, fakeServer{}, Options{GlamourStyle: "notty", Lang: lang,
 		Requests: newFakeStore(100), Exercises: x})
-	hs.until("the exercises", func() bool { return hs.model.m.ex.loaded })
+	hs.until("the exercises", func() bool { return hs.model.m.exView().Loaded() })
 	hs.settle()
 	return hs, x
 }
 
 // exTitles lists the exercise rows of the list in order, by ID.
-func exOrder(v *exView) []string {
-	var out []string
-	for _, r := range v.rows {
-		if r.heading == "" {
-			out = append(out, v.all[r.ex].ID)
-		}
-	}
-	return out
-}
+func exOrder(v *exercises.Model) []string { return v.Order() }
 
 // selectEx moves the list's cursor to an exercise.
 func selectEx(hs *harness, id string) {
 	hs.t.Helper()
-	v := hs.model.m.ex
+	v := hs.model.m.exView()
 	hs.keys("g")
-	for range len(v.all) {
-		if e, ok := v.selected(); ok && e.ID == id {
+	for range len(v.All()) {
+		if e, ok := v.Selected(); ok && e.ID == id {
 			return
 		}
 		hs.keys("down")
@@ -67,7 +60,7 @@ func TestExercisesView(t *testing.T) {
 			}
 			// Paused in config: no exercise there, so lesson order.
 			want := []string{"authn-401", "authn-which", "authz-bob-cm", "authz-who", "adm-pinned", "serve-readyz", "serve-watch"}
-			if got := exOrder(m.ex); fmt.Sprint(got) != fmt.Sprint(want) {
+			if got := exOrder(m.exView()); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("order at config: %v, want %v", got, want)
 			}
 			hs.mustNot("· now")
@@ -75,7 +68,7 @@ func TestExercisesView(t *testing.T) {
 			hs.keys("K", "3")
 			hs.typeLine("ex")
 			want = []string{"authz-bob-cm", "authz-who", "authn-401", "authn-which", "adm-pinned", "serve-readyz", "serve-watch"}
-			if got := exOrder(m.ex); fmt.Sprint(got) != fmt.Sprint(want) {
+			if got := exOrder(m.exView()); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("order at authz: %v, want %v", got, want)
 			}
 			hs.must("Authorization · now", "› ○ Let bob list configmaps in default", "○ Who lets alice create configmaps?",
@@ -106,13 +99,13 @@ func TestExercisesView(t *testing.T) {
 			hs.must("hints 3/3")
 			// A live exercise has nothing to type.
 			hs.keys("a")
-			if m.ex.typing || m.note != "this exercise is checked on the live server: there is nothing to type" {
-				t.Errorf("a on a live exercise: typing %v, note %q", m.ex.typing, m.note)
+			if m.exView().Capturing() || m.note != "this exercise is checked on the live server: there is nothing to type" {
+				t.Errorf("a on a live exercise: typing %v, note %q", m.exView().Capturing(), m.note)
 			}
 
 			// A typed answer: wrong, then right (case and spaces do not matter).
 			hs.keys("down", "a")
-			if !m.ex.typing {
+			if !m.exView().Capturing() {
 				t.Fatal("a did not open the answer line")
 			}
 			hs.must("answer› █", "enter checks · esc cancels")
@@ -122,7 +115,7 @@ func TestExercisesView(t *testing.T) {
 			hs.keys("a")
 			hs.send(keyMsg("x"))
 			hs.keys("esc")
-			if m.ex.typing {
+			if m.exView().Capturing() {
 				t.Error("esc left the answer line open")
 			}
 			hs.keys("enter", "enter") // focus the detail; enter opens the answer line there
@@ -190,7 +183,7 @@ func TestExercisesTick(t *testing.T) {
 				x.pass("adm-pinned")
 				x.pass("authn-which")
 				hs.until("two toasts", func() bool {
-					d, _ := m.ex.Done()
+					d, _ := m.exView().Done()
 					return d == 4
 				})
 				hs.settle()
@@ -198,7 +191,7 @@ func TestExercisesTick(t *testing.T) {
 					t.Errorf("%d toasts, want 2", len(m.toasts))
 				}
 				x.openAll()
-				hs.until("the open exercises", func() bool { return x.list[5].State == ExerciseOpen && m.ex.all[5].State == ExerciseOpen })
+				hs.until("the open exercises", func() bool { return x.list[5].State == ExerciseOpen && m.exView().All()[5].State == ExerciseOpen })
 				hs.settle()
 				if len(m.toasts) != 2 {
 					t.Errorf("opening exercises toasted: %d toasts", len(m.toasts))
@@ -378,7 +371,7 @@ func TestTeatestExercises(t *testing.T) {
 				wait(fmt.Sprintf(tr.ViewExercisesDone, 1, 7))
 				waitModel("the view", func(mm *model) bool { return mm.at == viewExercises })
 				// Select the typed-answer exercise of authz and reveal its three hints.
-				for i := 0; !probe(func(mm *model) bool { e, ok := mm.ex.selected(); return ok && e.ID == "authz-who" }); i++ {
+				for i := 0; !probe(func(mm *model) bool { e, ok := mm.exView().Selected(); return ok && e.ID == "authz-who" }); i++ {
 					if i > 10 {
 						t.Fatal("authz-who is not in the list")
 					}
@@ -388,7 +381,7 @@ func TestTeatestExercises(t *testing.T) {
 				for i := 1; i <= 3; i++ {
 					tm.Send(keyMsg("h"))
 					waitModel(fmt.Sprintf("hint %d", i), func(mm *model) bool {
-						e, _ := mm.ex.selected()
+						e, _ := mm.exView().Selected()
 						return len(e.Hints) == i
 					})
 				}
@@ -409,7 +402,7 @@ func TestTeatestExercises(t *testing.T) {
 				wait(x.whys["authz-bob-cm"], fmt.Sprintf(tr.StatusExercises, 3, 7))
 				tm.Send(keyMsg("q"))
 				final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(probeModel)
-				if d, _ := final.Model.m.ex.Done(); d != 3 {
+				if d, _ := final.Model.m.exView().Done(); d != 3 {
 					t.Errorf("%d exercises done at the end, want 3", d)
 				}
 				if x.shown["authz-who"] != 3 {
@@ -434,58 +427,4 @@ func (p probeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	next, cmd := p.fitModel.Update(msg)
 	return probeModel{next.(fitModel)}, cmd
-}
-
-// TestExercisesOrder: the lesson of the step on screen comes first (LessonContent's step IDs
-// start with the lesson ID), else the lessons of its phase, else lesson order; a new current
-// lesson selects its first exercise.
-func TestExercisesOrder(t *testing.T) {
-	ex := func(id, lesson, phase string) Exercise {
-		return Exercise{ID: id, Lesson: lesson, Phase: phase, LessonTitle: lesson}
-	}
-	all := []Exercise{ex("a1", "02-authn", "authn"), ex("z1", "03-authz", "authz"), ex("z2", "03-authz", "authz"),
-		ex("s1", "07-serve", "serve"), ex("w1", "21-watch", "serve")}
-	tests := []struct {
-		lesson, phase string
-		want          string
-		current       string // the headings marked current
-	}{
-		{"", "config", "[a1 z1 z2 s1 w1]", ""},
-		{"03-authz", "authz", "[z1 z2 a1 s1 w1]", "03-authz"},
-		{"21-watch", "serve", "[w1 a1 z1 z2 s1]", "21-watch"},
-		{"serve", "serve", "[s1 w1 a1 z1 z2]", "07-serve 21-watch"}, // no lesson by that ID: its phase's
-	}
-	for _, tt := range tests {
-		t.Run(tt.lesson+"/"+tt.phase, func(t *testing.T) {
-			v := newExView(DefaultStyles(), i18n.For(i18n.English))
-			v.SetSize(false, rect{w: 80, h: 10}, rect{w: 80, h: 10})
-			v.Loaded(exLoadedMsg{seq: 1, list: all})
-			v.Move(2)
-			v.SetCurrent(tt.lesson, tt.phase)
-			got := exOrder(v)
-			if fmt.Sprint(got) != tt.want {
-				t.Errorf("order %v, want %s", got, tt.want)
-			}
-			if tt.current != "" && v.sel != got[0] {
-				t.Errorf("selected %s, want the current lesson's first, %s", v.sel, got[0])
-			}
-			var curs []string
-			for _, r := range v.rows {
-				if r.current {
-					curs = append(curs, r.heading)
-				}
-			}
-			cur := strings.Join(curs, " ")
-			if cur != tt.current {
-				t.Errorf("current heading %q, want %q", cur, tt.current)
-			}
-		})
-	}
-	// A stale snapshot does not replace a newer one.
-	v := newExView(DefaultStyles(), i18n.For(i18n.English))
-	v.Loaded(exLoadedMsg{seq: 2, list: all[:2]})
-	v.Loaded(exLoadedMsg{seq: 1, list: all})
-	if len(v.all) != 2 {
-		t.Errorf("a stale snapshot replaced the list: %d exercises", len(v.all))
-	}
 }

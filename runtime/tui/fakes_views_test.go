@@ -12,6 +12,9 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
+	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
+	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
+	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 )
 
 // fakeStore is a Requests: a bounded ring of traces with subscriptions, like
@@ -285,7 +288,7 @@ func (b *fakeBreakpoints) hold(t tracing.Trace, stage, spec, body string) {
 func heldLane(t tracing.Trace, stage string) []tracing.Stage {
 	var out []tracing.Stage
 	for _, s := range okCreate(t.ID, 0).Stages {
-		if pathIndex(s.Name) >= pathIndex(stage) {
+		if requests.PathIndex(s.Name) >= requests.PathIndex(stage) {
 			h := tracing.Stage{Name: stage, Outcome: tracing.OutcomeHeld, Detail: "held by a breakpoint", Source: tracing.SourceRef{Anchor: "(*Server).Authn"}}
 			if stage == tracing.StageMutatingAdmission {
 				h.Name = tracing.StageMutatingPrefix + "CreatedBy"
@@ -428,7 +431,7 @@ func (e *fakeEtcd) Decode(ctx context.Context, key string) (EtcdValue, error) {
 	if !ok {
 		return EtcdValue{}, fmt.Errorf("%s: not found", key)
 	}
-	res, ns, name := splitKey(key)
+	res, ns, name := etcd.SplitKey(key)
 	y := fmt.Sprintf("apiVersion: v1\nkind: %s\nmetadata:\n  name: %s\n", strings.TrimSuffix(res, "s"), name)
 	if ns != "" {
 		y += "  namespace: " + ns + "\n"
@@ -489,7 +492,7 @@ func (k *fakeKubectl) Run(ctx context.Context, args []string, out io.Writer) (ku
 	k.mu.Lock()
 	k.runs = append(k.runs, args)
 	k.mu.Unlock()
-	res := kubectl.Result{Args: args, Context: contextOf(args)}
+	res := kubectl.Result{Args: args, Context: kubectlview.ContextOf(args)}
 	line := strings.Join(args, " ")
 	switch {
 	case len(args) > 0 && args[0] == "edit":
@@ -507,7 +510,7 @@ func (k *fakeKubectl) Run(ctx context.Context, args []string, out io.Writer) (ku
 				return res, nil
 			}
 		}
-	case contextOf(args) == "bob":
+	case kubectlview.ContextOf(args) == "bob":
 		fmt.Fprintln(out, `Error from server (Forbidden): configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" in the namespace "default"`)
 		res.ExitCode = 1
 		res.Requests = []kubectl.Request{{Method: "GET", Path: "/api/v1/namespaces/default/configmaps?limit=500", Code: 403, AuditID: "f-1"}}

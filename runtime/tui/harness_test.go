@@ -15,6 +15,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 	"k8s.io/klog/v2"
+
+	"github.com/kubewalk/kubewalk/runtime/tui/class"
+	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 )
 
 func TestMain(m *testing.M) {
@@ -65,7 +68,7 @@ func newHarnessOpts(t *testing.T, w, h int, content Content, srv ServerInfo, opt
 	m.m.now = func() time.Time { return time.Date(2025, 5, 1, 10, 30, 0, 0, time.UTC) }
 	hs := &harness{t: t, model: m, msgs: make(chan tea.Msg, 64), done: make(chan struct{}), eng: eng}
 	m.m.done = hs.done
-	t.Cleanup(func() { close(hs.done) })
+	t.Cleanup(func() { close(hs.done); m.m.cancel() })
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.run(m.Init())
 	hs.settle()
@@ -156,41 +159,37 @@ func (hs *harness) idle() bool {
 	if !m.served && m.failed == nil {
 		idle++
 	}
-	if m.subArmed {
+	if m.rqv().Armed() {
 		idle++
 	}
-	if m.etcdArmed {
+	if hs.etcdView().WatchArmed() {
 		idle++
 	}
-	if m.exArmed {
+	if m.exView().Watching() {
 		idle++
 	}
 	if m.autoArmed {
 		idle++ // the auto pause's timer: tests send autoMsg or wait for it with until
 	}
-	if c := m.cls; c != nil && c.host != nil {
-		idle++ // the board's waiter
-	}
-	if c := m.cls; c != nil && c.follow != nil {
-		idle++ // the student's state waiter
-		if !c.fsLoaded {
-			return false // its first read is on its way
+	if c, ok := m.cls.(*class.Model); ok {
+		n, delivering := c.Waiters() // the board's waiter, the student's state waiter
+		if delivering {
+			return false // the student's state is on its way
 		}
-		select {
-		case <-c.fsNext:
-			return false // the state changed: the waiter is delivering it
-		default:
-		}
+		idle += int64(n)
 	}
-	if m.fetch.job != nil {
+	if m.fetch.Running() {
 		idle += 2 // the download and its progress waiter
 	}
-	if m.kc.bg != nil {
+	if m.kc().Beside() != nil {
 		idle += 2 // a kubectl command beside the one in front (a watch) and its output waiter
 	}
-	waiting := m.running || len(m.source.pending) > 0 || len(m.kubeSrc.pending) > 0 || len(m.probing) > 0 || len(m.rq.source.pending) > 0 || m.kc.running || m.ev.loading
+	waiting := m.running || m.source.Loading() || m.kubeSrc.Loading() || len(m.probing) > 0 || m.rqv().Loading() || m.kc().Running() || hs.etcdView().Loading()
 	return !waiting && hs.inflight.Load() <= idle && len(hs.msgs) == 0 && hs.handled == hs.eng.sent.Load()
 }
+
+// etcdView is the model's etcd view (runtime/tui/etcd).
+func (hs *harness) etcdView() *etcd.Model { return hs.model.m.views[viewEtcd].(*etcd.Model) }
 
 // until processes messages until cond holds (checked after each message and while idle),
 // failing after a bound.

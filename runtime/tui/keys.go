@@ -5,6 +5,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/exercises"
 )
 
 // KeyMap is every key binding of the walkthrough screen, with its help text.
@@ -76,7 +77,8 @@ type KeyMap struct {
 	HeldRun     key.Binding
 	HeldAbort   key.Binding
 
-	// The exercises view: the next hint, the answer line, an option of a multiple choice.
+	// The exercises view: the next hint, the answer line, an option of a multiple choice
+	// (exercises.NewKeyMap's; the ? overlay lists them, the view has its own).
 	Hint   key.Binding
 	Answer key.Binding
 	Choose key.Binding
@@ -100,6 +102,7 @@ func DefaultKeyMap() KeyMap { return NewKeyMap(i18n.For(i18n.English)) }
 // in every language.
 func NewKeyMap(tr *i18n.Strings) KeyMap {
 	sk := common.NewScrollKeys(tr)
+	ek := exercises.NewKeyMap(tr)
 	return KeyMap{
 		Next:      key.NewBinding(key.WithKeys(" ", "n", "right"), key.WithHelp("space/n/→", tr.KeyNext)),
 		NextPhase: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", tr.KeyNextPhase)),
@@ -145,9 +148,9 @@ func NewKeyMap(tr *i18n.Strings) KeyMap {
 		HeldRun:     key.NewBinding(key.WithKeys("E"), key.WithHelp("E", tr.KeyHeldRun)),
 		HeldAbort:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", tr.KeyHeldAbort)),
 
-		Hint:   key.NewBinding(key.WithKeys("h"), key.WithHelp("h", tr.KeyHint)),
-		Answer: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", tr.KeyAnswer)),
-		Choose: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", tr.KeyChoose)),
+		Hint:   ek.Hint,
+		Answer: ek.Answer,
+		Choose: ek.Choose,
 
 		ClassBoard:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", tr.KeyClassBoard)),
 		ClassFollow:   key.NewBinding(key.WithKeys("D"), key.WithHelp("D", tr.KeyClassFollow)),

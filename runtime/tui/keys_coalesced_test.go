@@ -33,8 +33,8 @@ func TestCoalescedKeys(t *testing.T) {
 			if hs.quit != tt.quit {
 				t.Errorf("quit = %v, want %v", hs.quit, tt.quit)
 			}
-			if m.prompt.open != tt.prompt || string(m.prompt.input) != tt.input {
-				t.Errorf("command line open %v with %q, want %v with %q", m.prompt.open, string(m.prompt.input), tt.prompt, tt.input)
+			if m.prompt.IsOpen() != tt.prompt || m.prompt.Line() != tt.input {
+				t.Errorf("command line open %v with %q, want %v with %q", m.prompt.IsOpen(), m.prompt.Line(), tt.prompt, tt.input)
 			}
 			if m.showHelp != tt.help {
 				t.Errorf("help shown %v, want %v", m.showHelp, tt.help)
@@ -73,8 +73,8 @@ func TestLateTerminalReport(t *testing.T) {
 				hs.settle()
 			}
 			m := hs.model.m
-			if m.prompt.open {
-				t.Errorf("the report opened the command line with %q", string(m.prompt.input))
+			if m.prompt.IsOpen() {
+				t.Errorf("the report opened the command line with %q", m.prompt.Line())
 			}
 			if m.live().Checkpoint.ID() != tt.atPaused {
 				t.Errorf("paused at %s, want %s", m.live().Checkpoint.ID(), tt.atPaused)

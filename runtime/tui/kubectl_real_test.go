@@ -15,6 +15,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/kubewalk/kubewalk/runtime/kubectl"
+	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -55,7 +56,7 @@ func TestKubectlPaneRealServer(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	finished := func() bool { return hs.model.m.kc.done }
+	finished := func() bool { return hs.model.m.kc().Finished() }
 
 	hs.startLine("k get ns")
 	hs.until("get ns to end", finished)
@@ -63,9 +64,9 @@ func TestKubectlPaneRealServer(t *testing.T) {
 	hs.must("$ kubectl get ns", "(as admin)", "NAME", "default", "Active", "✓ exit 0", "kubectl · get ns · exit 0",
 		"GET", "/api/v1/namespaces", "→ 200")
 	// Each request carries the Audit-Id the server gave it: the name of its trace.
-	kc := hs.model.m.kc
+	kc := hs.model.m.kc()
 	if len(kc.IDs()) == 0 {
-		t.Fatalf("no audit ID recorded: %+v", kc.res.Requests)
+		t.Fatalf("no audit ID recorded: %+v", kc.Result().Requests)
 	}
 	if id := kc.IDs()[0]; !regexp.MustCompile(`^[0-9a-f-]{36}$`).MatchString(id) || !strings.Contains(hs.view(), id) {
 		t.Errorf("audit ID %q not shown:\n%s", id, hs.view())
@@ -102,7 +103,7 @@ func TestKubectlPaneRealServer(t *testing.T) {
 	create("listed-first")
 	hs.startLine("k get cm -w")
 	hs.until("the watch to list", func() bool { return strings.Contains(hs.view(), "listed-first") })
-	if !hs.model.m.kc.running {
+	if !hs.model.m.kc().Running() {
 		t.Fatalf("get -w ended by itself:\n%s", hs.view())
 	}
 	name := "streamed-later"
@@ -113,7 +114,7 @@ func TestKubectlPaneRealServer(t *testing.T) {
 	hs.until("esc to stop the watch", finished)
 	hs.settle()
 	hs.must("■ stopped with esc", "stopped (esc)")
-	if !hs.model.m.kc.res.Canceled {
+	if !hs.model.m.kc().Result().Canceled {
 		t.Error("the result does not say the command was cancelled")
 	}
 }
@@ -135,10 +136,10 @@ func TestKubectlManifestBox(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	finished := func() bool { return hs.model.m.kc.done }
+	finished := func() bool { return hs.model.m.kc().Finished() }
 
 	hs.startLine("k apply -f -")
-	hs.until("the text box", func() bool { return hs.model.m.kc.Editing() })
+	hs.until("the text box", func() bool { return hs.model.m.kc().Capturing() })
 	hs.settle()
 	hs.must("-f - reads the manifest below", "ctrl+d runs the", "manifest · ctrl+d runs", "ctrl+d run it", "esc put it away")
 	// A paste arrives as one message with its newlines; q and E in it are text, not keys.
@@ -163,11 +164,11 @@ func TestKubectlManifestBox(t *testing.T) {
 	}
 
 	hs.startLine("k create -f -")
-	hs.until("the text box again", func() bool { return hs.model.m.kc.Editing() })
+	hs.until("the text box again", func() bool { return hs.model.m.kc().Capturing() })
 	hs.keys("x")
 	hs.send(keyMsg("esc"))
 	hs.settle()
-	if hs.model.m.kc.Editing() {
+	if hs.model.m.kc().Capturing() {
 		t.Fatal("esc did not put the box away")
 	}
 	hs.must("put the manifest away: nothing was run")
@@ -199,8 +200,8 @@ func TestKubectlBesideWatch(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	kc := hs.model.m.kc
-	finished := func() bool { return kc.done }
+	kc := hs.model.m.kc()
+	finished := func() bool { return kc.Finished() }
 	// While a watch runs in front the model never settles: type without waiting, and wait for
 	// the screen instead.
 	typeNow := func(line string) {
@@ -222,16 +223,16 @@ func TestKubectlBesideWatch(t *testing.T) {
 	}
 
 	hs.startLine("k get cm -w --watch-only")
-	hs.until("the watch open", func() bool { return kc.run != nil && kc.run.watchOpen() })
-	watch := kc.run
+	hs.until("the watch open", func() bool { return kc.Front() != nil && kc.Front().WatchOpen() })
+	watch := kc.Front()
 
 	typeNow("k --context alice create configmap made-beside --from-literal=k=v")
 	hs.until("the create to end", finished)
-	if kc.bg != watch || !kc.bg.watchOpen() {
-		t.Fatalf("the watch is not beside the create: bg %v", kc.bg)
+	if kc.Beside() != watch || !kc.Beside().WatchOpen() {
+		t.Fatalf("the watch is not beside the create: bg %v", kc.Beside())
 	}
 	hs.until("the change in the watch beside", func() bool {
-		tail, _ := watch.tail(besideLines)
+		tail, _ := watch.Tail(kubectlview.BesideLines)
 		return slices.ContainsFunc(tail, func(l string) bool { return strings.HasPrefix(l, "made-beside ") })
 	})
 	hs.until("the pane to show both", shows("$ kubectl --context alice create configmap made-beside", "configmap/made-beside created",
@@ -239,42 +240,42 @@ func TestKubectlBesideWatch(t *testing.T) {
 
 	// Through the text box too.
 	hs.startLine("k apply -f -")
-	hs.until("the text box", func() bool { return kc.Editing() })
+	hs.until("the text box", func() bool { return kc.Capturing() })
 	hs.send(tea.KeyMsg{Type: tea.KeyRunes, Paste: true, Runes: []rune("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: boxed-beside\n  namespace: default\n")})
 	hs.send(tea.KeyMsg{Type: tea.KeyCtrlD})
 	hs.until("apply to end", finished)
 	hs.until("the applied configmap in the watch beside", func() bool {
-		tail, _ := watch.tail(besideLines)
+		tail, _ := watch.Tail(kubectlview.BesideLines)
 		return slices.ContainsFunc(tail, func(l string) bool { return strings.HasPrefix(l, "boxed-beside ") })
 	})
 	hs.until("the pane to show both", shows("configmap/boxed-beside created", "still running beside"))
 
 	// A second watch in front: nothing more may start until one of them ends.
 	hs.startLine("k get ns -w")
-	hs.until("the second watch open", func() bool { return kc.run != nil && kc.run.watchOpen() })
+	hs.until("the second watch open", func() bool { return kc.Front() != nil && kc.Front().WatchOpen() })
 	typeNow("k get cm")
 	hs.until("the refusal", shows("kubectl get cm -w --watch-only already runs beside"))
-	if kc.run.args[1] != "ns" || !hs.model.m.prompt.open {
-		t.Fatalf("a third command started (%q), or the prompt closed", kc.run.args)
+	if kc.Front().Args()[1] != "ns" || !hs.model.m.prompt.IsOpen() {
+		t.Fatalf("a third command started (%q), or the prompt closed", kc.Front().Args())
 	}
 	hs.send(keyMsg("esc")) // closes the prompt, which kept the line
-	if hs.model.m.prompt.open || !kc.running {
-		t.Fatalf("esc in the prompt: prompt open %v, watch in front running %v", hs.model.m.prompt.open, kc.running)
+	if hs.model.m.prompt.IsOpen() || !kc.Running() {
+		t.Fatalf("esc in the prompt: prompt open %v, watch in front running %v", hs.model.m.prompt.IsOpen(), kc.Running())
 	}
 	hs.send(keyMsg("esc"))
 	hs.until("esc to stop the watch in front", finished)
-	if kc.bg != watch {
+	if kc.Beside() != watch {
 		t.Fatal("esc stopped the watch beside first")
 	}
 	hs.send(keyMsg("esc"))
-	hs.until("esc to stop the watch beside", func() bool { return kc.bg == nil })
+	hs.until("esc to stop the watch beside", func() bool { return kc.Beside() == nil })
 	hs.settle()
 	hs.must("kubectl get cm -w --watch-only has ended")
 	if strings.Contains(hs.view(), "still running beside") {
 		t.Errorf("the ended watch is still shown beside:\n%s", hs.view())
 	}
 	select {
-	case <-watch.done:
+	case <-watch.Done():
 	default:
 		t.Fatal("the watch beside is forgotten but still running")
 	}

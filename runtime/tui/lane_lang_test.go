@@ -103,7 +103,7 @@ func TestLaneInLearnersLanguage(t *testing.T) {
 			f := newFixtureIn(t, tt.lang, 120, 40, assembledLanes(t)...)
 			f.hs.typeLine("req")
 			for _, v := range tt.views {
-				f.hs.model.m.rq.Select(v.id, v.stage)
+				f.hs.model.m.rqv().Select(v.id, v.stage)
 				f.hs.settle()
 				lane := unwrapped(f.lane())
 				for _, w := range v.want {

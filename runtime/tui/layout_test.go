@@ -8,6 +8,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/class"
+	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 )
 
 // joinHost is a class host with a join line of the test's choosing.
@@ -42,7 +44,7 @@ func TestClassHostJoinLineWhole(t *testing.T) {
 			h := joinHost{boardHost(), tt.join}
 			hs := newHarnessOpts(t, tt.w, tt.h, fakeContent{zh: tt.lang == i18n.SimplifiedChinese}, fakeServer{},
 				Options{GlamourStyle: "notty", Class: h, Lang: tt.lang})
-			hs.until("the board", func() bool { return hs.model.m.cls.boardLoaded })
+			hs.until("the board", func() bool { return hs.model.m.cls.(*class.Model).BoardLoaded() })
 			hs.settle()
 			if got := hs.model.m.classLineCount(); got != tt.lines {
 				t.Errorf("%d class lines, want %d", got, tt.lines)
@@ -86,7 +88,7 @@ func TestWelcomeFitsShortScreens(t *testing.T) {
 			hs := newHarnessOpts(t, tt.w, tt.h, fakeContent{zh: tt.lang == i18n.SimplifiedChinese}, fakeServer{},
 				Options{GlamourStyle: "notty", Class: h, Lang: tt.lang, ShowWelcome: true})
 			hs.send(upstreamCheckMsg{missing: &MissingModuleError{Module: "k8s.io/apiserver", Version: "v0.37.2"}})
-			hs.until("the board", func() bool { return hs.model.m.cls.boardLoaded })
+			hs.until("the board", func() bool { return hs.model.m.cls.(*class.Model).BoardLoaded() })
 			hs.settle()
 			tr := i18n.For(tt.lang)
 			hs.must(tr.WelcomeBegin, tr.WelcomeTitle, "k8s.io/apiserver v0.37.2")
@@ -117,11 +119,11 @@ func TestZoom(t *testing.T) {
 			m := hs.model.m
 			hs.keys("2")
 			m.setFocus(paneLesson)
-			normal := m.lesson.w
+			normal, _ := m.lesson.Size()
 			hs.must("z " + tr.BarZoom)
 			hs.keys("z")
-			if !m.zoom || m.lesson.w != tt.w || m.lesson.h != m.lay.body.h {
-				t.Fatalf("zoomed lesson is %dx%d, want the body %dx%d", m.lesson.w, m.lesson.h, tt.w, m.lay.body.h)
+			if lw, lh := m.lesson.Size(); !m.zoom || lw != tt.w || lh != m.lay.body.h {
+				t.Fatalf("zoomed lesson is %dx%d, want the body %dx%d", lw, lh, tt.w, m.lay.body.h)
 			}
 			hs.must("z " + tr.BarUnzoom)
 			if err := frameFits(hs.model.View(), tt.w, tt.h); err != "" {
@@ -133,13 +135,13 @@ func TestZoom(t *testing.T) {
 			if m.focus == paneLesson {
 				t.Fatal("tab did not move the focus")
 			}
-			if f := m.frameOf(m.focus); f.w != tt.w || f.h != m.lay.body.h {
-				t.Errorf("after tab the focused pane is %dx%d, want the body", f.w, f.h)
+			if fw, fh := m.frameOf(m.focus).Size(); fw != tt.w || fh != m.lay.body.h {
+				t.Errorf("after tab the focused pane is %dx%d, want the body", fw, fh)
 			}
 			hs.keys("z")
 			m.setFocus(paneLesson)
-			if m.zoom || m.lesson.w != normal {
-				t.Errorf("z again: zoom %v, lesson %d wide, want %d", m.zoom, m.lesson.w, normal)
+			if lw, _ := m.lesson.Size(); m.zoom || lw != normal {
+				t.Errorf("z again: zoom %v, lesson %d wide, want %d", m.zoom, lw, normal)
 			}
 			// The help lists it.
 			hs.keys("?")
@@ -147,11 +149,10 @@ func TestZoom(t *testing.T) {
 			hs.keys("x")
 			// An after-serve view: the Requests view's lane.
 			hs.typeLine("req")
-			hs.model.m.rq.Select("ok-create", "")
-			hs.model.m.rq.focus = rqLane
-			hs.model.m.applyViewFocus()
+			hs.model.m.rqv().Select("ok-create", "")
+			hs.model.m.rqv().SetFocus(requests.PaneLane)
 			hs.keys("z")
-			if lw, lh := m.rq.lane.Size(); lw != tt.w || lh != m.lay.body.h {
+			if lw, lh := m.rqv().LanePane().Size(); lw != tt.w || lh != m.lay.body.h {
 				t.Errorf("zoomed lane is %dx%d, want %dx%d", lw, lh, tt.w, m.lay.body.h)
 			}
 			if err := frameFits(hs.model.View(), tt.w, tt.h); err != "" {

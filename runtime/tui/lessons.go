@@ -2,7 +2,6 @@ package tui
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"path"
 	"strings"
@@ -85,15 +84,6 @@ func (c *LessonContent) Language() string {
 		return lessons.DefaultLang
 	}
 	return c.lang
-}
-
-// SourceBrowser is implemented by a Content that hands out kubewalk's server source, so that
-// the source pane's search covers every file of it (not only the one on screen) and can open
-// the file a match is in. LessonContent implements it.
-type SourceBrowser interface {
-	// ServerSource returns the server package's source: its files at the root (shown as
-	// server/<path>), subpackages in their directories.
-	ServerSource() fs.FS
 }
 
 // ServerSource returns the server source the lessons' anchors resolve in.
@@ -184,19 +174,6 @@ func (c *LessonContent) module(mod string, find func() (dir, version string, err
 	c.mu.Unlock()
 	return md, nil
 }
-
-// MissingModuleError says the source a pane wants is in a module the Go module cache does not
-// hold; `go mod download Module@Version` (FetchModule) puts it there.
-type MissingModuleError struct {
-	Module, Version string
-	Err             error
-}
-
-func (e *MissingModuleError) Error() string {
-	return fmt.Sprintf("%s %s is not in the Go module cache", e.Module, e.Version)
-}
-
-func (e *MissingModuleError) Unwrap() error { return e.Err }
 
 // location converts a lessons.Location. With focus it emphasises the focus lines; with decl
 // (upstream and kube-apiserver code, which have no focus) the line that declares the symbol,

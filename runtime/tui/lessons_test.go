@@ -8,6 +8,8 @@ import (
 
 	"github.com/kubewalk/kubewalk/lessons"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/walk"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -114,14 +116,16 @@ func TestRealLessonsFit(t *testing.T) {
 					checked := map[string]bool{}
 					for range len(hs.eng.plan) {
 						m := hs.model.m
-						if stop := m.displayed(); stop != nil && m.lesson.hasStep {
+						if step, has := m.lesson.Step(); m.displayed() != nil && has {
+							stop := m.displayed()
+							lw, _ := m.lesson.Size()
 							id := stop.Checkpoint.ID()
 							checked[id] = true
-							for _, p := range wrapProblems(m.lesson.step.Text, m.lesson.lines, m.lesson.w-2) {
+							for _, p := range wrapProblems(step.Text, m.lesson.Lines(), lw-2) {
 								t.Errorf("%s: %s", id, p)
 							}
 							// No style prints ** (notty did, before lessonStyle asked for attributes).
-							for _, p := range emphasisProblems(m.lesson.step.Text, m.lesson.lines) {
+							for _, p := range emphasisProblems(step.Text, m.lesson.Lines()) {
 								t.Errorf("%s: %s", id, p)
 							}
 						}
@@ -170,10 +174,10 @@ func TestEmphasisProblems(t *testing.T) {
 		{"**State pane:** lists the four paths.", false},
 		{"Code may hold them: `a**b**c`.", false},
 	} {
-		p := newLessonPane(DefaultStyles(), i18n.For(i18n.English), "dark")
+		p := walk.NewLesson(common.Common{Styles: DefaultStyles(), Tr: i18n.For(i18n.English)}, "dark")
 		p.SetSize(80, 24)
 		p.SetStep(Step{ID: "x/y", Title: "t", Text: tt.md}, true, cp)
-		if got := emphasisProblems(tt.md, p.lines); (len(got) > 0) != tt.want {
+		if got := emphasisProblems(tt.md, p.Lines()); (len(got) > 0) != tt.want {
 			t.Errorf("emphasisProblems(%q) = %q, want problems: %v", tt.md, got, tt.want)
 		}
 	}

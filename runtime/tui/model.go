@@ -15,11 +15,16 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
-	"github.com/kubewalk/kubewalk/runtime/kubectl"
-	"github.com/kubewalk/kubewalk/runtime/tracing"
+	"github.com/kubewalk/kubewalk/runtime/tui/cmdline"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
+	"github.com/kubewalk/kubewalk/runtime/tui/exercises"
 	"github.com/kubewalk/kubewalk/runtime/tui/glossary"
+	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
+	"github.com/kubewalk/kubewalk/runtime/tui/requests"
+	"github.com/kubewalk/kubewalk/runtime/tui/source"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
+	"github.com/kubewalk/kubewalk/runtime/tui/walk"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -99,50 +104,30 @@ type model struct {
 	// going back to live brings the panel back.
 	lessonForReview bool
 
-	source *sourcePane
-	state  *statePane
-	lesson *lessonPane
-	kubect *servedPane
+	source *source.Pane
+	state  *walk.State
+	lesson *walk.Lesson
+	kubect *walk.Served
 
 	readyClient *http.Client
 	polling     bool
 
 	// The after-serve views and what they read.
 	at     viewID // the view shown
-	vr     viewRects
 	reqs   Requests
 	bps    Breakpoints
-	etcd   EtcdBrowser
-	kube   *kubectlHolder // nil: kubectl inside the TUI is not wired
 	ctx    context.Context
 	cancel context.CancelFunc // ends the views' background work (shutdown)
-	query  *reqQuery
 
-	subCh       <-chan tracing.Event
-	unsubscribe func()
-	subArmed    bool // the store's subscription waiter is running
-	etcdArmed   bool // the etcd watch waiter is running
-	etcdCh      <-chan EtcdChange
-	lastLoad    time.Time
-	heldSeen    map[string]string // held request → the stage it is held at
-	breakpoints []string
-
-	prompt *prompt
+	prompt *cmdline.Prompt // the : command line over its table (cmdline.go)
 	info   *infoBox
-	rq     *requestsView
-	kc     *kubectlView
-	ev     *etcdView
 
 	// views are the screens moved into their own packages (runtime/tui/<view>), behind the
 	// view contract; the root routes to the one shown (m.at) and never reads their fields.
 	views map[viewID]view.View
 
-	// The exercises and the toasts of those that ticked, shown until the next key.
-	exs     Exercises
-	exCh    <-chan struct{}
-	exArmed bool // the Changed waiter is running
-	ex      *exView
-	toasts  []toast
+	// The toasts of the exercises that ticked (exercises.ToastMsg), shown until the next key.
+	toasts []exercises.Toast
 
 	// The after-serve track (track.go): its steps, the one on screen (-1: none) and the one
 	// last shown; the probes' results and those running.
@@ -158,13 +143,13 @@ type model struct {
 	// kube-apiserver's), the kube pane, the downloads, and whether k8s.io/apiserver is missing.
 	side      bool
 	sideFocus int
-	kubeSrc   *sourcePane
-	fetch     *fetchState
-	fetcher   Fetch
+	kubeSrc   *source.Pane
+	fetch     *source.Fetches
 	upMissing *MissingModuleError
 
-	// The follow-along class (class.go, board.go); nil without one.
-	cls *classState
+	// The follow-along class (runtime/tui/class, classview.go), also the board view; inert
+	// without one.
+	cls classView
 }
 
 // NewModel builds the screen for an engine that has been (or is about to be) started. srv
@@ -191,20 +176,13 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		review: -1, shown: -1,
 		focus: paneSource, tab: paneLesson,
 		welcome: opts.ShowWelcome, onWelcome: opts.OnWelcomeDismissed,
-		source: newSourcePane(st, tr, content),
-		state:  newStatePane(st, tr),
-		lesson: newLessonPane(st, tr, opts.GlamourStyle),
-		kubect: newServedPane(st, tr),
+		state:  walk.NewState(common.Common{Styles: st, Tr: tr}),
+		lesson: walk.NewLesson(common.Common{Styles: st, Tr: tr}, opts.GlamourStyle),
+		kubect: walk.NewServed(common.Common{Styles: st, Tr: tr}),
 
-		reqs: opts.Requests, bps: opts.Breakpoints, etcd: opts.Etcd,
-		ctx: ctx, cancel: cancel, query: &reqQuery{}, heldSeen: map[string]string{},
-		prompt: newPrompt(),
-		rq:     newRequestsView(st, tr, content),
-		kc:     newKubectlView(st, tr),
-		ev:     newEtcdView(st, tr),
-		exs:    opts.Exercises,
-		ex:     newExView(st, tr),
-		auto:   max(opts.Auto, 0),
+		reqs: opts.Requests, bps: opts.Breakpoints,
+		ctx: ctx, cancel: cancel,
+		auto: max(opts.Auto, 0),
 	}
 	if m.auto > 0 {
 		m.welcome = false // nobody would dismiss it: the demo runs on its own
@@ -216,26 +194,28 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		// own shows it.
 		m.welcome = false
 	}
-	if opts.NewKubectl != nil {
-		m.kube = &kubectlHolder{tr: tr, make: opts.NewKubectl}
-	}
-	m.kc.wired = m.reqs != nil
 	if t, ok := content.(Track); ok {
 		m.track = t.TrackSteps()
 	}
 	m.trackAt = -1
 	m.probe, m.progress = opts.Probe, opts.Progress
 	m.probes, m.probing = map[string]probeResult{}, map[string]bool{}
-	m.fetch, m.fetcher = &fetchState{failed: map[string]error{}, off: opts.NoFetch}, fetchFunc(opts.Fetch)
-	m.kubeSrc = newSourcePane(st, tr, content)
-	m.kubeSrc.kube = true
-	m.source.fetch, m.kubeSrc.fetch = m.fetch, m.fetch
-	m.cls = newClassState(opts)
+	m.fetch = source.NewFetches(tr, opts.NoFetch, opts.Fetch)
+	m.source = source.New(common.Common{Styles: st, Tr: tr}, content, source.Options{Fetches: m.fetch})
+	m.kubeSrc = source.New(common.Common{Styles: st, Tr: tr}, content, source.Options{Kube: true, Fetches: m.fetch})
 	c := common.Common{Styles: st, Tr: tr, Scroll: common.ScrollKeys{
 		Up: keys.Up, Down: keys.Down, PageUp: keys.PageUp, PageDown: keys.PageDown, Top: keys.Top, Bottom: keys.Bottom}}
 	m.views = map[viewID]view.View{
+		viewEtcd:     etcd.New(c, opts.Etcd, ctx),
 		viewGlossary: glossary.New(c),
+		viewExercises: exercises.New(c, opts.Exercises, exercises.Env{Where: m.where,
+			Done: func() <-chan struct{} { return m.done }, Stop: ctx.Done()}),
+		viewKubectl:  kubectlview.New(c, m.kubectlOptions(opts)),
+		viewRequests: newRequests(m, c, content),
 	}
+	m.cls = newClass(m, c, opts, m.exView())
+	m.views[viewBoard] = m.cls
+	m.prompt = cmdline.NewPrompt(cmdline.New(tr, m.commands()...))
 	m.applyFocus()
 	return Model{m: m}
 }
@@ -294,37 +274,21 @@ func (m *model) stopAuto() {
 	m.note = m.tr.NoteAutoOff
 }
 
-// shutdown stops what the views run in the background: a kubectl command (waiting, bounded,
-// for it to return), the trace subscription and the etcd watch; then it closes the kubectl
-// runner. Run calls it once the program has ended.
+// shutdown stops what the views run in the background: the kubectl view's commands (its Close
+// waits, bounded, for each to return, then closes the kubectl runner), the trace subscription
+// and the etcd watch. Run calls it once the program has ended.
 func (m *model) shutdown() error {
 	m.cancel()
 	m.waitFetchEnd()
-	for _, run := range []*kcRun{m.kc.run, m.kc.bg} {
-		if run == nil {
-			continue
-		}
-		run.cancel()
-		select {
-		case <-run.done:
-		case <-time.After(10 * time.Second):
-		}
-	}
-	if m.unsubscribe != nil {
-		m.unsubscribe()
-	}
-	if m.kube != nil {
-		if err := m.kube.Close(); err != nil {
-			return fmt.Errorf(m.tr.ErrCloseKubectl, err)
-		}
-	}
-	return nil
+	err := m.kc().Close()
+	m.rqv().Close()
+	return err
 }
 
 // Init starts listening for engine events and, when there is a trace store or exercises, for
 // their changes.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.m.waitEvent(), m.m.subscribe(), m.m.startExercises(), m.m.checkUpstream(), m.m.classInit()}
+	cmds := []tea.Cmd{m.m.waitEvent(), m.m.checkUpstream()}
 	for _, v := range m.m.views {
 		cmds = append(cmds, v.Init())
 	}
@@ -334,6 +298,7 @@ func (m Model) Init() tea.Cmd {
 // Update handles one message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.m.update(msg)
+	m.m.takeNotes()
 	m.m.syncZoom()
 	return m, cmd
 }
@@ -390,22 +355,18 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			m.state.SetFrozen(false)
 			m.note = fmt.Sprintf(m.tr.NoteResumeFailed, msg.err.Error())
 		}
-	case locMsg:
-		if msg.pane != nil {
-			msg.pane.Resolved(msg)
-		}
+	case source.ResolvedMsg:
+		return tea.Batch(m.source.Update(msg), m.kubeSrc.Update(msg), m.forward(msg))
 	case liveProbeMsg:
 		m.probed(msg)
-	case fetchProgressMsg, fetchDoneMsg, upstreamCheckMsg:
+	case source.FetchMsg, upstreamCheckMsg:
 		return m.fetchMsg(msg)
 	case readyzMsg:
 		m.readyClient = msg.client
-		m.kubect.SetHealth(msg)
+		m.kubect.SetHealth(msg.ok, msg.status, msg.at)
 		return tea.Tick(readyzEvery, func(time.Time) tea.Msg { return readyzTickMsg{} })
 	case readyzTickMsg:
 		return pollReadyz(m.srv, m.readyClient, m.now)
-	case boardMsg, followMsg, classNoteMsg:
-		return m.classMsg(msg)
 	case tea.KeyMsg:
 		cmd := m.key(msg)
 		m.classSeen()
@@ -421,29 +382,15 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 // viewMsg handles the after-serve views' messages.
 func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case exLoadedMsg:
-		cmd := m.exercisesLoaded(msg)
+	case exercises.ToastMsg:
+		m.toasts = append(m.toasts, msg...)
+	case exercises.ChangedMsg:
 		m.classSeen()
-		return cmd
-	case exResultMsg:
-		m.exResult(msg)
-		m.classSeen()
-	case subscribedMsg:
-		m.subCh, m.unsubscribe, m.subArmed = msg.ch, msg.cancel, true
-		return tea.Batch(m.waitRequests(), m.loadNow())
-	case reqLoadedMsg:
-		return m.requestsLoaded(msg)
-	case heldActionMsg:
-		tr := m.tr
-		if msg.err != nil {
-			f := map[string]string{"step": tr.NoteStepFailed, "continue": tr.NoteLetGoFailed, "abort": tr.NoteAbortFailed}[msg.action]
-			m.note = fmt.Sprintf(f, oneLine(msg.err.Error()))
-		} else {
-			m.note = map[string]string{"step": tr.NoteStepped, "continue": tr.NoteLetGo, "abort": tr.NoteAborted}[msg.action]
-		}
-		return m.loadNow()
+	case requests.ShowMsg:
+		m.showHelp, m.info = false, nil
+		m.at = viewRequests
+		m.note = msg.Note
 	case breakListMsg:
-		m.breakpoints = msg.specs
 		lines := []string{m.tr.BreakListIntro, ""}
 		if len(msg.specs) == 0 {
 			lines = append(lines, m.tr.BreakListNone)
@@ -451,13 +398,14 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 		for _, s := range msg.specs {
 			lines = append(lines, "  ⏸ "+s)
 		}
-		if n := len(m.rq.held); n > 0 {
+		if n := m.rqv().HeldCount(); n > 0 {
 			lines = append(lines, "", fmt.Sprintf(m.tr.BreakListHeld, n))
 		}
 		m.info = &infoBox{title: m.tr.BreakListTitle, lines: lines}
+		return m.loadNow() // the view's breakpoints (the completer's) as listed
 	case breakSetMsg:
 		if msg.err != nil {
-			m.prompt.Reopen(msg.line, oneLine(msg.err.Error()), m.completer())
+			m.prompt.Reopen(msg.line, oneLine(msg.err.Error()))
 			return nil
 		}
 		if msg.remove {
@@ -466,67 +414,9 @@ func (m *model) viewMsg(msg tea.Msg) tea.Cmd {
 			m.note = fmt.Sprintf(m.tr.NoteBreakSet, msg.spec)
 		}
 		return m.loadNow()
-	case kcOutputMsg:
-		var load tea.Cmd
-		if msg.run == m.kc.run && m.kc.Output() {
-			load = m.loadNow() // a new request: read its lane
-		}
-		if msg.run == m.kc.bg {
-			m.kc.relayoutOutput()
-		}
-		select {
-		case <-msg.run.done:
-			return load
-		default:
-			return tea.Batch(load, waitOutput(msg.run))
-		}
-	case kcDoneMsg:
-		msg.run.cancel()
-		if msg.run == m.kc.bg {
-			m.kc.BesideEnded()
-			m.note = fmt.Sprintf(m.tr.NoteKubectlBesideEnded, kubectl.Quote(msg.run.args))
-			return nil
-		}
-		if msg.run == m.kc.run {
-			m.kc.Done(msg)
-			if msg.res.Canceled {
-				m.note = ""
-			}
-			var ref *kubectl.RefusedError
-			if errors.As(msg.err, &ref) {
-				m.note = m.tr.NoteKubectlRefused
-				if ref.Command == "" {
-					m.note = m.tr.NoteKubectlRefusedHere
-				}
-			}
-			return m.loadNow()
-		}
-	case etcdPageMsg:
-		if msg.after != m.ev.cont && m.ev.started {
-			return nil // a page read twice
-		}
-		m.ev.Page(msg)
-		var next tea.Cmd
-		if m.ev.want != "" {
-			next = m.etcdNextPage(true) // the key S asked for is further on
-		}
-		return tea.Batch(m.etcdSelect(), m.etcdWatch(), next)
-	case etcdValueMsg:
-		m.ev.Value(msg)
-	case etcdWatchMsg:
-		m.etcdCh, m.etcdArmed = msg.ch, true
-		return waitEtcd(msg.ch, m.done, m.ctx.Done())
-	case etcdChangesMsg:
-		var cmds []tea.Cmd
-		if msg.closed {
-			m.etcdArmed, m.ev.watching = false, false
-		} else {
-			cmds = append(cmds, waitEtcd(m.etcdCh, m.done, m.ctx.Done()))
-		}
-		if m.ev.Changes(msg.changes) && m.ev.sel != "" && !m.ev.deleted {
-			cmds = append(cmds, decodeEtcd(m.ctx, m.etcd, m.ev.sel))
-		}
-		return tea.Batch(cmds...)
+	case etcd.OpenKeyMsg:
+		m.at = viewEtcd
+		return m.views[viewEtcd].Update(msg)
 	case view.NoteMsg:
 		m.note = string(msg)
 	default:
@@ -562,6 +452,18 @@ func (m *model) forward(msg tea.Msg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// takeNotes sets the status note to what a view said while the message was handled
+// (view.Noter), in viewID order, so a view's notes keep the order it said them in.
+func (m *model) takeNotes() {
+	for id := viewTour; id <= viewBoard; id++ { // every viewID, without allocating per message
+		if n, ok := m.views[id].(view.Noter); ok {
+			if s, ok := n.Note(); ok {
+				m.note = s
+			}
+		}
+	}
+}
+
 // event handles a pause, the end of startup or a failure.
 func (m *model) event(ev engine.Event) tea.Cmd {
 	m.history = m.eng.Stops()
@@ -570,10 +472,7 @@ func (m *model) event(ev engine.Event) tea.Cmd {
 	}
 	// The engine swaps the live objects of earlier stops for a safe set once the server
 	// serves: point the state pane at the fresh copy and drop raw nodes built from the old one.
-	if m.shown >= 0 && m.shown < len(m.history) && m.state.stop != nil {
-		m.state.stop = &m.history[m.shown]
-	}
-	m.state.rawRoots = nil
+	m.state.Repoint(m.displayed())
 	m.running = false
 	m.state.SetFrozen(false)
 	var cmds []tea.Cmd
@@ -600,17 +499,11 @@ func (m *model) event(ev engine.Event) tea.Cmd {
 	case ev.Failed != nil:
 		m.failed = ev.Failed
 	}
-	if m.ev.notReady && !m.ev.loading && !m.ev.started {
-		// The explorer said the server had no etcd yet: ask again at each stop.
-		m.ev.loading = true
-		m.ev.tree.dirty = true
-		cmds = append(cmds, listEtcd(m.ctx, m.etcd, ""))
-	}
 	if m.review < 0 && !m.inTrack() && len(m.history) > 0 {
 		cmds = append(cmds, m.show(len(m.history)-1))
 	}
 	m.syncCurrent()
-	cmds = append(cmds, m.classEvent(), m.forward(view.ServerMsg{Paused: ev.Paused != nil, Served: ev.Served, Failed: ev.Failed != nil}))
+	cmds = append(cmds, m.forward(view.ServerMsg{Paused: ev.Paused != nil, Served: ev.Served, Failed: ev.Failed != nil}))
 	return tea.Batch(cmds...)
 }
 
@@ -628,7 +521,7 @@ func (m *model) show(i int) tea.Cmd {
 	step, ok := m.content.Step(stop.Checkpoint.ID())
 	m.state.SetStop(stop, prev, m.review >= 0)
 	m.lesson.SetStep(step, ok, stop.Checkpoint)
-	return tea.Batch(m.source.SetStep(step, ok, stop.Checkpoint), m.sideStep(step, ok, stop.Checkpoint))
+	return tea.Batch(m.source.SetStep(step.Code(), ok, stop.Checkpoint), m.sideStep(step, ok, stop.Checkpoint))
 }
 
 // displayed is the stop on screen, or nil before the first one.
@@ -784,7 +677,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	k := m.keys
 	m.note = ""
-	if !m.prompt.open && !m.ex.typing {
+	if _, typing := m.capturing(); !m.prompt.IsOpen() && !typing {
 		// A key closes the toast, but not one typed into a line: the learner may not have
 		// looked up yet (and the command line covers the toast).
 		m.toasts = nil
@@ -809,14 +702,8 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		m.dismissWelcome()
 		return nil
 	}
-	if m.prompt.open {
+	if m.prompt.IsOpen() {
 		return m.promptKey(msg)
-	}
-	if m.ex.typing {
-		return m.answerKey(msg)
-	}
-	if m.at == viewKubectl && m.kc.Editing() {
-		return m.boxKey(msg)
 	}
 	if v, ok := m.capturing(); ok {
 		return v.Update(msg)
@@ -828,17 +715,8 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		m.info = nil
 		return nil
 	}
-	if m.at == viewTour && m.source.search.typing {
+	if m.at == viewTour && m.source.Typing() {
 		return m.source.SearchKey(msg)
-	}
-	if m.at == viewRequests && m.rq.typing {
-		if m.rq.FilterKey(msg) {
-			return m.loadNow()
-		}
-		return nil
-	}
-	if m.at == viewRequests && m.rq.focus == rqSource && m.rq.source.search.typing {
-		return m.rq.source.SearchKey(msg)
 	}
 	if m.showHelp {
 		switch {
@@ -859,7 +737,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	if key.Matches(msg, k.Command) {
-		m.prompt.Open(m.completer())
+		m.prompt.Open()
 		return nil
 	}
 	if cmd, ok := m.classKey(msg); ok {
@@ -882,7 +760,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 			return cmd
 		}
 	}
-	searching := m.source.search.active()
+	searching := m.source.Searching()
 	switch {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit
@@ -957,7 +835,7 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 			d = -1
 		}
 		m.setFocus(paneState)
-		if m.state.raw || !m.state.JumpChange(d) {
+		if m.state.Raw() || !m.state.JumpChange(d) {
 			m.note = m.tr.NoteNoChange
 		}
 	case key.Matches(msg, k.ExpandAll):
@@ -1106,16 +984,16 @@ func (m *model) applyFocus() {
 	}
 }
 
-func (m *model) frameOf(p paneID) *frame {
+func (m *model) frameOf(p paneID) paneFrame {
 	switch p {
 	case paneSource:
-		return &m.source.frame
+		return m.source
 	case paneState:
-		return &m.state.frame
+		return m.state
 	case paneLesson:
-		return &m.lesson.frame
+		return m.lesson
 	}
-	return &m.kubect.frame
+	return m.kubect
 }
 
 // page is the page size of the focused pane.
@@ -1151,8 +1029,7 @@ func (m *model) typingLine() bool {
 	if _, ok := m.capturing(); ok {
 		return true
 	}
-	return m.prompt.open || m.ex.typing || (m.at == viewKubectl && m.kc.Editing()) || (m.at == viewTour && m.source.search.typing) ||
-		(m.at == viewRequests && (m.rq.typing || m.rq.focus == rqSource && m.rq.source.search.typing))
+	return m.prompt.IsOpen() || (m.at == viewTour && m.source.Typing())
 }
 
 // mouse scrolls the focused pane with the wheel and focuses a pane on click.
@@ -1160,7 +1037,7 @@ func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
 	if m.auto > 0 && msg.Action == tea.MouseActionPress {
 		m.stopAuto() // a click or the wheel takes over, as a key does
 	}
-	if m.lay.small || m.showHelp || m.welcome || m.prompt.open || m.info != nil || msg.Action != tea.MouseActionPress {
+	if m.lay.small || m.showHelp || m.welcome || m.prompt.IsOpen() || m.info != nil || msg.Action != tea.MouseActionPress {
 		return nil
 	}
 	if m.zoom && msg.Button == tea.MouseButtonLeft {
@@ -1171,11 +1048,7 @@ func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
 			msg.X, msg.Y = msg.X-m.lay.body.x, msg.Y-m.lay.body.y
 			return v.Update(msg)
 		}
-		m.viewMouse(msg)
-		if m.at == viewEtcd {
-			return tea.Batch(m.etcdSelect(), m.etcdNextPage(false))
-		}
-		return nil
+		return nil // the board scrolls with keys
 	}
 	if m.side {
 		p := m.source

@@ -17,6 +17,8 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/walk"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -77,14 +79,14 @@ func TestMouse(t *testing.T) {
 			hs.send(tea.MouseMsg{X: 2, Y: 5, Action: tea.MouseActionPress, Button: b})
 		}
 		// The source must have loaded: the wheel scrolls it.
-		if _, _, ok := hs.model.m.source.file(); !ok || len(hs.model.m.source.rows) == 0 {
+		if _, rows, ok := hs.model.m.source.Shown(); !ok || rows == 0 {
 			t.Fatal("the source did not load before the harness settled")
 		}
 		before := hs.view()
 		wheel(tea.MouseButtonWheelDown)
 		if hs.view() == before {
-			sp := hs.model.m.source
-			t.Errorf("wheel down did not scroll the source (scroll %d of %d rows, %d visible)", sp.scroll, len(sp.rows), sp.visible())
+			_, rows, _ := hs.model.m.source.Shown()
+			t.Errorf("wheel down did not scroll the source (%d rows, %d h)", rows, h)
 		}
 		wheel(tea.MouseButtonWheelUp)
 		if hs.view() != before {
@@ -195,8 +197,7 @@ func TestSearch(t *testing.T) {
 	}
 	hs.keys("backspace", "enter")
 	// The first match at or below the top of the view is current.
-	s := &hs.model.m.source.search
-	first := s.cur
+	_, first := hs.model.m.source.Matches()
 	hs.must("/reach", fmt.Sprintf("%d of 4", first+1))
 	hs.keys("n", "n")
 	hs.must(fmt.Sprintf("%d of 4", (first+2)%4+1))
@@ -293,7 +294,7 @@ func TestServedPanel(t *testing.T) {
 		"export KUBECONFIG=/tmp/kubewalk-1234/kubeconfig", `eval "$(kubewalk env)"`,
 		"readyz: ✓ ok (200 OK) · checked 10:30:00")
 	// The rest of the panel is below, a scroll (or z, the zoom) away.
-	panel := ansi.Strip(strings.Join(hs.model.m.kubect.lines, "\n"))
+	panel := ansi.Strip(strings.Join(hs.model.m.kubect.Lines(), "\n"))
 	for _, want := range []string{"kubectl get ns", "kubectl --context alice create configmap demo \\", "--from-literal=greeting=hello",
 		"kubectl get cm demo -o yaml", "kubectl --context bob get cm", "kubectl auth can-i --list --context alice"} {
 		if !strings.Contains(panel, want) {
@@ -356,10 +357,10 @@ func TestLessonLinesFit(t *testing.T) {
 	for _, l := range langs {
 		step, _ := l.content.Step(cpID(5))
 		for w := 20; w <= 120; w++ {
-			p := newLessonPane(st, i18n.For(uiLang("", l.content)), "notty")
+			p := walk.NewLesson(common.Common{Styles: st, Tr: i18n.For(uiLang("", l.content))}, "notty")
 			p.SetSize(w, 50)
 			p.SetStep(step, true, server.Checkpoints()[5])
-			for i, line := range p.lines {
+			for i, line := range p.Lines() {
 				if got := ansi.StringWidth(line); got > w-2 {
 					t.Fatalf("%s width %d: line %d is %d cells: %q", l.name, w, i, got, ansi.Strip(line))
 				}
@@ -464,20 +465,20 @@ func TestStateShowsChanges(t *testing.T) {
 			for range len(hs.eng.plan) - 1 {
 				hs.keys(" ")
 				st := hs.model.m.state
-				if st.changes() == 0 {
+				if st.Changes() == 0 {
 					continue
 				}
-				r := st.rows[st.cursor]
-				if r.mark == 0 {
-					t.Fatalf("%s: cursor on %q, not on a change", hs.model.m.displayed().Checkpoint.ID(), r.label)
+				label, mark, _ := st.Row(st.Cursor())
+				if mark == 0 {
+					t.Fatalf("%s: cursor on %q, not on a change", hs.model.m.displayed().Checkpoint.ID(), label)
 				}
-				for i := 0; i < st.cursor; i++ {
-					if st.rows[i].mark != 0 {
-						t.Fatalf("%s: cursor on %q, but %q changed first", hs.model.m.displayed().Checkpoint.ID(), r.label, st.rows[i].label)
+				for i := 0; i < st.Cursor(); i++ {
+					if l, mk, _ := st.Row(i); mk != 0 {
+						t.Fatalf("%s: cursor on %q, but %q changed first", hs.model.m.displayed().Checkpoint.ID(), label, l)
 					}
 				}
-				if !st.inView(st.cursor) {
-					t.Fatalf("%s: first change (row %d) is out of view (rows %d-%d)", hs.model.m.displayed().Checkpoint.ID(), st.cursor, st.offset, st.offset+st.visible()-1)
+				if !st.CursorInView() {
+					t.Fatalf("%s: first change (row %d) is out of view", hs.model.m.displayed().Checkpoint.ID(), st.Cursor())
 				}
 			}
 		})
@@ -487,7 +488,7 @@ func TestStateShowsChanges(t *testing.T) {
 	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
 	hs.keys(" ", " ", " ")
 	hs.must("›+  ▾ loopback", "+      host: https://127.0.0.1:6443", "tree (r: raw objects) · 3 changes: ]/[")
-	cursor := func() string { st := hs.model.m.state; return st.rows[st.cursor].label }
+	cursor := func() string { st := hs.model.m.state; l, _, _ := st.Row(st.Cursor()); return l }
 	for _, k := range []struct{ key, want string }{{"]", "host"}, {"]", "bearerToken"}, {"]", "loopback"}, {"[", "bearerToken"}} {
 		hs.keys(k.key)
 		if got := cursor(); got != k.want {
@@ -515,19 +516,22 @@ func TestCutRowsShownWhole(t *testing.T) {
 				target, whole = "kubeconfig", `kubeconfig.yaml"`
 			}
 			st := hs.model.m.state
-			for i := 0; st.rows[st.cursor].label != target; i++ {
-				if i > len(st.rows) {
+			for i := 0; ; i++ {
+				if l, _, _ := st.Row(st.Cursor()); l == target {
+					break
+				}
+				if _, _, ok := st.Row(i); !ok {
 					t.Fatalf("no row %q", target)
 				}
 				hs.keys("down")
 			}
 			hs.mustNot(whole)
-			if !st.cut(st.cursor) {
+			if !st.CursorCut() {
 				t.Fatalf("row %q fits; the test needs a row cut at the edge", target)
 			}
 			hs.keys("enter")
 			hs.must(whole)
-			if !st.inView(st.cursor) {
+			if !st.CursorInView() {
 				t.Error("the row shown whole is not in view")
 			}
 			hs.keys("enter")
@@ -537,8 +541,9 @@ func TestCutRowsShownWhole(t *testing.T) {
 	// A row that fits: enter says so.
 	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
 	hs.keys("tab", "g", "down", "down")
-	if st := hs.model.m.state; st.rows[st.cursor].label != "core/v1" {
-		t.Fatalf("cursor on %q", st.rows[st.cursor].label)
+	if st := hs.model.m.state; func() string { l, _, _ := st.Row(st.Cursor()); return l }() != "core/v1" {
+		l, _, _ := st.Row(st.Cursor())
+		t.Fatalf("cursor on %q", l)
 	}
 	hs.keys("enter")
 	hs.must("shown whole already")
@@ -686,12 +691,12 @@ func TestLessonContentSearchesServerSource(t *testing.T) {
 	}
 	hs := newHarness(t, 120, 40, c, fakeServer{})
 	hs.keys("/", "S", "t", "r", "a", "t", "e", "g", "y", "enter")
-	m := hs.model.m.source.search.matches
+	m, _ := hs.model.m.source.Matches()
 	files := map[string]bool{}
 	for _, x := range m {
-		files[x.file] = true
-		if strings.HasSuffix(x.file, "_test.go") {
-			t.Errorf("searched a test file: %s", x.file)
+		files[x.File] = true
+		if strings.HasSuffix(x.File, "_test.go") {
+			t.Errorf("searched a test file: %s", x.File)
 		}
 	}
 	if len(files) < 2 {
@@ -709,7 +714,7 @@ func TestLessonContentSearchesServerSource(t *testing.T) {
 	hs.must(fmt.Sprintf("1 of %d · server/", len(m)))
 	// The first step's code (server/apis/scheme.go) has no match: the first match's file is
 	// shown, its path cut from the left if need be, but not the way back.
-	if m[0].file == "server/apis/scheme.go" {
+	if m[0].File == "server/apis/scheme.go" {
 		t.Fatalf("the first step's file has a match now; the test needs one without")
 	}
 	hs.must("· esc: back to the step")

@@ -22,7 +22,7 @@ func TestNoFetchExplains(t *testing.T) {
 		if mm == nil || mm.Module != lessons.KubeModule {
 			t.Fatalf("zh=%v: the side-by-side pane lacks nothing: %+v", zh, mm)
 		}
-		if got, want := hs.model.m.kubeSrc.missingText(mm), fmt.Sprintf(tr.ModuleMissingNoFetch, mm.Module, mm.Version); got != want {
+		if got, want := hs.model.m.kubeSrc.MissingText(mm), fmt.Sprintf(tr.ModuleMissingNoFetch, mm.Module, mm.Version); got != want {
 			t.Errorf("zh=%v: the pane says %q, want %q", zh, got, want)
 		}
 		if !zh {
@@ -31,7 +31,7 @@ func TestNoFetchExplains(t *testing.T) {
 		}
 		hs.keys("F")
 		hs.must(tr.NoteFetchOff)
-		if hs.model.m.fetch.job != nil {
+		if hs.model.m.fetch.Running() {
 			t.Errorf("zh=%v: F started a fetch", zh)
 		}
 		select {

@@ -56,7 +56,7 @@ func TestRefusalInLearnersLanguage(t *testing.T) {
 			})
 			for line, want := range tt.want {
 				hs.startLine(line)
-				hs.until("the refusal of "+line, func() bool { return hs.model.m.kc.done })
+				hs.until("the refusal of "+line, func() bool { return hs.model.m.kc().Finished() })
 				hs.settle()
 				hs.must(want...)
 				if v := hs.view(); tt.lang == i18n.SimplifiedChinese && (strings.Contains(v, "does not run here") || strings.Contains(v, "class host") || strings.Contains(v, "is pinned")) {

@@ -72,8 +72,8 @@ func TestRootRoutes(t *testing.T) {
 		if got := len(active.got) > before; got != tc.toView {
 			t.Errorf("capture %v, key %q: reached the view %v, want %v", tc.capture, tc.key, got, tc.toView)
 		}
-		if hs.quit || hs.model.m.prompt.open {
-			t.Fatalf("capture %v, key %q: the root acted on it (quit %v, prompt %v)", tc.capture, tc.key, hs.quit, hs.model.m.prompt.open)
+		if hs.quit || hs.model.m.prompt.IsOpen() {
+			t.Fatalf("capture %v, key %q: the root acted on it (quit %v, prompt %v)", tc.capture, tc.key, hs.quit, hs.model.m.prompt.IsOpen())
 		}
 	}
 	active.capture = false

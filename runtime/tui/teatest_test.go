@@ -110,8 +110,8 @@ func TestTeatestFlow(t *testing.T) {
 
 			final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(fitModel)
 			fmm := final.Model.m
-			if fmm.review != -1 || !fmm.state.raw || fmm.showHelp {
-				t.Errorf("final state: review %d, raw %v, help %v", fmm.review, fmm.state.raw, fmm.showHelp)
+			if fmm.review != -1 || !fmm.state.Raw() || fmm.showHelp {
+				t.Errorf("final state: review %d, raw %v, help %v", fmm.review, fmm.state.Raw(), fmm.showHelp)
 			}
 			if got := len(eng.targets()); got != 2 {
 				t.Errorf("%d Continue calls, want 2 (next checkpoint, phase 2)", got)
@@ -205,7 +205,7 @@ func TestTeatestCommandLine(t *testing.T) {
 			tm.Send(keyMsg("esc"))
 			tm.Send(keyMsg("q"))
 			final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(fitModel)
-			if final.Model.m.prompt.open {
+			if final.Model.m.prompt.IsOpen() {
 				t.Error("esc left the prompt open")
 			}
 			if err := final.Model.m.shutdown(); err != nil {

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/kubewalk/kubewalk/runtime/tui/walk"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -81,7 +82,7 @@ func (m *model) openTrack(i int) tea.Cmd {
 	if m.progress != nil {
 		m.progress(step.LessonID, step.StepID)
 	}
-	return tea.Batch(m.source.SetStep(step, true, cp), m.sideStep(step, true, cp), m.runProbe(step.Live), m.classMoved())
+	return tea.Batch(m.source.SetStep(step.Code(), true, cp), m.sideStep(step, true, cp), m.runProbe(step.Live), m.classMoved())
 }
 
 // leaveTrack goes back from the track to the serve stop.
@@ -98,7 +99,7 @@ func (m *model) leaveTrack() tea.Cmd {
 func (m *model) trackKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	k := m.keys
 	switch {
-	case m.source.search.active() && (msgIs(msg, k.MatchNext) || msgIs(msg, k.MatchPrev)):
+	case m.source.Searching() && (msgIs(msg, k.MatchNext) || msgIs(msg, k.MatchPrev)):
 		return nil, false
 	case msgIs(msg, k.Next), msgIs(msg, k.Forward):
 		if m.trackAt == len(m.track)-1 {
@@ -111,7 +112,7 @@ func (m *model) trackKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 			return m.leaveTrack(), true
 		}
 		return m.openTrack(m.trackAt - 1), true
-	case msgIs(msg, k.Live) && !m.source.search.active() && !m.source.Browsing():
+	case msgIs(msg, k.Live) && !m.source.Searching() && !m.source.Browsing():
 		return m.leaveTrack(), true
 	case msgIs(msg, k.Rerun):
 		id := m.trackStep().Live
@@ -160,7 +161,8 @@ func (m *model) probed(msg liveProbeMsg) {
 // showProbe puts the probe of the track step on screen into the state pane.
 func (m *model) showProbe() {
 	id := m.trackStep().Live
-	m.state.SetProbe(id, m.probes[id], m.probing[id], m.probe != nil)
+	r := m.probes[id]
+	m.state.SetProbe(id, walk.Probe{Tree: r.tree, Prev: r.prev, Err: r.err}, m.probing[id], m.probe != nil)
 }
 
 // trackLine is the checkpoint line of a track step: the track, the lesson, the step and its

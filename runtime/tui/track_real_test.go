@@ -62,7 +62,7 @@ func TestTrackRealServer(t *testing.T) {
 	}
 	hs.keys("r")
 	hs.must("ObjectMeta", "resourceVersion")
-	if m.state.changes() == 0 {
+	if m.state.Changes() == 0 {
 		t.Error("reading again after creating the configmap marked no change")
 	}
 
@@ -75,18 +75,23 @@ func TestTrackRealServer(t *testing.T) {
 	}
 	kube := m.trackStep().Kube
 	hs.keys("s")
-	hs.until("the kube pane to resolve", func() bool { _, ok := m.kubeSrc.locs[m.kubeSrc.locKey()]; return ok })
+	hs.until("the kube pane to resolve", func() bool { _, _, ok := m.kubeSrc.Result(); return ok })
 	hs.settle()
-	if mm := m.kubeSrc.missing(); mm != nil {
+	if mm := m.kubeSrc.Missing(); mm != nil {
 		hs.must("按 F 下载")
 		return
 	}
-	f, loc, ok := m.kubeSrc.file()
+	loc, _, ok := m.kubeSrc.Shown()
 	if !ok {
-		t.Fatalf("kube pane for %q: %v", kube, m.kubeSrc.locs[m.kubeSrc.locKey()].err)
+		_, err, _ := m.kubeSrc.Result()
+		t.Fatalf("kube pane for %q: %v", kube, err)
 	}
 	sym := strings.Fields(kube)[1]
-	if decl := f.plain[loc.FocusStart-1]; loc.FocusStart == 0 || !strings.Contains(decl, lastName(sym)) {
+	lines := strings.Split(string(loc.Source), "\n")
+	if loc.FocusStart == 0 || loc.FocusStart > len(lines) {
+		t.Fatalf("kube pane marks line %d of %d, want the declaration of %s", loc.FocusStart, len(lines), sym)
+	}
+	if decl := lines[loc.FocusStart-1]; !strings.Contains(decl, lastName(sym)) {
 		t.Errorf("kube pane marks line %d %q, want the declaration of %s", loc.FocusStart, decl, sym)
 	}
 	hs.must(fmt.Sprintf(tr.PaneKube, lessons.KubeVersion), "▶")
@@ -167,10 +172,12 @@ func TestRealTrackFits(t *testing.T) {
 						t.Fatalf("track step %d on screen, want %d", m.trackAt, i)
 					}
 					id := m.trackStep().ID
-					for _, p := range wrapProblems(proseOnly(m.lesson.step.Text), m.lesson.lines, m.lesson.w-2) {
+					step, _ := m.lesson.Step()
+					lw, _ := m.lesson.Size()
+					for _, p := range wrapProblems(proseOnly(step.Text), m.lesson.Lines(), lw-2) {
 						t.Errorf("%s: %s", id, p)
 					}
-					for _, p := range emphasisProblems(m.lesson.step.Text, m.lesson.lines) {
+					for _, p := range emphasisProblems(step.Text, m.lesson.Lines()) {
 						t.Errorf("%s: %s", id, p)
 					}
 					hs.keys("s", "s", "n")

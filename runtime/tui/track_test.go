@@ -249,8 +249,8 @@ func TestTrackNavigation(t *testing.T) {
 	p.mu.Unlock()
 	hs.keys("r")
 	hs.must("ObjectMeta", "resourceVersion: 412")
-	if p.count("object-meta") != 2 || m.state.changes() == 0 {
-		t.Errorf("after r: %d runs, %d changed rows (want 2 runs and some changes)", p.count("object-meta"), m.state.changes())
+	if p.count("object-meta") != 2 || m.state.Changes() == 0 {
+		t.Errorf("after r: %d runs, %d changed rows (want 2 runs and some changes)", p.count("object-meta"), m.state.Changes())
 	}
 
 	hs.keys("n")
@@ -387,8 +387,8 @@ func TestTeatestTrackFetch(t *testing.T) {
 			wait("func BuildGenericConfig(s options", "kube-apiserver v1.37.2")
 			tm.Send(keyMsg("q"))
 			final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(fitModel)
-			if fm := final.Model.m; fm.fetch.job != nil || fm.kubeSrc.missing() != nil {
-				t.Errorf("after the download: job %v, kube pane still missing %v", fm.fetch.job, fm.kubeSrc.missing())
+			if fm := final.Model.m; fm.fetch.Running() || fm.kubeSrc.Missing() != nil {
+				t.Errorf("after the download: job %v, kube pane still missing %v", fm.fetch.Running(), fm.kubeSrc.Missing())
 			}
 		})
 	}
@@ -402,7 +402,7 @@ func TestFetchFailureShown(t *testing.T) {
 	hs := trackHarness(t, 120, 40, c, newFakeProbe(), f, nil)
 	hs.keys("E", "n", "s", "F")
 	f.release <- errors.New("fetch k8s.io/kubernetes v1.37.2: dial tcp: lookup proxy.golang.org: no such host (offline? run `go mod download k8s.io/kubernetes@v1.37.2` when you are online)")
-	hs.until("the download ends", func() bool { return hs.model.m.fetch.job == nil })
+	hs.until("the download ends", func() bool { return !hs.model.m.fetch.Running() })
 	hs.settle()
 	hs.must("Could not fetch k8s.io/kubernetes v1.37.2", "offline?", "The location: pkg/controlplane/apiserver/config.go", "Press F to try again")
 }

@@ -28,31 +28,6 @@ import (
 	"github.com/kubewalk/kubewalk/server"
 )
 
-// Step is what the screen shows for one checkpoint: the lesson text and where its code is.
-type Step struct {
-	// ID identifies the step (for caching rendered text); unique across lessons.
-	ID string
-	// Checkpoint is the server checkpoint ID ("phase/name") the step explains.
-	Checkpoint string
-	// Title is the step's title.
-	Title string
-	// Lesson is the title of the lesson (phase) the step belongs to.
-	Lesson string
-	// Text is the step's Markdown body.
-	Text string
-	// Anchor and Focus locate the step's code in kubewalk's server/ source.
-	Anchor, Focus string
-	// Upstream is the k8s.io/apiserver symbol (import path + "." + symbol), or "".
-	Upstream string
-	// Kube says where this lives in kube-apiserver (the step's, else the lesson's), or "".
-	Kube string
-	// Live is the live probe (runtime/live) whose tree the state pane shows for a step of the
-	// after-serve track, or "".
-	Live string
-	// LessonID and StepID identify the step in its lesson (for progress).
-	LessonID, StepID string
-}
-
 // Track is implemented by a Content with an after-serve track: lessons that read the running
 // server, opened once it serves. LessonContent implements it.
 type Track interface {
@@ -60,28 +35,10 @@ type Track interface {
 	TrackSteps() []Step
 }
 
-// KubeSource is implemented by a Content that resolves kube: locations in kube-apiserver's
-// source (k8s.io/kubernetes in the module cache), for the side-by-side view. Kube is called
-// from tea.Cmds and must only read. LessonContent implements it.
-type KubeSource interface {
-	Kube(location string) (Location, error)
-}
-
 // UpstreamChecker is implemented by a Content that can tell, off the update loop, whether
 // k8s.io/apiserver's source (the u key's) is in the module cache, for the welcome screen.
 type UpstreamChecker interface {
 	UpstreamMissing() *MissingModuleError
-}
-
-// Location is resolved source: a whole file and the lines to show and emphasise.
-type Location struct {
-	// File is the path shown in the pane title.
-	File string
-	// StartLine and EndLine bound the anchor (1-based, inclusive); FocusStart and FocusEnd
-	// bound the emphasised lines (0 when there is no focus).
-	StartLine, EndLine, FocusStart, FocusEnd int
-	// Source is the whole file.
-	Source []byte
 }
 
 // Language is implemented by a Content that knows the language it was loaded in (the
@@ -183,8 +140,8 @@ type Options struct {
 	// Record, if set, is given everything Run writes to the terminal and every resize (see
 	// runtime/record).
 	Record Recorder
-	// Class makes this the instructor's screen of a follow-along class (class.go); Follow a
-	// student's. nil: no class.
+	// Class makes this the instructor's screen of a follow-along class (runtime/tui/class);
+	// Follow a student's. nil: no class.
 	Class  ClassHost
 	Follow ClassFollower
 }

@@ -124,23 +124,23 @@ func (m *model) view() string {
 	lines := make([]string, 0, m.h)
 	lines = append(lines, m.header()...)
 	body := m.body()
-	if m.prompt.open {
+	if m.prompt.IsOpen() {
 		// The suggestions cover the bottom of the body, right above the prompt line.
-		over := m.prompt.overlay(m.st, m.tr, m.w)
+		over := m.prompt.Overlay(m.st, m.tr, m.w)
 		if len(over) > len(body) {
 			over = over[len(over)-len(body):]
 		}
 		body = append(append([]string{}, body[:len(body)-len(over)]...), over...)
 	}
-	if !m.prompt.open {
+	if !m.prompt.IsOpen() {
 		body = overlayRight(body, m.toastBox(m.w), m.w)
 	}
 	lines = append(lines, body...)
 	switch {
-	case m.prompt.open:
-		lines = append(lines, m.prompt.line(m.st, m.tr, m.w))
-	case m.ex.typing:
-		lines = append(lines, m.ex.inputLine(m.w))
+	case m.prompt.IsOpen():
+		lines = append(lines, m.prompt.View(m.st, m.tr, m.w))
+	case m.exView().Capturing():
+		lines = append(lines, m.exView().AnswerLine(m.w))
 	default:
 		lines = append(lines, fit(m.help.ShortHelpView(m.shortHelp()), m.w))
 	}
@@ -288,22 +288,12 @@ func (m *model) helpOverlay(w, h int) []string {
 	return box(m.st, title, body, bw, min(len(body)+2, h), true)
 }
 
-// commandsHelp is what :help shows: the commands and how the after-serve views work.
-func commandsHelp(st *Styles, tr *i18n.Strings, host bool) *infoBox {
-	lines := []string{tr.CommandsIntro, ""}
-	w := 0
-	var cmds []command
-	for _, c := range commands {
-		if !classCommand(c) || host {
-			cmds = append(cmds, c)
-			w = max(w, ansi.StringWidth(c.usage()))
-		}
-	}
-	for _, c := range cmds {
-		lines = append(lines, "  "+st.Help.FullKey.Render(fit(c.usage(), w))+"  "+st.Help.FullDesc.Render(c.desc(tr)))
-	}
-	lines = append(lines, "", tr.CommandsRequests, "", tr.CommandsBreak)
-	return &infoBox{title: tr.CommandsTitle, lines: lines}
+// commandsHelp is what :help shows: the commands offered (the table, cmdline.go) and how the
+// after-serve views work.
+func (m *model) commandsHelp() *infoBox {
+	lines := append([]string{m.tr.CommandsIntro, ""}, m.prompt.Table().HelpLines(m.st)...)
+	lines = append(lines, "", m.tr.CommandsRequests, "", m.tr.CommandsBreak)
+	return &infoBox{title: m.tr.CommandsTitle, lines: lines}
 }
 
 // infoOverlay is the box of an infoBox (the :break list, :help).
@@ -349,7 +339,7 @@ func (m *model) welcomeBox(w, h int) []string {
 	}
 	if mm := m.upMissing; mm != nil {
 		say := tr.WelcomeNoUpstream
-		if m.fetch.off {
+		if m.fetch.Off() {
 			say = tr.WelcomeNoUpstreamNoFetch
 		}
 		paras = append(paras[:len(paras)-1], []string{fmt.Sprintf(say, mm.Module, mm.Version)}, paras[len(paras)-1])
@@ -398,79 +388,11 @@ func (m *model) welcomeBox(w, h int) []string {
 	return box(m.st, tr.WelcomeTitle, body, bw, min(len(body)+2, h), true)
 }
 
-// hostLineCount is how many lines the instructor's join line and its notes take at this
-// width, counted with the student count at its widest, so that the layout depends on the
-// width alone and does not change as students come.
-func (m *model) hostLineCount() int {
-	c := m.cls
-	if c == nil || c.host == nil {
-		return 0
-	}
-	notes := []string{fmt.Sprintf(m.tr.ClassBoardCount, 999, 999)}
-	if c.host.LoopbackOnly() {
-		notes = append(notes, fmt.Sprintf(m.tr.ClassLoopbackHint, JoinPort(c.host.JoinLine())))
-	}
-	return len(hostLines(c.host.JoinLine(), notes, m.tr, m.w, 0))
-}
-
-// hostBanner is the join line as the instructor's screen shows it.
-func hostBanner(join string, tr *i18n.Strings) string {
-	return " " + fmt.Sprintf(tr.ClassJoinBanner, join) + " "
-}
-
-// hostLines lays the instructor's join line and its notes out in lines of w cells: all on
-// one line when they fit, else the join line first (with the notes that fit beside it) and
-// the other notes flowing below. The join line is what students copy from the projector, so
-// it is never cut: wider than the screen, it breaks before its --code, which starts the next
-// line, unbroken. n > 0 pads or cuts the result to n lines (the layout's count).
-func hostLines(join string, notes []string, tr *i18n.Strings, w, n int) []string {
-	banner := hostBanner(join, tr)
-	var lines []string
-	cur := classBanner.Render(banner)
-	if ansi.StringWidth(banner) > w {
-		first, second := banner, ""
-		if i := strings.Index(banner, " --code "); i > 0 {
-			first, second = banner[:i]+" ", " "+strings.TrimSpace(banner[i:])+" "
-		}
-		lines = append(lines, classBanner.Render(first))
-		cur = classBanner.Render(strings.ReplaceAll(second, " ", string(gluedSpace)))
-	}
-	i, sep := 0, " " // the banner is set apart already: no dot after it
-	for ; i < len(notes); i++ {
-		if ansi.StringWidth(cur)+ansi.StringWidth(sep)+ansi.StringWidth(notes[i]) > w {
-			break
-		}
-		cur += sep + notes[i]
-		sep = " · "
-	}
-	if i < len(notes) {
-		rest := strings.Join(notes[i:], " · ")
-		if strings.Contains(cur, string(gluedSpace)) {
-			rest = cur + sep + rest // the code part of a broken join line leads the flow
-		} else {
-			lines = append(lines, cur)
-		}
-		lines = append(lines, wrapLines(rest, w)...)
-	} else {
-		lines = append(lines, cur)
-	}
-	if n > 0 {
-		for len(lines) < n {
-			lines = append(lines, "")
-		}
-		lines = lines[:n]
-	}
-	for i := range lines {
-		lines[i] = fit(unkeep.Replace(lines[i]), w)
-	}
-	return lines
-}
-
 // header is the chain, the checkpoint line and the status line.
 func (m *model) header() []string {
 	chain, title := m.chain(), m.checkpointLine()
-	if m.served && (m.at != viewTour || len(m.rq.held) > 0) {
-		chain = m.requestChain()
+	if m.served && (m.at != viewTour || m.rqv().HeldCount() > 0) {
+		chain = m.rqv().Chain(m.w, m.at == viewRequests)
 	}
 	if m.at != viewTour {
 		title = m.viewTitle()
@@ -589,11 +511,10 @@ func (m *model) status() string {
 	// not cut mid-word.
 	served := func(hints ...string) string {
 		extra := ""
-		if n := len(m.rq.held); n > 0 {
+		if n := m.rqv().HeldCount(); n > 0 {
 			extra = fmt.Sprintf(tr.StatusHeld, n) + " · "
 		}
-		if m.exs != nil && m.ex.loaded && len(m.ex.all) > 0 {
-			d, n := m.ex.Done()
+		if d, n := m.exView().Done(); n > 0 {
 			extra += fmt.Sprintf(tr.StatusExercises, d, n) + " · "
 		}
 		if m.note != "" {
@@ -638,18 +559,17 @@ func (m *model) status() string {
 	default:
 		s = st.Running.Render(tr.StatusStarting)
 	}
-	if m.exs != nil && m.ex.loaded && len(m.ex.all) > 0 {
-		d, n := m.ex.Done()
+	if d, n := m.exView().Done(); n > 0 {
 		s = st.Served.Render(fmt.Sprintf(tr.StatusExercises, d, n)) + " · " + s
 	}
-	if n := len(m.rq.held); n > 0 {
+	if n := m.rqv().HeldCount(); n > 0 {
 		s = st.Paused.Render(fmt.Sprintf(tr.StatusHeld, n)) + " · " + s
 	}
 	if m.side && m.at == viewTour && m.note == "" {
 		s += st.Note.Render(tr.StatusSideBySide)
 	}
-	if j := m.fetch.job; j != nil {
-		s += st.Note.Render(fmt.Sprintf(tr.StatusFetching, j.module, formatBytes(j.bytes)))
+	if mod, written, ok := m.fetch.Progress(); ok {
+		s += st.Note.Render(fmt.Sprintf(tr.StatusFetching, mod, written))
 	}
 	if m.note != "" {
 		s += st.Note.Render(" · " + m.note)
@@ -666,7 +586,7 @@ func (m *model) shortHelp() []key.Binding {
 	switch {
 	case m.lay.small:
 		return []key.Binding{k.Quit}
-	case m.source.search.typing:
+	case m.source.Typing():
 		return []key.Binding{
 			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.BarSearch)),
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarCancel)),
@@ -678,23 +598,17 @@ func (m *model) shortHelp() []key.Binding {
 		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp(tr.KeyAnyKey, tr.BarBegin)), k.Quit}
 	case m.info != nil:
 		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp(tr.KeyAnyKey, tr.BarClose)), k.Quit}
-	case m.ex.typing:
-		return []key.Binding{
-			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.KeyAnswer)),
-			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarCancel)),
-		}
-	case m.at == viewRequests && m.rq.typing:
-		return []key.Binding{
-			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.BarFilter)),
-			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarCancel)),
-		}
+	case m.exView().Capturing():
+		return m.exView().Keys() // the answer line's
+	case m.capturingView() != nil:
+		return m.capturingView().Keys() // a text box takes every key: its own are all the bar says
 	case m.at != viewTour:
 		return m.viewHelp()
 	}
 	// The bar is cut at the window's width: the keys that matter most come first.
 	var out []key.Binding
 	switch {
-	case m.source.search.active():
+	case m.source.Searching():
 		out = append(out, k.MatchNext, k.OpenMatch, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarClearSearch)))
 	case m.source.Browsing():
 		out = append(out, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarBackToStep)))
@@ -702,10 +616,10 @@ func (m *model) shortHelp() []key.Binding {
 	switch {
 	case m.side:
 		out = append(out, key.NewBinding(key.WithKeys("s"), key.WithHelp("s", tr.BarClose)))
-		if m.missingOnScreen() != nil && !m.fetch.off {
+		if m.missingOnScreen() != nil && !m.fetch.Off() {
 			out = append(out, k.Fetch)
 		}
-	case m.source.upstream && m.source.missing() != nil && !m.fetch.off:
+	case m.source.Upstream() && m.source.Missing() != nil && !m.fetch.Off():
 		out = append(out, k.Fetch)
 	}
 	switch {

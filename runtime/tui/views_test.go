@@ -10,6 +10,10 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
+	"github.com/kubewalk/kubewalk/runtime/tui/cmdline"
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
+	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 )
 
 // viewSizes are the sizes the after-serve views are tested at.
@@ -49,6 +53,17 @@ func newFixtureIn(t *testing.T, lang string, w, h int, traces ...tracing.Trace) 
 	return f
 }
 
+// setEtcd puts an etcd view over e in place of the fixture's, before it is opened.
+func (f *fixture) setEtcd(e *fakeEtcd) {
+	f.etcd = e
+	m := f.hs.model.m
+	k := m.keys
+	c := common.Common{Styles: m.st, Tr: m.tr, Scroll: common.ScrollKeys{
+		Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Top: k.Top, Bottom: k.Bottom}}
+	m.views[viewEtcd] = etcd.New(c, e, m.ctx)
+	m.prompt = cmdline.NewPrompt(cmdline.New(m.tr, m.commands()...)) // :etcd is the new view's
+}
+
 // sampleTraces are one request of every ending, oldest first.
 func sampleTraces() []tracing.Trace {
 	return []tracing.Trace{okGet("ok-get", 1), loopbackList("loop", 2), unauthorized("t401", 3), forbidden("t403", 4),
@@ -57,11 +72,13 @@ func sampleTraces() []tracing.Trace {
 
 // details is the request pane's text, all of it.
 func (f *fixture) details() string {
-	return strings.Join(stripLines(f.hs.model.m.rq.details.Lines()), "\n")
+	return strings.Join(stripLines(f.hs.model.m.rqv().DetailsPane().Lines()), "\n")
 }
 
 // lane is the lane pane's text.
-func (f *fixture) lane() string { return strings.Join(stripLines(f.hs.model.m.rq.lane.View()), "\n") }
+func (f *fixture) lane() string {
+	return strings.Join(stripLines(f.hs.model.m.rqv().LanePane().View()), "\n")
+}
 
 func stripLines(ls []string) []string {
 	out := make([]string, len(ls))
@@ -96,25 +113,25 @@ func TestCommandLine(t *testing.T) {
 				t.Errorf("tab completed to %q, want %q", got, "requests ")
 			}
 			hs.keys("enter")
-			if hs.model.m.at != viewRequests || hs.model.m.prompt.open {
-				t.Fatalf("enter did not run :requests (view %v, prompt open %v)", hs.model.m.at, hs.model.m.prompt.open)
+			if hs.model.m.at != viewRequests || hs.model.m.prompt.IsOpen() {
+				t.Fatalf("enter did not run :requests (view %v, prompt open %v)", hs.model.m.at, hs.model.m.prompt.IsOpen())
 			}
 			hs.must("Requests · ")
 
 			// esc backs out without running anything; backspace on an empty line too.
 			hs.keys(":", "e", "t", "esc")
-			if hs.model.m.prompt.open || hs.model.m.at != viewRequests {
+			if hs.model.m.prompt.IsOpen() || hs.model.m.at != viewRequests {
 				t.Error("esc did not back out of the prompt")
 			}
 			hs.keys(":", "backspace")
-			if hs.model.m.prompt.open {
+			if hs.model.m.prompt.IsOpen() {
 				t.Error("backspace on an empty line did not close the prompt")
 			}
 
 			// An unknown command stays in the prompt with the reason.
 			hs.typeLine("frobnicate now")
 			hs.must(`unknown command "frobnicate"`, ":frobnicate now")
-			if !hs.model.m.prompt.open {
+			if !hs.model.m.prompt.IsOpen() {
 				t.Fatal("an unknown command closed the prompt")
 			}
 			hs.keys("esc")
@@ -198,14 +215,14 @@ func TestRequestsView(t *testing.T) {
 			hs.typeLine("req")
 			hs.must("6 shown", "loopback hidden (L)", "0 dropped", "create", "configmaps")
 			hs.mustNot("system:apiserver")
-			rq := hs.model.m.rq
-			if rq.shown[0].ID != "ok-create" || rq.shown[len(rq.shown)-1].ID != "ok-get" {
-				t.Errorf("not newest first: %s … %s", rq.shown[0].ID, rq.shown[len(rq.shown)-1].ID)
+			rq := hs.model.m.rqv()
+			if rq.Shown()[0].ID != "ok-create" || rq.Shown()[len(rq.Shown())-1].ID != "ok-get" {
+				t.Errorf("not newest first: %s … %s", rq.Shown()[0].ID, rq.Shown()[len(rq.Shown())-1].ID)
 			}
 			// L shows the loopback traffic, and hides it again.
 			hs.keys("L")
 			hs.must("7 shown", "loopback shown (L)")
-			if rq.shown[5].ID != "loop" {
+			if rq.Shown()[5].ID != "loop" {
 				t.Errorf("the loopback request is not listed after L")
 			}
 			hs.keys("L")
@@ -214,8 +231,8 @@ func TestRequestsView(t *testing.T) {
 			// The / filter asks the store; esc clears it.
 			hs.keys("/", "b", "o", "b", "enter")
 			hs.must("1 shown", "bob")
-			if rq.shown[0].ID != "t403" {
-				t.Errorf("filter bob shows %s", rq.shown[0].ID)
+			if rq.Shown()[0].ID != "t403" {
+				t.Errorf("filter bob shows %s", rq.Shown()[0].ID)
 			}
 			hs.keys("esc")
 			hs.must("6 shown")
@@ -231,7 +248,7 @@ func TestRequestsView(t *testing.T) {
 				{"t-adm", []string{"PinnedImages", "✗ refused", "STOPPED", `image "nginx:latest" is not pinned`}},
 				{"ok-create", []string{"authentication", "CreatedBy", "changed", "storage", "etcd", "response"}},
 			} {
-				hs.model.m.rq.Select(c.id, "")
+				hs.model.m.rqv().Select(c.id, "")
 				hs.settle()
 				lane := f.lane()
 				for _, w := range c.want {
@@ -244,31 +261,31 @@ func TestRequestsView(t *testing.T) {
 				}
 			}
 			// The chain bar follows the selected request: ✗ where it stopped.
-			hs.model.m.rq.Select("t422", "")
+			hs.model.m.rqv().Select("t422", "")
 			hs.settle()
 			if top := strings.SplitN(hs.view(), "\n", 2)[0]; !strings.Contains(top, "✗ valid") || !strings.Contains(top, "✓ authz") {
 				t.Errorf("chain bar for a 422: %q", top)
 			}
 
 			// The mutating plugin's patch is in its details.
-			hs.model.m.rq.Select("ok-create", tracing.StageMutatingPrefix+"CreatedBy")
+			hs.model.m.rqv().Select("ok-create", tracing.StageMutatingPrefix+"CreatedBy")
 			hs.settle()
 			hs.keys("tab") // the lane pane
 			hs.must("JSON patch", `{"op":"add"`, "annotations")
 
 			// s opens our code of the stage, with its first line emphasised.
-			hs.model.m.rq.Select("ok-create", tracing.StageAuthentication)
+			hs.model.m.rqv().Select("ok-create", tracing.StageAuthentication)
 			hs.keys("s")
-			if hs.model.m.rq.focus != rqSource {
+			if hs.model.m.rqv().Focus() != requests.PaneSource {
 				t.Fatal("s did not focus the source")
 			}
 			hs.must("server/authn.go:19-37", "▶ 19", "func (s *Server) Authn", "stage authentication")
 			// ... and upstream code, for a stage whose code is upstream.
-			hs.model.m.rq.Select("ok-create", tracing.StageAuthorization)
+			hs.model.m.rqv().Select("ok-create", tracing.StageAuthorization)
 			hs.keys("s")
 			hs.must("pkg/server/genericapiserver.go", "PrepareRun")
 			// A stage without code says so.
-			hs.model.m.rq.Select("ok-create", tracing.StageResponse)
+			hs.model.m.rqv().Select("ok-create", tracing.StageResponse)
 			hs.keys("s")
 			if !strings.Contains(hs.model.m.note, "this stage names no code") {
 				t.Errorf("s on the response stage: note %q", hs.model.m.note)
@@ -278,7 +295,7 @@ func TestRequestsView(t *testing.T) {
 			hs.typeLine("clear")
 			hs.must("0 shown since :clear")
 			f.store.add(okGet("after-clear", 20))
-			hs.until("the new request", func() bool { return len(hs.model.m.rq.shown) == 1 })
+			hs.until("the new request", func() bool { return len(hs.model.m.rqv().Shown()) == 1 })
 			hs.typeLine("requests all")
 			hs.must("7 shown")
 		})
@@ -296,15 +313,15 @@ func TestRequestsLive(t *testing.T) {
 	for i := range 8 {
 		f.store.add(okGet(fmt.Sprintf("r%d", i), i))
 	}
-	hs.until("8 requests seen", func() bool { return len(hs.model.m.rq.shown) == 5 && hs.model.m.rq.dropped == 3 })
+	hs.until("8 requests seen", func() bool { return len(hs.model.m.rqv().Shown()) == 5 && hs.model.m.rqv().Dropped() == 3 })
 	hs.settle()
 	hs.must("5 shown", "3 dropped")
 	hs.keys("down", "down")
-	sel := hs.model.m.rq.sel
+	sel := hs.model.m.rqv().SelectedID()
 	f.store.add(okGet("r8", 8))
-	hs.until("r8", func() bool { return hs.model.m.rq.shown[0].ID == "r8" })
-	if hs.model.m.rq.sel != sel {
-		t.Errorf("a new request moved the selection from %s to %s", sel, hs.model.m.rq.sel)
+	hs.until("r8", func() bool { return hs.model.m.rqv().Shown()[0].ID == "r8" })
+	if hs.model.m.rqv().SelectedID() != sel {
+		t.Errorf("a new request moved the selection from %s to %s", sel, hs.model.m.rqv().SelectedID())
 	}
 }
 
@@ -315,11 +332,11 @@ func TestBreakpointsFlow(t *testing.T) {
 			hs := f.hs
 			// A bad spec stays in the prompt with the reason.
 			hs.typeLine("break sideways")
-			hs.until("the reason", func() bool { return hs.model.m.prompt.err != "" })
+			hs.until("the reason", func() bool { return hs.model.m.prompt.Err() != "" })
 			hs.must(`unknown stage "sideways"`, ":break sideways")
 			hs.keys("esc")
 			hs.typeLine("break authorization:user=bob")
-			hs.until("the breakpoint", func() bool { return len(hs.model.m.breakpoints) == 1 })
+			hs.until("the breakpoint", func() bool { return len(hs.model.m.rqv().Breakpoints()) == 1 })
 			hs.typeLine("break")
 			hs.must("Breakpoints · any key closes", "⏸ authorization:user=bob")
 			hs.keys("j")
@@ -328,7 +345,7 @@ func TestBreakpointsFlow(t *testing.T) {
 			held := okCreate("bob-1", 9)
 			held.User = "bob"
 			f.bps.hold(held, tracing.StageAuthorization, "authorization:user=bob", "")
-			hs.until("the jump", func() bool { return hs.model.m.at == viewRequests && hs.model.m.rq.sel == "bob-1" })
+			hs.until("the jump", func() bool { return hs.model.m.at == viewRequests && hs.model.m.rqv().SelectedID() == "bob-1" })
 			hs.settle()
 			hs.must("⏸ 1 HELD", "⏸ authz", "HELD")
 			// The chain bar reads as the lane: impersonation was skipped, not passed.
@@ -338,36 +355,36 @@ func TestBreakpointsFlow(t *testing.T) {
 			if d := f.details(); !strings.Contains(d, "⏸ HELD at authorization since 10:30:09") || !strings.Contains(d, "user       bob") {
 				t.Errorf("the held request's details:\n%s", d)
 			}
-			if hs.model.m.rq.focus != rqLane {
+			if hs.model.m.rqv().Focus() != requests.PaneLane {
 				t.Error("the jump did not focus the lane")
 			}
-			if _, s, _ := hs.model.m.rq.Stage(); s.Outcome != tracing.OutcomeHeld {
+			if _, s, _ := hs.model.m.rqv().Stage(); s.Outcome != tracing.OutcomeHeld {
 				t.Errorf("the selected stage is %s (%s), want the held one", s.Name, s.Outcome)
 			}
-			if hs.model.m.rq.source.step.Anchor == "" {
+			if code, _ := hs.model.m.rqv().SourcePane().Step(); code.Anchor == "" {
 				t.Error("the source pane does not show the held stage's code")
 			}
 			// space steps it on: it is held at the next stage, and the lane follows it.
 			hs.keys(" ")
-			hs.until("the step", func() bool { return hs.model.m.heldSeen["bob-1"] == tracing.StageMutatingAdmission })
+			hs.until("the step", func() bool { return hs.model.m.rqv().HeldAt("bob-1") == tracing.StageMutatingAdmission })
 			hs.settle()
-			if _, s, _ := hs.model.m.rq.Stage(); s.Name != tracing.StageMutatingPrefix+"CreatedBy" || s.Outcome != tracing.OutcomeHeld {
+			if _, s, _ := hs.model.m.rqv().Stage(); s.Name != tracing.StageMutatingPrefix+"CreatedBy" || s.Outcome != tracing.OutcomeHeld {
 				t.Errorf("after a step the lane shows %s (%s)", s.Name, s.Outcome)
 			}
 			hs.must("⏸ mutate")
 			// E lets it run to the end.
 			hs.keys("E")
-			hs.until("the release", func() bool { return len(hs.model.m.rq.held) == 0 })
+			hs.until("the release", func() bool { return hs.model.m.rqv().HeldCount() == 0 })
 			hs.settle()
 			hs.mustNot("HELD")
-			if tr, _ := hs.model.m.rq.selected(); tr.Code != 201 || !tr.Done {
+			if tr, _ := hs.model.m.rqv().Selected(); tr.Code != 201 || !tr.Done {
 				t.Errorf("after E the request has code %d, done %v", tr.Code, tr.Done)
 			}
 			// Another is failed with x at the stage it is held at.
 			again := okCreate("bob-2", 10)
 			again.User = "bob"
 			f.bps.hold(again, tracing.StageStorage, "storage", "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n")
-			hs.until("the second jump", func() bool { return hs.model.m.rq.sel == "bob-2" })
+			hs.until("the second jump", func() bool { return hs.model.m.rqv().SelectedID() == "bob-2" })
 			hs.settle()
 			hs.keys("tab") // the request details
 			if d := f.details(); !strings.Contains(d, "body (decoded):") || !strings.Contains(d, "kind: ConfigMap") {
@@ -377,7 +394,7 @@ func TestBreakpointsFlow(t *testing.T) {
 				hs.must("body (decoded):", "kind: ConfigMap") // in view, not only in the pane
 			}
 			hs.keys("x")
-			hs.until("the abort", func() bool { tr, _ := hs.model.m.rq.selected(); return tr.Code == 500 })
+			hs.until("the abort", func() bool { tr, _ := hs.model.m.rqv().Selected(); return tr.Code == 500 })
 			hs.settle()
 			hs.keys("shift+tab")
 			hs.must("aborted STOPPED")
@@ -390,7 +407,7 @@ func TestBreakpointsFlow(t *testing.T) {
 				t.Errorf("breakpoint calls %s", got)
 			}
 			hs.typeLine("unbreak authorization:user=bob")
-			hs.until("removal", func() bool { return len(hs.model.m.breakpoints) == 0 })
+			hs.until("removal", func() bool { return len(hs.model.m.rqv().Breakpoints()) == 0 })
 		})
 	}
 }
@@ -402,9 +419,11 @@ func TestHeldWhileTyping(t *testing.T) {
 	hs := f.hs
 	hs.keys(":", "k")
 	f.bps.hold(okCreate("h", 3), tracing.StageAuthentication, "authentication", "")
-	hs.until("the held request", func() bool { return len(hs.model.m.rq.held) == 1 })
-	if !hs.model.m.prompt.open || hs.model.m.prompt.Line() != "k" || hs.model.m.at != viewTour {
-		t.Errorf("the prompt lost its line or the view changed: open %v, %q, view %v", hs.model.m.prompt.open, hs.model.m.prompt.Line(), hs.model.m.at)
+	hs.until("the held request", func() bool { return hs.model.m.rqv().HeldCount() == 1 })
+	// The view says so in a note it sends the root (view.NoteMsg), one message later.
+	hs.until("the note", func() bool { return strings.Contains(hs.model.m.note, "a request is held at authentication") })
+	if !hs.model.m.prompt.IsOpen() || hs.model.m.prompt.Line() != "k" || hs.model.m.at != viewTour {
+		t.Errorf("the prompt lost its line or the view changed: open %v, %q, view %v", hs.model.m.prompt.IsOpen(), hs.model.m.prompt.Line(), hs.model.m.at)
 	}
 	if !strings.Contains(hs.model.m.note, "a request is held at authentication") {
 		t.Errorf("note %q", hs.model.m.note)
@@ -430,31 +449,35 @@ func TestEtcdView(t *testing.T) {
 			hs.must("+    new-one")
 			f.etcd.put("/registry/configmaps/default/demo")
 			hs.until("the new revision", func() bool {
-				v := hs.model.m.ev.val
-				return v != nil && v.Version == 2
+				v, ok := hs.etcdView().Decoded()
+				return ok && v.Version == 2
 			})
 			hs.settle()
 			hs.must("version 2")
 			// From a trace's storage stage, S opens its key.
 			hs.typeLine("req")
-			hs.model.m.rq.Select("ok-create", tracing.StageStorage)
+			hs.model.m.rqv().Select("ok-create", tracing.StageStorage)
 			hs.keys("S")
-			if hs.model.m.at != viewEtcd || hs.model.m.ev.sel != "/registry/configmaps/default/demo" {
-				t.Fatalf("S went to view %v, key %q", hs.model.m.at, hs.model.m.ev.sel)
+			if hs.model.m.at != viewEtcd || hs.etcdView().Selected() != "/registry/configmaps/default/demo" {
+				t.Fatalf("S went to view %v, key %q", hs.model.m.at, hs.etcdView().Selected())
 			}
 			hs.must("Value · demo")
 			// S from another stage of the lane opens the lane's storage key too.
+			hs.typeLine("etcd")
+			hs.keys("down") // to kube-root-ca.crt: the value pane shows another key
+			if got := hs.etcdView().Selected(); got == "/registry/configmaps/default/demo" {
+				t.Fatalf("down from demo left the value pane on %q", got)
+			}
 			hs.typeLine("req")
-			hs.model.m.rq.Select("ok-create", tracing.StageAuthentication)
-			hs.model.m.ev.sel = ""
+			hs.model.m.rqv().Select("ok-create", tracing.StageAuthentication)
 			hs.keys("S")
-			if hs.model.m.at != viewEtcd || hs.model.m.ev.sel != "/registry/configmaps/default/demo" {
-				t.Fatalf("S from authentication went to view %v, key %q", hs.model.m.at, hs.model.m.ev.sel)
+			if hs.model.m.at != viewEtcd || hs.etcdView().Selected() != "/registry/configmaps/default/demo" {
+				t.Fatalf("S from authentication went to view %v, key %q", hs.model.m.at, hs.etcdView().Selected())
 			}
 			// On a lane without a storage stage it says what it is for.
 			f.store.add(forbidden("no-storage", 8))
 			hs.typeLine("req")
-			hs.model.m.rq.Select("no-storage", "")
+			hs.model.m.rqv().Select("no-storage", "")
 			hs.keys("S")
 			if !strings.Contains(hs.model.m.note, "S opens the etcd key") {
 				t.Errorf("S on a lane without storage: note %q", hs.model.m.note)
@@ -477,16 +500,16 @@ func TestEtcdCursorStaysOnKey(t *testing.T) {
 			hs.typeLine("etcd")
 			hs.must("▸ configmaps (3)")
 			hs.keys("down", "enter", "down", "right", "down")
-			hs.until("demo decoded", func() bool { v := hs.model.m.ev.val; return v != nil && v.Key == demo })
+			hs.until("demo decoded", func() bool { v, ok := hs.etcdView().Decoded(); return ok && v.Key == demo })
 			check := func(what string) {
 				t.Helper()
 				hs.settle()
-				ev := hs.model.m.ev
+				ev := hs.etcdView()
 				if got := ev.CursorKey(); got != demo {
 					t.Errorf("%s: the cursor is on %q, want %q", what, got, demo)
 				}
-				if ev.sel != demo || ev.val == nil || ev.val.Key != demo {
-					t.Errorf("%s: the value pane shows %q (value of %v), want %q", what, ev.sel, ev.val, demo)
+				if val, ok := ev.Decoded(); ev.Selected() != demo || !ok || val.Key != demo {
+					t.Errorf("%s: the value pane shows %q (value of %v), want %q", what, ev.Selected(), val, demo)
 				}
 				cursorRow := ""
 				for _, l := range strings.Split(hs.view(), "\n") {
@@ -502,11 +525,11 @@ func TestEtcdCursorStaysOnKey(t *testing.T) {
 			f.etcd.put("/registry/configmaps/default/a-first")
 			f.etcd.put("/registry/clusterrolebindings/admin")
 			f.etcd.put("/registry/configmaps/default/zz-last")
-			hs.until("the new keys", func() bool { return len(hs.model.m.ev.keys) == 9 })
+			hs.until("the new keys", func() bool { return hs.etcdView().Listed() == 9 })
 			check("after new keys")
 			f.etcd.del("/registry/configmaps/default/a-first")
 			f.etcd.del("/registry/clusterroles/admin")
-			hs.until("the deletions", func() bool { return len(hs.model.m.ev.keys) == 7 })
+			hs.until("the deletions", func() bool { return hs.etcdView().Listed() == 7 })
 			check("after deletions")
 			// Moving away and back decodes what the cursor is on.
 			hs.keys("down", "up")
@@ -524,12 +547,12 @@ func TestEtcdPaging(t *testing.T) {
 	}
 	f := newFixture(t, 120, 40)
 	f.etcd = newFakeEtcd(keys...)
-	f.hs.model.m.etcd = f.etcd
+	f.setEtcd(f.etcd)
 	hs := f.hs
 	hs.typeLine("etcd")
 	hs.must("more keys")
-	if n := len(hs.model.m.ev.keys); n != etcdPage {
-		t.Errorf("%d keys listed at first, want a page of %d", n, etcdPage)
+	if n := hs.etcdView().Listed(); n != etcd.PageSize {
+		t.Errorf("%d keys listed at first, want a page of %d", n, etcd.PageSize)
 	}
 	if n := f.etcd.lists; n != 1 {
 		t.Errorf("%d List calls before scrolling, want 1", n)
@@ -540,7 +563,7 @@ func TestEtcdPaging(t *testing.T) {
 	hs.must("1234 keys")
 	hs.mustNot("so far", "more keys")
 	if n := f.etcd.lists; n != 3 {
-		t.Errorf("%d List calls for 1234 keys in pages of %d, want 3", n, etcdPage)
+		t.Errorf("%d List calls for 1234 keys in pages of %d, want 3", n, etcd.PageSize)
 	}
 }
 
@@ -570,8 +593,8 @@ func TestKubectlPaneFake(t *testing.T) {
 			hs.must("✓authn", "✓storage(watch", "→ 200 2.1ms")
 			// enter on a request opens its lane in the Requests view.
 			hs.keys("tab", "enter")
-			if hs.model.m.at != viewRequests || hs.model.m.rq.sel != "g-1" {
-				t.Fatalf("enter went to view %v, trace %q", hs.model.m.at, hs.model.m.rq.sel)
+			if hs.model.m.at != viewRequests || hs.model.m.rqv().SelectedID() != "g-1" {
+				t.Fatalf("enter went to view %v, trace %q", hs.model.m.at, hs.model.m.rqv().SelectedID())
 			}
 			// kubectl's own error, as the binary prints it, and its exit code.
 			hs.typeLine("k --context bob get cm")
@@ -596,7 +619,7 @@ func TestKubectlPaneFake(t *testing.T) {
 			hs.must("is still running: esc in the kubectl view")
 			hs.send(keyMsg("esc"))
 			hs.send(keyMsg("esc"))
-			hs.until("the stop", func() bool { return !hs.model.m.kc.running })
+			hs.until("the stop", func() bool { return !hs.model.m.kc().Running() })
 			hs.settle()
 			hs.must("■ stopped with esc", "stopped (esc)")
 			// History has the commands.
@@ -698,13 +721,13 @@ func TestViewsGolden(t *testing.T) {
 			h := okCreate("bob-1", 9)
 			h.User = "bob"
 			f.bps.hold(h, tracing.StageMutatingAdmission, "admission:user=bob", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: demo\ndata:\n  a: b\n")
-			f.hs.until("the jump", func() bool { return f.hs.model.m.rq.sel == "bob-1" })
+			f.hs.until("the jump", func() bool { return f.hs.model.m.rqv().SelectedID() == "bob-1" })
 			f.hs.settle()
 		}},
 		{"kubectl", func(f *fixture) {
 			f.store.add(okGet("g-1", 30))
 			f.hs.typeLine("k get cm")
-			f.hs.until("the lane", func() bool { return len(f.hs.model.m.kc.traces) == 1 })
+			f.hs.until("the lane", func() bool { return f.hs.model.m.kc().Lanes() == 1 })
 			f.hs.settle()
 		}},
 		{"etcd", func(f *fixture) {
@@ -741,45 +764,6 @@ func TestViewsGolden(t *testing.T) {
 	}
 }
 
-// TestKubectlOutputBounded: a command that prints without end keeps the pane bounded (the
-// oldest lines go, and the pane says how many), whether the pane reads as it goes or falls
-// behind; escape sequences and control characters in the output are not drawn.
-func TestKubectlOutputBounded(t *testing.T) {
-	for _, every := range []int{7, 997, 1 << 30} {
-		t.Run(fmt.Sprint(every), func(t *testing.T) {
-			v := newKubectlView(DefaultStyles(), i18n.For(i18n.English))
-			v.SetSize(rect{w: 80, h: 20}, rect{w: 80, h: 4})
-			run := newKcRun("get cm -w", []string{"get", "cm", "-w"}, func() {})
-			v.Start(run)
-			n := maxKubectlLines*2 + 123
-			for i := range n {
-				fmt.Fprintf(run, "line %d\n", i)
-				if i%every == 0 {
-					v.Output()
-				}
-			}
-			fmt.Fprint(run, "partial \x1b[31mred\x1b[0m\x07 end")
-			v.Output()
-			lines := stripLines(v.out.Lines())
-			if got := len(v.rowsOf); got > maxKubectlLines {
-				t.Errorf("%d lines kept, want at most %d", got, maxKubectlLines)
-			}
-			if v.wrapFirst+len(v.rowsOf) != n {
-				t.Errorf("lines %d..%d kept, want the last ones up to %d", v.wrapFirst, v.wrapFirst+len(v.rowsOf), n)
-			}
-			if !strings.Contains(strings.Join(lines, "\n"), fmt.Sprintf("… %d earlier lines dropped", v.wrapFirst)) {
-				t.Error("the pane does not say lines were dropped")
-			}
-			if last := lines[len(lines)-1]; last != "partial red end" {
-				t.Errorf("the unfinished last line is %q", last)
-			}
-			if prev := lines[len(lines)-2]; prev != fmt.Sprintf("line %d", n-1) {
-				t.Errorf("the last complete line is %q", prev)
-			}
-		})
-	}
-}
-
 // TestRequestsFollowNewest: until the learner picks a request, the list's selection is the
 // newest one, so :requests opens on the request just made; a pick holds it while more
 // arrive; g follows the newest again. The panel's own health polls stay hidden.
@@ -791,27 +775,27 @@ func TestRequestsFollowNewest(t *testing.T) {
 	f.store.add(poll)
 	f.store.add(okCreate("second", 3))
 	hs.typeLine("requests")
-	hs.until("the newest selected", func() bool { return hs.model.m.rq.sel == "second" })
-	for _, tr := range hs.model.m.rq.shown {
+	hs.until("the newest selected", func() bool { return hs.model.m.rqv().SelectedID() == "second" })
+	for _, tr := range hs.model.m.rqv().Shown() {
 		if tr.ID == "poll" {
 			t.Errorf("the health poll is listed with loopback hidden")
 		}
 	}
 	hs.keys("down") // picks "first"
-	if hs.model.m.rq.sel != "first" {
-		t.Fatalf("down selected %q, want first", hs.model.m.rq.sel)
+	if hs.model.m.rqv().SelectedID() != "first" {
+		t.Fatalf("down selected %q, want first", hs.model.m.rqv().SelectedID())
 	}
 	f.store.add(okGet("third", 4))
-	hs.until("third listed", func() bool { return len(hs.model.m.rq.shown) == 3 })
-	if hs.model.m.rq.sel != "first" {
-		t.Errorf("a new request moved the learner's pick to %q", hs.model.m.rq.sel)
+	hs.until("third listed", func() bool { return len(hs.model.m.rqv().Shown()) == 3 })
+	if hs.model.m.rqv().SelectedID() != "first" {
+		t.Errorf("a new request moved the learner's pick to %q", hs.model.m.rqv().SelectedID())
 	}
 	hs.keys("g")
 	f.store.add(okGet("fourth", 5))
-	hs.until("the newest followed again", func() bool { return hs.model.m.rq.sel == "fourth" })
+	hs.until("the newest followed again", func() bool { return hs.model.m.rqv().SelectedID() == "fourth" })
 	hs.keys("L")
 	hs.until("the poll shown with loopback", func() bool {
-		for _, tr := range hs.model.m.rq.shown {
+		for _, tr := range hs.model.m.rqv().Shown() {
 			if tr.ID == "poll" {
 				return true
 			}
@@ -829,13 +813,41 @@ func TestEtcdKeyFromLaneBeforeListing(t *testing.T) {
 		keys = append(keys, fmt.Sprintf("/registry/configmaps/aaa/cm-%04d", i))
 	}
 	f.etcd = newFakeEtcd(keys...)
-	f.hs.model.m.etcd = f.etcd
+	f.setEtcd(f.etcd)
 	hs := f.hs
 	hs.typeLine("requests")
-	hs.model.m.rq.Select("ok-create", tracing.StageAuthentication)
+	hs.model.m.rqv().Select("ok-create", tracing.StageAuthentication)
 	hs.keys("S")
-	hs.until("the cursor on the key", func() bool { return hs.model.m.ev.CursorKey() == "/registry/configmaps/default/demo" })
-	if hs.model.m.ev.want != "" {
-		t.Errorf("still waiting for %q", hs.model.m.ev.want)
+	hs.until("the cursor on the key", func() bool { return hs.etcdView().CursorKey() == "/registry/configmaps/default/demo" })
+	if w := hs.etcdView().Wanted(); w != "" {
+		t.Errorf("still waiting for %q", w)
+	}
+}
+
+// TestEtcdOpenKeyMsg: etcd.OpenKeyMsg, as another view's command returns it, brings the etcd
+// view up from wherever the learner is, with the key selected; an empty key shows the view.
+func TestEtcdOpenKeyMsg(t *testing.T) {
+	const demo = "/registry/configmaps/default/demo"
+	for _, tt := range []struct {
+		name, from, key string
+	}{
+		{"from the walkthrough", "lesson", demo},
+		{"from the glossary", "glossary", demo},
+		{"no key", "req", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, 120, 40)
+			hs := f.hs
+			hs.typeLine(tt.from)
+			hs.send(etcd.OpenKeyMsg{Key: tt.key})
+			hs.settle()
+			if hs.model.m.at != viewEtcd {
+				t.Fatalf("view %v, want etcd", hs.model.m.at)
+			}
+			if got := hs.etcdView().Selected(); got != tt.key {
+				t.Errorf("selected %q, want %q", got, tt.key)
+			}
+			hs.must("etcd /registry/ · 6 keys")
+		})
 	}
 }

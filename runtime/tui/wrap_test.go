@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/walk"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -84,10 +86,10 @@ func TestLessonWrapKeepsCodeAndWords(t *testing.T) {
 	cp := server.Checkpoints()[0]
 	for _, style := range []string{"notty", "dark", "light"} {
 		for w := 24; w <= 120; w++ {
-			p := newLessonPane(DefaultStyles(), i18n.For(i18n.English), style)
+			p := walk.NewLesson(common.Common{Styles: DefaultStyles(), Tr: i18n.For(i18n.English)}, style)
 			p.SetSize(w, 40)
 			p.SetStep(step, true, cp)
-			for _, prob := range wrapProblems(lessonText, p.lines, w-2) {
+			for _, prob := range wrapProblems(lessonText, p.Lines(), w-2) {
 				t.Errorf("%s, pane %d wide: %s", style, w, prob)
 			}
 		}
@@ -119,25 +121,6 @@ func TestWrapProblemsFindsSplits(t *testing.T) {
 	}
 }
 
-func TestProtectCodeSpans(t *testing.T) {
-	k := string(keepSpace)
-	tests := []struct{ in, want string }{
-		{"a `b c` d", "a `b" + k + "c` d"},
-		{"`a b` and `c d`", "`a" + k + "b` and `c" + k + "d`"},
-		{"no `closing here", "no `closing here"},
-		{"escaped \\`not code` here", "escaped \\`not code` here"},
-		{"\\` then `a b`", "\\` then `a" + k + "b`"},
-		{"`` a `b` c ``", "`` a" + k + "`b`" + k + "c ``"},
-		{"```\nfenced `a b`\n```\nafter `c d`", "```\nfenced `a b`\n```\nafter `c" + k + "d`"},
-		{"`over\ntwo lines`", "`over" + k + "two" + k + "lines`"},
-	}
-	for _, tt := range tests {
-		if got := protectCodeSpans(tt.in); got != tt.want {
-			t.Errorf("protectCodeSpans(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestLessonWrapLatinAfterCJKPunctuation: an English word or inline code right after opening
 // CJK punctuation, as Chinese lessons write a term's English ("监视（watch）"), stays whole.
 func TestLessonWrapLatinAfterCJKPunctuation(t *testing.T) {
@@ -147,10 +130,10 @@ func TestLessonWrapLatinAfterCJKPunctuation(t *testing.T) {
 	cp := server.Checkpoints()[0]
 	for _, style := range []string{"notty", "dark"} {
 		for w := 24; w <= 120; w++ {
-			p := newLessonPane(DefaultStyles(), i18n.For(i18n.English), style)
+			p := walk.NewLesson(common.Common{Styles: DefaultStyles(), Tr: i18n.For(i18n.English)}, style)
 			p.SetSize(w, 40)
 			p.SetStep(step, true, cp)
-			for _, prob := range wrapProblems(text, p.lines, w-2) {
+			for _, prob := range wrapProblems(text, p.Lines(), w-2) {
 				t.Errorf("%s, pane %d wide: %s", style, w, prob)
 			}
 		}

@@ -28,18 +28,6 @@ func (m *model) zoomTarget() string {
 			return fmt.Sprintf("tour/side/%d", m.sideFocus)
 		}
 		return fmt.Sprintf("tour/%d", m.focus)
-	case viewRequests:
-		pane := m.rq.focus
-		if !m.lay.wide && pane != rqList {
-			pane = m.rq.tab
-		}
-		return fmt.Sprintf("requests/%d", pane)
-	case viewKubectl:
-		return fmt.Sprintf("kubectl/%d", m.kc.focus)
-	case viewEtcd:
-		return fmt.Sprintf("etcd/%d", m.ev.focus)
-	case viewExercises:
-		return fmt.Sprintf("exercises/%d", m.ex.focus)
 	}
 	return fmt.Sprintf("view/%d", m.at)
 }
@@ -101,79 +89,4 @@ func (m *model) zoomedTourBody() []string {
 		return m.kubect.View()
 	}
 	return m.source.View()
-}
-
-// zoomViews gives the focused pane of the after-serve view on screen the whole body (r is the
-// layout's placement, changed in place before the panes are sized).
-func (m *model) zoomViews(r *viewRects) {
-	b := m.lay.body
-	full := rect{0, b.y, b.w, b.h}
-	switch m.at {
-	case viewRequests:
-		switch m.rq.focus {
-		case rqList:
-			r.rqList = full
-		case rqLane:
-			r.rqLane = full
-		case rqDetails:
-			r.rqDetails = full
-		case rqSource:
-			r.rqSource = full
-		}
-		if !m.lay.wide && m.rq.focus != rqList {
-			r.rqLane, r.rqDetails, r.rqSource = full, full, full
-		}
-	case viewKubectl:
-		if m.kc.focus == kcRequests {
-			r.kcReqs = full
-		} else {
-			r.kcOut = full
-		}
-	case viewEtcd:
-		if m.ev.focus == 1 {
-			r.evValue = full
-		} else {
-			r.evTree = full
-		}
-	case viewExercises:
-		if m.ex.focus == 1 {
-			r.exDetail = full
-		} else {
-			r.exList = full
-		}
-	}
-}
-
-// zoomedViewBody is an after-serve view's body while zoomed: its focused pane alone; nil for
-// a view of one pane (the glossary, the board), which the caller draws as always.
-func (m *model) zoomedViewBody() []string {
-	switch m.at {
-	case viewRequests:
-		rq := m.rq
-		switch rq.focus {
-		case rqList:
-			return rq.listView(true, m.reqs != nil, m.served, m.now())
-		case rqDetails:
-			return rq.details.View()
-		case rqSource:
-			return rq.source.View()
-		}
-		return rq.lane.View()
-	case viewKubectl:
-		if m.kc.focus == kcRequests {
-			return m.kc.reqs.View()
-		}
-		return m.kc.out.View()
-	case viewEtcd:
-		if m.ev.focus == 1 {
-			return m.ev.value.View()
-		}
-		return m.ev.treeView(true, m.etcd != nil)
-	case viewExercises:
-		if m.ex.focus == 1 {
-			return m.ex.detail.View()
-		}
-		return m.ex.listView(m.exs != nil)
-	}
-	return nil
 }

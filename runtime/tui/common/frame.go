@@ -15,6 +15,18 @@ type Frame struct {
 	dirty bool
 }
 
+// NewFrame returns an empty frame drawn with st, for a pane that draws its own body (a list with
+// a cursor); a pane of text lines is a TextPane.
+func NewFrame(st *Styles) Frame { return Frame{st: st, dirty: true} }
+
+// SetSize sets the frame's outer size.
+func (f *Frame) SetSize(w, h int) {
+	if f.w != w || f.h != h {
+		f.w, f.h = w, h
+		f.dirty = true
+	}
+}
+
 // SetFocused shows the pane as focused (thick border) or not.
 func (f *Frame) SetFocused(b bool) {
 	if f.focused != b {

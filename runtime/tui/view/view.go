@@ -10,6 +10,8 @@ package view
 import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/kubewalk/kubewalk/runtime/tui/cmdline"
 )
 
 // View is one screen of the TUI.
@@ -59,5 +61,52 @@ type ServerMsg struct {
 }
 
 // NoteMsg is a line for the root's status note, from a view's command: the root shows it
-// under the body until the next key, as it shows its own notes.
+// under the body until the next key, as it shows its own notes. It comes back whenever the
+// command ends: bubbletea runs the commands of separate updates on separate goroutines, so two
+// NoteMsgs, or a NoteMsg and a later key's clear, arrive in any order. For a note said while a
+// message is handled (a key stops a command: "stopping…", then its end clears it), use Noter.
 type NoteMsg string
+
+// Noter is a view whose notes keep their order: after every message the root handles (a key,
+// a mouse event, a view's own message, a broadcast), it asks each Noter for the note said
+// meanwhile, and one said replaces the root's at once, on the update loop, before the next
+// message — as the root's own notes do. A key clears the note before the view sees the key,
+// so a note said on that key shows.
+type Noter interface {
+	// Note returns the note said since the last call ("" clears the root's) and whether one
+	// was said, and forgets it.
+	Note() (string, bool)
+}
+
+// Notes is what a Noter embeds: Say keeps the latest note, Note hands it over once.
+type Notes struct {
+	note  string
+	noted bool
+}
+
+// Say keeps s as the note for the root to take after this message ("" clears the root's).
+func (n *Notes) Say(s string) { n.note, n.noted = s, true }
+
+// Note returns the note said since the last call and whether one was; it forgets it.
+func (n *Notes) Note() (string, bool) {
+	s, ok := n.note, n.noted
+	n.note, n.noted = "", false
+	return s, ok
+}
+
+// Zoomer is a view of more than one pane that zooms (the root's z): while the zoom is on the
+// root draws ZoomView instead of View, and adds z to the help bar after the view's Keys. A
+// view of one pane (the glossary) does not implement it: zoomed, it is drawn as always.
+type Zoomer interface {
+	// ZoomView renders the view's focused pane alone: exactly h lines of exactly w cells.
+	ZoomView(w, h int) []string
+}
+
+// Commander is a view that offers : commands (the etcd view's :etcd KEY, the kubectl view's
+// :kubectl ARGS): the root puts them in its one table (cmdline.Registry), where its help lists
+// them, so the suggestions, :help and the running of a line read them as the root's own. A
+// command whose Action has Show set brings this view on screen. The root asks once, when it
+// builds the table; the commands' Complete and Run read the view as it is when they are called.
+type Commander interface {
+	Commands() []cmdline.Command
+}

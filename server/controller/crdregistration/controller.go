@@ -46,7 +46,7 @@ const (
 // Controller registers CRD group versions with the autoregister controller.
 type Controller struct {
 	crdLister crdlisters.CustomResourceDefinitionLister
-	crdSynced cache.InformerSynced
+	crdSynced cache.DoneChecker
 
 	apiServiceRegistration AutoAPIServiceRegistration
 
@@ -61,7 +61,7 @@ type Controller struct {
 func New(crdinformer crdinformers.CustomResourceDefinitionInformer, reg AutoAPIServiceRegistration) (*Controller, error) {
 	c := &Controller{
 		crdLister:              crdinformer.Lister(),
-		crdSynced:              crdinformer.Informer().HasSynced,
+		crdSynced:              crdinformer.Informer().HasSyncedChecker(),
 		apiServiceRegistration: reg,
 		syncedInitialSet:       make(chan struct{}),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
@@ -101,7 +101,11 @@ func New(crdinformer crdinformers.CustomResourceDefinitionInformer, reg AutoAPIS
 func (c *Controller) Run(workers int, stopCh <-chan struct{}) {
 	defer utilruntime.HandleCrash()
 	defer c.queue.ShutDown()
-	if !cache.WaitForNamedCacheSync("crd-autoregister", stopCh, c.crdSynced) {
+	// Upstream waits with cache.WaitForNamedCacheSync, which looks every 100 ms; this
+	// controller is on the readiness path (autoregistration waits for its initial sync, and
+	// autoregister-completion for the APIServices autoregistration creates), so it waits for
+	// the informer's own signal instead, which comes as soon as the informer has synced.
+	if !cache.WaitFor(wait.ContextForChannel(stopCh), "crd-autoregister", c.crdSynced) {
 		return
 	}
 	if crds, err := c.crdLister.List(labels.Everything()); err != nil {
