@@ -178,6 +178,12 @@ func (s *Server) Install(ctx context.Context) error {
 
 		// The front of the chain: the aggregator, on kubewalk's server.
 		aggConfig := s.newAggregatorConfig(aggBase)
+		if s.ag, err = s.newAggregated(); err != nil {
+			return err
+		}
+		if err := s.ag.applyTo(&aggConfig.ExtraConfig, s.az.informers, c.loopback.Host); err != nil {
+			return err
+		}
 		in.aggregatorCompleted = aggConfig.Complete()
 		s.observeServedAuthn(in.aggregatorCompleted.GenericConfig.Config)
 		agg, builtIn, err := s.newAggregator(in.aggregatorCompleted, gs, ext)

@@ -132,14 +132,14 @@ func (s *Server) newAPIExtensionsConfig(base genericapiserver.Config) *apiextens
 }
 
 // newAggregatorConfig is kube's CreateAggregatorConfig for kubewalk: the derived config,
-// APIServices stored as v1 JSON, the aggregator's default resource config. Two settings differ,
-// both until kubewalk runs an extension server (issue 19's second half): the remote
-// availability controller, which reads Services and EndpointSlices kubewalk does not serve, is
-// off; and the service resolver answers that no Service exists. The aggregator serves
-// /openapi/v2 and /openapi/v3 itself, as in kube-apiserver: v3 proxies each group's document
-// to the server of the chain that serves it (a CRD group's to the apiextensions server); v2
-// merges its own spec with each delegate's, which it downloads on the first request for the
-// merged document, not before (kube-aggregator's CacheableDownloader and
+// APIServices stored as v1 JSON, the aggregator's default resource config. The settings for
+// APIServices served by another server — the remote availability controller, the service
+// resolver and the front-proxy client certificate — are set by aggregatedState.applyTo
+// (aggregated.go) with the stand-ins for the Services and EndpointSlices kubewalk does not
+// serve. The aggregator serves /openapi/v2 and /openapi/v3 itself, as in kube-apiserver: v3
+// proxies each group's document to the server of the chain that serves it (a CRD group's to the
+// apiextensions server); v2 merges its own spec with each delegate's, which it downloads on the
+// first request for the merged document, not before (kube-aggregator's CacheableDownloader and
 // NewOpenAPIServiceLazy), so kubewalk's own v2 document is still built only when asked for.
 func (s *Server) newAggregatorConfig(base genericapiserver.Config) *aggregatorapiserver.Config {
 	c := derivedConfig(&base)

@@ -72,6 +72,9 @@ func (s *Server) Serve(ctx context.Context) error {
 			return err
 		}
 		sv.readyAt = time.Now()
+		// The aggregated API starts after ready, in the background: /readyz does not wait for
+		// it, and Close cancels it (aggregated.go).
+		s.startAggregated(s.base)
 		if err := run.reach(ctx, "ready"); err != nil {
 			return err
 		}
