@@ -145,9 +145,12 @@ func (r *Resolver) Module(modPath, modDir, symbol string) (Location, error) {
 }
 
 // UpstreamModules lists the modules whose source a step's upstream symbol may name:
-// k8s.io/apiserver (the generic server kubewalk is built on) and k8s.io/apimachinery (its
-// types, scheme and codecs).
-func UpstreamModules() []string { return []string{UpstreamModule, "k8s.io/apimachinery"} }
+// k8s.io/apiserver (the generic server kubewalk is built on), k8s.io/apimachinery (its
+// types, scheme and codecs), and the two servers kubewalk chains around its own as
+// kube-apiserver does, k8s.io/apiextensions-apiserver and k8s.io/kube-aggregator.
+func UpstreamModules() []string {
+	return []string{UpstreamModule, "k8s.io/apimachinery", "k8s.io/apiextensions-apiserver", "k8s.io/kube-aggregator"}
+}
 
 // UpstreamModuleOf returns the module of UpstreamModules that symbol's import path is in.
 func UpstreamModuleOf(symbol string) (string, bool) {

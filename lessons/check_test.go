@@ -107,7 +107,7 @@ func TestCheckContent(t *testing.T) {
 			authn + `: step x509: upstream "k8s.io/apiserver/pkg/authentication/request/x509.NewDynamc" not found in k8s.io/apiserver at testdata/upstream — fix: did you mean "NewDynamic" in that package?`,
 		}},
 		{kind: "upstream-outside-module", want: []string{
-			authn + `: step x509: upstream "k8s.io/client-go/rest.Config" does not resolve: its import path is not in k8s.io/apiserver or k8s.io/apimachinery — fix: write an import path inside k8s.io/apiserver or k8s.io/apimachinery, ".", and a func, a method as (*T).M or T.M, or a type declared there`,
+			authn + `: step x509: upstream "k8s.io/client-go/rest.Config" does not resolve: its import path is not in k8s.io/apiserver or k8s.io/apimachinery or k8s.io/apiextensions-apiserver or k8s.io/kube-aggregator — fix: write an import path inside k8s.io/apiserver or k8s.io/apimachinery or k8s.io/apiextensions-apiserver or k8s.io/kube-aggregator, ".", and a func, a method as (*T).M or T.M, or a type declared there`,
 		}},
 		{kind: "upstream-apimachinery-not-found", want: []string{
 			am + `: step typemeta: upstream "k8s.io/apimachinery/pkg/runtime.(*Scheme).AllKnownType" not found in k8s.io/apimachinery at testdata/apimachinery — fix: did you mean "(*Scheme).AllKnownTypes" in that package?`,

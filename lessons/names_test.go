@@ -25,6 +25,7 @@ import (
 var nameModules = []string{
 	"k8s.io/apiserver", "k8s.io/apimachinery", "k8s.io/api", "k8s.io/client-go", "k8s.io/kubectl",
 	"k8s.io/component-base", "k8s.io/code-generator", "k8s.io/kube-openapi", "k8s.io/cli-runtime",
+	"k8s.io/apiextensions-apiserver", "k8s.io/kube-aggregator",
 }
 
 // TestProseNamesDeclared reads every code span of the lessons (English; a translation's spans

@@ -38,10 +38,11 @@ func (c *configState) liveObjects(r running) []LiveObject {
 		out = append(out, LiveObject{"config.scheme", c.scheme.Scheme,
 			"filled by apis.NewScheme in the config phase; from then on every phase and every request only reads it"})
 	}
-	if c.generic != nil && !r.serving {
+	if c.generic != nil && !r.serving && !r.chain {
 		out = append(out, LiveObject{"config.genericConfig", c.generic,
-			"only the phase goroutine writes it (each phase applies its part) until the server runs; " +
-				"from serve/serving on it reaches the informers' caches and the admission plugins, which requests write"})
+			"only the phase goroutine writes it (each phase applies its part) until install builds the chain; " +
+				"from install/apiextensions on the chain's servers share parts of it with controllers whose queues run, " +
+				"and from serve/serving on it reaches the informers' caches and the admission plugins, which requests write"})
 	}
 	return out
 }

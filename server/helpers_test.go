@@ -167,9 +167,14 @@ next:
 // returns the stacks of those still running. A shut-down server leaves none: each goroutine
 // its phases start ends with Close (or with the work that started it).
 func leftBehind(before goroutineSet) []string {
+	return leftBehindExcept(before, func(left []string) []string { return left })
+}
+
+// leftBehindExcept is leftBehind for the goroutines keep does not take out.
+func leftBehindExcept(before goroutineSet, keep func([]string) []string) []string {
 	var left []string
 	_ = wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		left = before.started(goroutines())
+		left = keep(before.started(goroutines()))
 		return len(left) == 0, nil
 	})
 	return left

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/pkg/endpoints/discovery/aggregated"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/kubernetes"
@@ -26,10 +27,12 @@ import (
 )
 
 var installCheckpoints = []Checkpoint{
-	{PhaseInstall, "new", "Complete().New(): the GenericAPIServer and its handler chain exist"},
+	{PhaseInstall, "apiextensions", "apiextensions-apiserver: CRDs under /apis/apiextensions.k8s.io, the NotFound handler behind it"},
+	{PhaseInstall, "new", "Complete().New(): kubewalk's GenericAPIServer, delegating to the apiextensions server"},
 	{PhaseInstall, "legacy-group", "InstallLegacyAPIGroup: core/v1 served under /api"},
 	{PhaseInstall, "groups", "InstallAPIGroups: rbac, authorization, authentication, apps and learn.kubewalk.io under /apis"},
 	{PhaseInstall, "post-start-hooks", "Post-start hooks registered: bootstrap namespaces and RBAC policy, namespace controller"},
+	{PhaseInstall, "aggregator", "kube-aggregator in front of the chain: APIServices, autoregistration, availability"},
 }
 
 // Post-start hook names; each shows up under /healthz/poststarthook/<name> and in /readyz.
@@ -55,9 +58,30 @@ func (s *Server) Install(ctx context.Context) error {
 
 		// Without a grace period an open watch holds shutdown for the full request timeout.
 		c.generic.ShutdownWatchTerminationGracePeriod = 2 * time.Second
+		// One aggregated discovery document for the whole chain, as kube's BuildGenericConfig
+		// sets it: each server adds its groups under its own source.
+		c.generic.AggregatedDiscoveryGroupManager = aggregated.NewResourceManager("apis")
+		// Each server of the chain starts from a copy of the config as it is now, before
+		// Complete() changes it (CreateServerChain's configs are all made before any New).
+		extBase, aggBase := c.generic.Config, c.generic.Config
+
+		// The back of the chain: the apiextensions server, on a delegate that only answers 404.
+		extConfig := s.newAPIExtensionsConfig(extBase)
+		in.extensionsCompleted = extConfig.Complete()
+		s.observeServedAuthn(in.extensionsCompleted.GenericConfig.Config)
+		in.notFound = newNotFoundHandler(&c.generic.Config)
+		ext, err := in.extensionsCompleted.New(genericapiserver.NewEmptyDelegateWithCustomHandler(in.notFound))
+		if err != nil {
+			return fmt.Errorf("apiextensions server New: %w", err)
+		}
+		in.extensions = ext
+		if err := run.reach(ctx, "apiextensions"); err != nil {
+			return err
+		}
+
 		in.completed = c.generic.Complete()
-		s.observeServedAuthn() // recording or holding requests: after Complete, see recording.go
-		gs, err := in.completed.New("kubewalk-apiserver", genericapiserver.NewEmptyDelegate())
+		s.observeServedAuthn(&c.generic.Config) // recording or holding requests: after Complete, see recording.go
+		gs, err := in.completed.New("kubewalk-apiserver", ext.GenericAPIServer)
 		if err != nil {
 			return fmt.Errorf("Complete().New(): %w", err)
 		}
@@ -148,7 +172,33 @@ func (s *Server) Install(ctx context.Context) error {
 		if err := gs.AddPreShutdownHook(hookNamespaceController, func() error { namespaces.Stop(); return nil }); err != nil {
 			return fmt.Errorf("pre-shutdown hook %s: %w", hookNamespaceController, err)
 		}
-		return run.reach(ctx, "post-start-hooks")
+		if err := run.reach(ctx, "post-start-hooks"); err != nil {
+			return err
+		}
+
+		// The front of the chain: the aggregator, on kubewalk's server.
+		aggConfig := s.newAggregatorConfig(aggBase)
+		if s.ag, err = s.newAggregated(); err != nil {
+			return err
+		}
+		if err := s.ag.applyTo(&aggConfig.ExtraConfig, s.az.informers, c.loopback.Host); err != nil {
+			return err
+		}
+		in.aggregatorCompleted = aggConfig.Complete()
+		s.observeServedAuthn(in.aggregatorCompleted.GenericConfig.Config)
+		agg, builtIn, err := s.newAggregator(in.aggregatorCompleted, gs, ext)
+		if err != nil {
+			return err
+		}
+		agg.GenericAPIServer.ShutdownTimeout = shutdownTimeout
+		in.aggregator, in.apiServices = agg, builtIn
+		for _, c := range agg.GenericAPIServer.HealthzChecks() {
+			switch c.Name() {
+			case "poststarthook/" + hookCRDInformerSynced, "poststarthook/" + hookAPIServiceDiscovery:
+				in.settleBeforeStop = append(in.settleBeforeStop, c)
+			}
+		}
+		return run.reach(ctx, "aggregator")
 	})
 }
 

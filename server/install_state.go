@@ -4,20 +4,36 @@ package server
 
 import (
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 	"sync"
 
+	apiextensionsapiserver "k8s.io/apiextensions-apiserver/pkg/apiserver"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/apiserver/pkg/server/healthz"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+	aggregatorapiserver "k8s.io/kube-aggregator/pkg/apiserver"
 )
 
 // installState is what the install phase builds.
 type installState struct {
-	completed genericapiserver.CompletedConfig
-	generic   *genericapiserver.GenericAPIServer
-	groups    []*genericapiserver.APIGroupInfo
-	hooks     []string
+	// The chain, back to front: the NotFound handler, the apiextensions server, kubewalk's
+	// server (generic), the aggregator.
+	notFound            http.Handler
+	extensionsCompleted apiextensionsapiserver.CompletedConfig
+	extensions          *apiextensionsapiserver.CustomResourceDefinitions
+	completed           genericapiserver.CompletedConfig
+	generic             *genericapiserver.GenericAPIServer
+	aggregatorCompleted aggregatorapiserver.CompletedConfig
+	aggregator          *aggregatorapiserver.APIAggregator
+	apiServices         []*apiregistrationv1.APIService // the built-in ones autoregistration creates
+	// settleBeforeStop are the checks of the library post-start hooks a stop must not
+	// interrupt (see serveState.waitHooksSettled): each passes once its hook has returned.
+	settleBeforeStop []healthz.HealthChecker
+	groups           []*genericapiserver.APIGroupInfo
+	hooks            []string
 
 	// hooksMu guards hooksRunning, the post-start hooks that have started and not returned.
 	hooksMu      sync.Mutex
@@ -25,17 +41,20 @@ type installState struct {
 	hooksRunning int
 }
 
-// liveObjects lists the install phase's objects the raw view may read now: the
-// GenericAPIServer until it runs. From serve/serving on its handlers, health checks,
-// discovery and OpenAPI services change as requests and post-start hooks run.
+// liveObjects lists the install phase's objects the raw view may read now: none, since
+// kubewalk's GenericAPIServer exists only once the apiextensions server does, whose
+// controllers' work queues run goroutines from the moment they are made, and the
+// GenericAPIServer reaches them through its delegate. From serve/serving on its handlers,
+// health checks, discovery and OpenAPI services change as requests and post-start hooks run.
 func (in *installState) liveObjects(r running) []LiveObject {
-	if in.generic == nil || r.serving {
+	if in.generic == nil || r.serving || r.chain {
 		return nil
 	}
 	return []LiveObject{{"install.genericAPIServer", in.generic, "only the phase goroutine writes it until RunWithContext starts it at serve/serving"}}
 }
 
 func (in *installState) describe(n *Node) {
+	in.describeChain(n)
 	if in.generic == nil {
 		return
 	}
@@ -101,4 +120,90 @@ func verbs(st rest.Storage) string {
 		v = append(v, "watch")
 	}
 	return strings.Join(v, " ")
+}
+
+// describeChain shows the delegation chain from the front, as a request meets it: each server
+// built so far with the groups it serves itself, its own post-start hooks and health checks,
+// and its delegate; the NotFound handler ends it.
+func (in *installState) describeChain(n *Node) {
+	if in.extensions == nil {
+		return
+	}
+	chain := n.Add("chain", "")
+	type link struct {
+		name     string
+		server   *genericapiserver.GenericAPIServer
+		delegate string
+		groups   []string
+	}
+	var links []link
+	if in.aggregator != nil {
+		links = append(links, link{"kube-aggregator", in.aggregator.GenericAPIServer, "kubewalk-apiserver",
+			[]string{"apiregistration.k8s.io/v1", "apiregistration.k8s.io/v1beta1", "/apis (discovery, from the APIServices)"}})
+	}
+	if in.generic != nil {
+		var groups []string
+		for _, g := range in.groups {
+			for _, gv := range g.PrioritizedVersions {
+				if gv.Group == "" {
+					groups = append(groups, "core/"+gv.Version)
+				} else {
+					groups = append(groups, gv.String())
+				}
+			}
+		}
+		links = append(links, link{"kubewalk-apiserver", in.generic, "apiextensions-apiserver", groups})
+	}
+	links = append(links, link{"apiextensions-apiserver", in.extensions.GenericAPIServer, "NotFound handler",
+		[]string{"apiextensions.k8s.io/v1", "/apis/<group>/<version> of each CRD"}})
+	// Each server holds its delegates' hooks and checks too (New copies them): show only the
+	// ones a server added itself.
+	for i, l := range links {
+		var behind *genericapiserver.GenericAPIServer
+		theirs := l.server.PostStartHooks() // only for its type: the hooks of the server behind
+		theirs = nil
+		if i+1 < len(links) {
+			behind = links[i+1].server
+			theirs = behind.PostStartHooks()
+		}
+		sn := chain.Add(l.name, "delegate: "+l.delegate)
+		sn.Add("serves", strings.Join(l.groups, ", "))
+		sn.Add("postStartHooks", strings.Join(ownNames(l.server.PostStartHooks(), theirs), ", "))
+		var checks []string
+		for _, c := range l.server.HealthzChecks() {
+			if behind == nil || !hasCheck(behind, c.Name()) {
+				checks = append(checks, c.Name())
+			}
+		}
+		sn.Add("healthChecks", strings.Join(checks, ", "))
+	}
+	chain.Add("NotFound handler", "404 for a path no server serves; 503 while a server is still installing its paths")
+	if len(in.apiServices) > 0 {
+		var names []string
+		for _, a := range in.apiServices {
+			names = append(names, a.Name)
+		}
+		chain.Add("autoregistered APIServices", strings.Join(names, ", "))
+	}
+}
+
+// ownNames lists the keys of hooks not also in theirs, sorted.
+func ownNames[V any](hooks, theirs map[string]V) []string {
+	var out []string
+	for name := range hooks {
+		if _, ok := theirs[name]; !ok {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func hasCheck(s *genericapiserver.GenericAPIServer, name string) bool {
+	for _, c := range s.HealthzChecks() {
+		if c.Name() == name {
+			return true
+		}
+	}
+	return false
 }

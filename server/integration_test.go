@@ -523,12 +523,56 @@ func TestShutdownFromEveryCheckpoint(t *testing.T) {
 						t.Errorf("port %s still accepts connections", addr)
 					}
 				}
-				if left := leftBehind(before); len(left) > 0 {
+				var left []string
+				if unservedAggregator[at] {
+					var kept int
+					left = leftBehindExcept(before, func(left []string) []string {
+						left, kept = withoutDiscoveryManagerQueue(left)
+						return left
+					})
+					if kept != 2 {
+						t.Errorf("expected the aggregator's discovery manager queue to stay (its two goroutines), found %d of them: update withoutDiscoveryManagerQueue and chain_stop.go", kept)
+					}
+				} else {
+					left = leftBehind(before)
+				}
+				if len(left) > 0 {
 					t.Errorf("%d goroutines left behind after Close:\n%s", len(left), strings.Join(left, "\n\n"))
 				}
 			})
 		}
 	}
+}
+
+// unservedAggregator are the checkpoints at which the aggregator exists and has never run.
+var unservedAggregator = map[string]bool{"install/aggregator": true, "serve/prepare-run": true}
+
+// withoutDiscoveryManagerQueue takes out of left the two goroutines of the one work queue a
+// chain closed with an aggregator that never ran keeps (server/chain_stop.go), and says how
+// many it took: kube-aggregator makes its discovery manager's queue in NewWithDelegate and
+// shuts it down only from a post-start hook that runs the manager once the APIService
+// informer has synced, which needs a serving server. It takes at most one goroutine of each
+// kind, so another queue left running still shows.
+func withoutDiscoveryManagerQueue(left []string) ([]string, int) {
+	kinds := []string{
+		"workqueue.(*delayingType[...]).waitingLoop",
+		"workqueue.(*Typed[...]).updateUnfinishedWorkLoop",
+	}
+	taken := make([]bool, len(kinds))
+	var out []string
+	n := 0
+next:
+	for _, stack := range left {
+		for i, fn := range kinds {
+			if !taken[i] && strings.Contains(stack, fn) {
+				taken[i] = true
+				n++
+				continue next
+			}
+		}
+		out = append(out, stack)
+	}
+	return out, n
 }
 
 // TestCloseBetweenPhases: a phase asked to run after Close says so with server.ErrClosed,

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/request/union"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	authzunion "k8s.io/apiserver/pkg/authorization/union"
+	genericapiserver "k8s.io/apiserver/pkg/server"
 
 	"github.com/kubewalk/kubewalk/server/observe"
 )
@@ -36,11 +37,14 @@ func (s *Server) observeAuthn(a *authnState) {
 // (AuthorizeClientBearerToken): so the server's own requests are recorded too, every request
 // records what WithRequestInfo resolved as it arrives, and the Gate is asked once any user is
 // known.
-func (s *Server) observeServedAuthn() {
+//
+// Each server of the chain completes its own copy of the config, and only the front one (the
+// aggregator) runs its filters; all three are decorated alike, so that whichever is in front
+// records.
+func (s *Server) observeServedAuthn(g *genericapiserver.Config) {
 	if s.opts.Recorder == nil && s.opts.Gate == nil {
 		return
 	}
-	g := s.c.generic
 	g.Authentication.Authenticator = observe.Authentication(s.opts.Recorder, s.opts.Gate, g.LongRunningFunc, g.Authentication.Authenticator)
 }
 

@@ -14,8 +14,8 @@ import (
 )
 
 var serveCheckpoints = []Checkpoint{
-	{PhaseServe, "prepare-run", "PrepareRun(): OpenAPI, /healthz, /livez and /readyz installed"},
-	{PhaseServe, "serving", "Listening: RunWithContext serves TLS and runs the post-start hooks"},
+	{PhaseServe, "prepare-run", "PrepareRun() on the aggregator and, through it, on each delegate: /healthz, /livez and /readyz installed"},
+	{PhaseServe, "serving", "Listening: the aggregator's Run serves TLS and runs the post-start hooks of the whole chain"},
 	{PhaseServe, "ready", "/readyz answers ok: every check and post-start hook has passed"},
 	{PhaseServe, "kubeconfig", "Kubeconfig written (mode 0600): contexts admin, alice, bob, anonymous and badtoken"},
 }
@@ -33,7 +33,14 @@ func (s *Server) Serve(ctx context.Context) error {
 		if err := installLazyOpenAPI(s.in.generic, s.in.completed.OpenAPIConfig, s.in.completed.OpenAPIV3Config); err != nil {
 			return err
 		}
-		sv.prepared = s.in.generic.PrepareRun()
+		// As kube-apiserver's Run: PrepareRun on the front of the chain, which prepares each
+		// delegate first (GenericAPIServer.PrepareRun calls its delegate's).
+		prepared, err := s.in.aggregator.PrepareRun()
+		if err != nil {
+			return fmt.Errorf("aggregator PrepareRun: %w", err)
+		}
+		sv.prepared = prepared
+		sv.hookSettled = s.in.settleBeforeStop
 		if err := run.reach(ctx, "prepare-run"); err != nil {
 			return err
 		}
@@ -54,7 +61,7 @@ func (s *Server) Serve(ctx context.Context) error {
 		s.runExited = sv.exited
 		s.mu.Unlock()
 		go func() {
-			sv.runErr = sv.prepared.RunWithContext(runCtx)
+			sv.runErr = sv.prepared.Run(runCtx)
 			close(sv.exited)
 		}()
 		if err := run.reach(ctx, "serving"); err != nil {
@@ -65,6 +72,9 @@ func (s *Server) Serve(ctx context.Context) error {
 			return err
 		}
 		sv.readyAt = time.Now()
+		// The aggregated API starts after ready, in the background: /readyz does not wait for
+		// it, and Close cancels it (aggregated.go).
+		s.startAggregated(s.base)
 		if err := run.reach(ctx, "ready"); err != nil {
 			return err
 		}
@@ -207,6 +217,7 @@ func (sv *serveState) stop() error {
 		}
 		return nil
 	}
+	sv.waitHooksSettled()
 	sv.cancel()
 	select {
 	case <-sv.exited:
@@ -217,6 +228,37 @@ func (sv *serveState) stop() error {
 		return nil
 	case <-time.After(shutdownTimeout + 10*time.Second):
 		return errors.New("serve: server did not stop in time")
+	}
+}
+
+// hookSettleTimeout bounds how long stop waits for the library post-start hooks it must not
+// interrupt before it stops the server anyway.
+const hookSettleTimeout = 10 * time.Second
+
+// waitHooksSettled waits, up to hookSettleTimeout, until two library post-start hooks have
+// returned, because each goes wrong when the server stops first:
+//
+//   - the apiextensions server's crd-informer-synced returns its context's error when the
+//     server stops before the CRD informer has synced, and genericapiserver ends the whole
+//     process on a hook error (klog.Fatalf in runPostStartHook), so a Close right after
+//     serve/serving would kill kubewalk;
+//   - the aggregator's apiservice-discovery-controller runs the discovery manager, and so
+//     ever shuts its work queue down, only once the APIService registration controller has
+//     synced; stopped before that, it returns without, and the queue's goroutines, made in
+//     NewWithDelegate, stay.
+//
+// Both informers sync with one LIST each through the loopback client, within milliseconds of
+// the hooks starting; only a server that cannot reach its own storage waits the full bound.
+func (sv *serveState) waitHooksSettled() {
+	deadline := time.Now().Add(hookSettleTimeout)
+	for _, c := range sv.hookSettled {
+		for c.Check(nil) != nil && time.Now().Before(deadline) {
+			select {
+			case <-sv.exited:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
 	}
 }
 

@@ -10,24 +10,30 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apiserver/pkg/server/healthz"
 	restclient "k8s.io/client-go/rest"
 )
 
 // serveState is what the serve phase builds.
 type serveState struct {
-	prepared   interface{ RunWithContext(context.Context) error } // genericapiserver.preparedGenericAPIServer (unexported: "PrepareRun before Run" is enforced by the type)
+	prepared   interface{ Run(context.Context) error } // aggregatorapiserver.preparedAPIAggregator (unexported: "PrepareRun before Run" is enforced by the type)
 	listener   *trackingListener
 	cancel     context.CancelFunc
 	exited     chan struct{} // closed when RunWithContext returns
 	runErr     error         // RunWithContext's result, set before exited closes
 	kubeconfig string
 	readyAt    time.Time
+	// hookSettled pass once the library post-start hooks an early stop must not interrupt
+	// have returned (see waitHooksSettled).
+	hookSettled []healthz.HealthChecker
 }
 
-// liveObjects lists the serve phase's objects the raw view may read now: the prepared server
-// at serve/prepare-run. RunWithContext runs it from serve/serving on.
+// liveObjects lists the serve phase's objects the raw view may read now: none. The prepared
+// aggregator reaches the controllers of the chain, whose work queues run goroutines (its
+// OpenAPI v3 aggregation controller adds to its queue from PrepareRun on), and Run runs it
+// from serve/serving on.
 func (sv *serveState) liveObjects(r running) []LiveObject {
-	if sv.prepared == nil || r.serving {
+	if sv.prepared == nil || r.serving || r.chain {
 		return nil
 	}
 	return []LiveObject{{"serve.prepared", sv.prepared, "PrepareRun has returned and RunWithContext has not started"}}

@@ -311,6 +311,7 @@ type Server struct {
 	st *storageState
 	in *installState
 	sv *serveState
+	ag *aggregatedState // the extension server and its APIService (aggregated.go)
 
 	// base is cancelled by Close; every phase's context derives from it, so Close can stop a
 	// phase that is running (or paused in the hook) in another goroutine.
@@ -560,6 +561,9 @@ func (s *Server) Close() error {
 		s.closed = true
 		s.mu.Unlock()
 		var errs []error
+		if s.ag != nil {
+			errs = append(errs, s.ag.stop())
+		}
 		if s.sv != nil {
 			errs = append(errs, s.sv.stop())
 		}
@@ -568,6 +572,11 @@ func (s *Server) Close() error {
 		}
 		if s.in != nil {
 			s.in.waitHooks()
+			if s.sv == nil || s.sv.cancel == nil {
+				// The chain was built and never ran: nothing has released its stores and
+				// controllers, which Run does when it ends (chain_stop.go).
+				s.in.stopUnserved()
+			}
 		}
 		if s.st != nil {
 			// Idempotent: after serve, RunWithContext has destroyed the installed stores already.

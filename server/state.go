@@ -81,6 +81,11 @@ type running struct {
 	// serving: RunWithContext — request handlers, the informers, the post-start hooks, the
 	// OpenAPI and discovery services — from serve/serving on.
 	serving bool
+	// chain: the apiextensions server and, later, the aggregator exist, from
+	// install/apiextensions on. Their controllers' work queues run goroutines from the moment
+	// they are made (delayed adds, unfinished-work loops), and the generic config and every
+	// server of the chain reach them or objects they share.
+	chain bool
 }
 
 // State describes what the phases have built so far, read from the live objects. It is safe
@@ -145,6 +150,7 @@ func (s *Server) LiveObjects() []LiveObject {
 		etcd:    s.st != nil && s.st.embedded != nil,
 		stores:  s.st != nil && len(s.st.stores) > 0,
 		serving: s.sv != nil && s.sv.cancel != nil,
+		chain:   s.in != nil && s.in.extensions != nil,
 	}
 	var out []LiveObject
 	if s.c != nil {

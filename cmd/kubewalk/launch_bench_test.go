@@ -21,6 +21,10 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // BenchmarkLaunch measures what a learner waits for and what a running kubewalk costs the
@@ -33,7 +37,9 @@ import (
 //     terminal answers → the first frame showing "PAUSED at config/scheme", the PSS then, and
 //     after Enter (the welcome) and E, the time to "SERVING" and the PSS once served;
 //   - init: `kubewalk version` with GODEBUG=inittrace=1: the sum of every package's init
-//     clock time before main, and the command's wall time.
+//     clock time before main, and the command's wall time;
+//   - requests: `kubewalk serve`, then the p50 of configmap GETs and CREATEs through client-go
+//     as admin (launchRequests).
 //
 // Each figure is the median over b.N runs (use -benchtime 7x or more). Before each run the
 // binary is copied afresh, with small writes, into the run's directory: on this machine's
@@ -62,6 +68,7 @@ func BenchmarkLaunch(b *testing.B) {
 	b.Run("serve", func(b *testing.B) { compareLaunch(b, cur, base, launchServe) })
 	b.Run("tour", func(b *testing.B) { compareLaunch(b, cur, base, launchTour) })
 	b.Run("init", func(b *testing.B) { compareLaunch(b, cur, base, launchVersion) })
+	b.Run("requests", func(b *testing.B) { compareLaunch(b, cur, base, launchRequests) })
 }
 
 // launchFigures are one run's figures, by unit (as b.ReportMetric names them).
@@ -401,4 +408,81 @@ func (p *ptyTerminal) await(text string, within time.Duration, exited <-chan str
 			return fmt.Errorf("no %q within %s; screen text:\n%s", text, within, ansi.Strip(string(p.raw[max(0, len(p.raw)-4096):])))
 		}
 	}
+}
+
+// requestsPerRun is how many GETs and CREATEs launchRequests times on each run.
+const requestsPerRun = 300
+
+// launchRequests starts `serve`, waits for the kubeconfig it writes once ready, and times
+// requestsPerRun configmap GETs and as many CREATEs through client-go as admin, after a warm-up:
+// the p50 of each, in µs. It is the in-process BenchmarkGet and BenchmarkCreate of server/,
+// on the binary as users build it, so that two binaries can be compared in one run.
+func launchRequests(t testing.TB, bin string) launchFigures {
+	sb := newSandbox(t)
+	bin = copyBinary(t, bin, sb.root)
+	port := freePort(t)
+	kubeconfig := filepath.Join(sb.root, "kubeconfig")
+	cmd := exec.Command(bin, "serve", "--secure-port", port, "--kubeconfig", kubeconfig, "--log-file", sb.log)
+	cmd.Env = sb.env()
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	defer stopRun(t, cmd, done, sb)
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(kubeconfig); err == nil {
+			break
+		}
+		select {
+		case <-done:
+			t.Fatalf("%s serve exited before writing its kubeconfig:\n%s", bin, out)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s serve: no kubeconfig within 2m:\n%s", bin, out)
+		}
+	}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig},
+		&clientcmd.ConfigOverrides{CurrentContext: "admin"}).ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = -1, 0 // no client-side throttling: the server's time is measured
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cms := cs.CoreV1().ConfigMaps("default")
+	ctx := context.Background()
+	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p50 := func(op func(i int) error) float64 {
+		for i := range 20 { // warm-up: connections, caches
+			if err := op(-1 - i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ds := make([]float64, 0, requestsPerRun)
+		for i := range requestsPerRun {
+			began := time.Now()
+			if err := op(i); err != nil {
+				t.Fatal(err)
+			}
+			ds = append(ds, float64(time.Since(began))/float64(time.Microsecond))
+		}
+		sort.Float64s(ds)
+		return ds[len(ds)/2]
+	}
+	get := p50(func(int) error { _, err := cms.Get(ctx, "bench", metav1.GetOptions{}); return err })
+	create := p50(func(i int) error {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bench-%d", i+100)}, Data: map[string]string{"k": "v"}}
+		_, err := cms.Create(ctx, cm, metav1.CreateOptions{})
+		return err
+	})
+	return launchFigures{"µs-get-p50": get, "µs-create-p50": create}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -214,6 +215,23 @@ func (r *run) waitOutput(t *testing.T, want string, within time.Duration) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// matchOutput reports whether the output matches the regular expression re within the bound
+// (or by the time the process exited).
+func (r *run) matchOutput(re string, within time.Duration) bool {
+	x := regexp.MustCompile(re)
+	deadline := time.After(within)
+	for !x.MatchString(r.out.String()) {
+		select {
+		case <-r.done:
+			return x.MatchString(r.out.String())
+		case <-deadline:
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return true
 }
 
 // wait waits for the process to exit, within a bound, and returns its exit code and the signal

@@ -181,7 +181,7 @@ func TestTUIInTmux(t *testing.T) {
 		"authz":     `authz/informers`,
 		"admission": `admission/plugins`,
 		"storage":   `storage/etcd`,
-		"install":   `install/new`,
+		"install":   `install/apiextensions`,
 		"serve":     `serve/prepare-run`,
 	}
 	for _, p := range []string{"authn", "authz", "admission", "storage", "install", "serve"} {

@@ -856,7 +856,7 @@ func checkSandboxedTourWorks(t *testing.T, p tmuxPane) {
 	p.keys(":")
 	p.run("send-keys", "-t", p.name, "-l", "lesson")
 	p.keys("Enter")
-	p.waitFor(`checkpoint 27/27`, bound)
+	p.waitFor(`checkpoint 29/29`, bound)
 	p.keys("Left") // serve/ready names an upstream function in k8s.io/apiserver
 	p.waitFor(`REVIEWING`, bound)
 	p.keys("u")
