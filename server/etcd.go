@@ -13,11 +13,18 @@ import (
 	"strings"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/runtime/serializer/recognizer"
 	"k8s.io/apiserver/pkg/registry/rest"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+	apiregistrationv1beta1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1beta1"
+
+	"github.com/kubewalk/kubewalk/server/apis"
 )
 
 // ErrEtcdNotReady is returned (wrapped) by Etcd before the storage phase has built its REST
@@ -64,6 +71,9 @@ type StoredObject struct {
 	// "application/json" for JSON. It is set even when decoding fails, if a serializer
 	// recognised the bytes.
 	MediaType string
+	// Unstructured is true when no scheme of the server registers the kind (a custom
+	// resource): Object is then an *unstructured.Unstructured decoded from JSON.
+	Unstructured bool
 }
 
 // Etcd returns read-only access to the server's etcd. It is safe from any goroutine. It fails
@@ -92,13 +102,17 @@ func (s *Server) Etcd() (*EtcdAccess, error) {
 	if st == nil || st.client == nil || st.views == nil || st.getter == nil {
 		return nil, fmt.Errorf("etcd access: %w", ErrEtcdNotReady)
 	}
+	codecs, err := decodeCodecs()
+	if err != nil {
+		return nil, fmt.Errorf("etcd access: %w", err)
+	}
 	a := &EtcdAccess{
 		s:         s,
 		client:    st.client,
 		keyPrefix: storageKeyPrefix(s.opts.EtcdPrefix),
 		endpoints: slices.Clone(st.endpoints),
 		external:  st.external,
-		codecs:    s.c.scheme.Codecs,
+		codecs:    codecs,
 	}
 	for _, rs := range st.stores {
 		if strings.Contains(rs.Resource, "/") {
@@ -121,6 +135,29 @@ func (s *Server) Etcd() (*EtcdAccess, error) {
 		})
 	}
 	return a, nil
+}
+
+// decodeCodecs returns the codecs Decode reads values with: kubewalk's scheme (apis.NewScheme,
+// the kinds its own server stores) plus the external versions of the kinds the two other
+// servers of the chain store under the same prefix — CustomResourceDefinitions
+// (apiextensions.k8s.io, stored as v1beta1 JSON: newAPIExtensionsConfig) and APIServices
+// (apiregistration.k8s.io, stored as v1 JSON: newAggregatorConfig), v1 and v1beta1 of each.
+// It is a scheme of its own: the server's scheme stays the one its API groups are installed
+// from. Custom resources are in no scheme; Decode reads them as unstructured objects.
+func decodeCodecs() (serializer.CodecFactory, error) {
+	sch, err := apis.NewScheme()
+	if err != nil {
+		return serializer.CodecFactory{}, fmt.Errorf("decode scheme: %w", err)
+	}
+	for _, add := range []func(*runtime.Scheme) error{
+		apiextensionsv1.AddToScheme, apiextensionsv1beta1.AddToScheme,
+		apiregistrationv1.AddToScheme, apiregistrationv1beta1.AddToScheme,
+	} {
+		if err := add(sch.Scheme); err != nil {
+			return serializer.CodecFactory{}, fmt.Errorf("decode scheme: %w", err)
+		}
+	}
+	return serializer.NewCodecFactory(sch.Scheme), nil
 }
 
 // storageKeyPrefix is the key prefix every store's keys start with, as the etcd3 store makes it
@@ -175,6 +212,11 @@ func (a *EtcdAccess) Watch(ctx context.Context, key string, opts ...clientv3.OpO
 // k8s.io/apiserver/pkg/server/storage.NewStorageCodec tries the storage media type's
 // serializer, then the factory's universal deserializer. Unlike the stores, Decode does not
 // convert to the in-memory version: the object keeps the version it was stored in.
+//
+// A JSON value whose apiVersion and kind no scheme registers — a custom resource, which the
+// apiextensions server stores as JSON through unstructured.UnstructuredJSONScheme
+// (apiextensions-apiserver's NewCRDRESTOptionsGetter) — decodes as that codec decodes it, into
+// an *unstructured.Unstructured; StoredObject.Unstructured says so.
 func (a *EtcdAccess) Decode(value []byte) (StoredObject, error) {
 	for _, info := range a.codecs.SupportedMediaTypes() {
 		r, ok := info.Serializer.(recognizer.RecognizingDecoder)
@@ -186,6 +228,11 @@ func (a *EtcdAccess) Decode(value []byte) (StoredObject, error) {
 		}
 		out := StoredObject{MediaType: info.MediaType}
 		obj, gvk, err := info.Serializer.Decode(value, nil, nil)
+		if err != nil && runtime.IsNotRegisteredError(err) && info.MediaType == runtime.ContentTypeJSON {
+			u := &unstructured.Unstructured{}
+			obj, gvk, err = unstructured.UnstructuredJSONScheme.Decode(value, nil, u)
+			out.Unstructured = err == nil
+		}
 		if err != nil {
 			return out, fmt.Errorf("decode %s value: %w", info.MediaType, err)
 		}

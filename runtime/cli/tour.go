@@ -176,7 +176,7 @@ func runTour(ctx context.Context, o *tourOptions, stdout, stderr io.Writer, sess
 	}
 	defer eng.Close()
 	defer traces.Breakpoints.Close() // before the server stops: no request stays held
-	etcd := newEtcdBrowser(eng.Server())
+	etcd := newEtcdBrowser(eng.Server(), i18n.For(lang))
 	defer etcd.Close()
 	// shutdown closes the engine; after an interrupt it says so first, on the terminal.
 	shutdown := func(interrupted bool) error {

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubewalk/kubewalk/runtime/etcdview"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui"
 	"github.com/kubewalk/kubewalk/server"
@@ -114,6 +115,7 @@ func bodyYAML(obj string) string {
 // etcd and with --etcd-servers alike: both go through the storage phase's own client.
 type etcdBrowser struct {
 	srv *server.Server
+	tr  *i18n.Strings // the notes Decode writes above a value
 
 	mu     sync.Mutex
 	x      *etcdview.Explorer
@@ -121,7 +123,9 @@ type etcdBrowser struct {
 	closed bool
 }
 
-func newEtcdBrowser(srv *server.Server) *etcdBrowser { return &etcdBrowser{srv: srv} }
+func newEtcdBrowser(srv *server.Server, tr *i18n.Strings) *etcdBrowser {
+	return &etcdBrowser{srv: srv, tr: tr}
+}
 
 // errBrowserClosed is returned once the tour has closed the browser.
 var errBrowserClosed = errors.New("etcd explorer: closed")
@@ -190,17 +194,29 @@ func (b *etcdBrowser) Decode(ctx context.Context, key string) (tui.EtcdValue, er
 	if err != nil {
 		return tui.EtcdValue{}, err
 	}
+	return etcdValue(v, b.tr), nil
+}
+
+// etcdValue is what the value pane shows of a decoded value: a note first when it is not an
+// object, or a custom resource (which CRD defines it, its storage version, JSON), then YAML.
+func etcdValue(v etcdview.Value, tr *i18n.Strings) tui.EtcdValue {
 	out := tui.EtcdValue{EtcdKey: tuiKey(v.Key), Encoding: encodingName(v.MediaType), YAML: v.YAML}
 	if sv := v.StorageVersion(); sv != "" {
-		out.Encoding += ", stored as " + sv + " " + v.GVK.Kind
+		out.Encoding += fmt.Sprintf(tr.EtcdStoredAs, sv, v.GVK.Kind)
+	}
+	switch {
+	case v.Unstructured && v.CRD != nil:
+		out.YAML = fmt.Sprintf(tr.EtcdCustomResource, v.CRD.Name, v.CRD.StorageVersion) + "\n" + v.YAML
+	case v.Unstructured:
+		out.YAML = fmt.Sprintf(tr.EtcdUnregistered, v.StorageVersion(), v.GVK.Kind) + "\n" + v.YAML
 	}
 	if !v.Object() {
-		out.YAML = "# not a Kubernetes object: " + v.NotObject + "\n" + v.Raw
+		out.YAML = fmt.Sprintf(tr.EtcdNotObject, v.NotObject) + "\n" + v.Raw
 		if v.Redacted {
 			out.YAML += etcdview.Redacted + "\n"
 		}
 	}
-	return out, nil
+	return out
 }
 
 // encodingName says how a value is stored, as the explorer's value pane shows it.

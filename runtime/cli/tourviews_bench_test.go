@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tui"
 )
 
@@ -152,7 +153,7 @@ func requestsScreen(b *testing.B, w, h int) *driver {
 	eng := &benchEngine{ch: make(chan engine.Event, 1)}
 	eng.ch <- engine.Event{Served: true}
 	m := tui.NewModel(eng, s, nil, tui.Options{GlamourStyle: "notty", NoColor: true,
-		Requests: tt.Store, Breakpoints: tuiBreakpoints{tt.Breakpoints}, Etcd: newEtcdBrowser(s)})
+		Requests: tt.Store, Breakpoints: tuiBreakpoints{tt.Breakpoints}, Etcd: newEtcdBrowser(s, i18n.For("en"))})
 	d := newDriver(m)
 	d.send(tea.WindowSizeMsg{Width: w, Height: h})
 	d.typeCommand("requests")
@@ -338,7 +339,7 @@ func BenchmarkTourEtcdPage(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	br := newEtcdBrowser(s)
+	br := newEtcdBrowser(s, i18n.For("en"))
 	defer br.Close()
 	ctx := context.Background()
 	b.ReportAllocs()

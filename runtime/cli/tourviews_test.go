@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui"
 	"github.com/kubewalk/kubewalk/server"
@@ -294,7 +295,7 @@ func TestEtcdBrowserBeforeStorage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	b := newEtcdBrowser(s)
+	b := newEtcdBrowser(s, i18n.For("en"))
 	defer b.Close()
 	ctx := context.Background()
 	if _, err := b.List(ctx, "/registry/", 10, ""); !errors.Is(err, server.ErrEtcdNotReady) {
@@ -331,7 +332,7 @@ func TestEtcdBrowserExternal(t *testing.T) {
 
 func checkEtcdBrowser(t *testing.T, s *server.Server) {
 	t.Helper()
-	b := newEtcdBrowser(s)
+	b := newEtcdBrowser(s, i18n.For("en"))
 	defer b.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -213,7 +213,30 @@ type Value struct {
 	// Raw is a value that is not an object, as text when it is printable, else as a hex dump
 	// (at most 4 KiB of it). Empty for objects, and for secrets unless revealed.
 	Raw string
+	// Unstructured says that no scheme of the server registers the object's kind, so it was
+	// decoded from JSON as an unstructured object: a custom resource (see CRD).
+	Unstructured bool
+	// CRD is the CustomResourceDefinition whose prefix the key is under, read from etcd, for
+	// an unstructured object; nil when none is stored there.
+	CRD *CRD
 }
+
+// CRD is what Decode tells of the CustomResourceDefinition that defines a custom resource.
+type CRD struct {
+	// Name is the CRD's name, <plural>.<group>, e.g. "widgets.demo.example.com".
+	Name string
+	// Key is the etcd key the CRD is stored under.
+	Key string
+	// StorageVersion is the version of the CRD's spec.versions marked storage: the version
+	// the apiextensions server writes the CRD's objects in (objects written before a change
+	// of storage version keep the old one until written again).
+	StorageVersion string
+}
+
+// crdPrefix is where the apiextensions server stores CRDs, below the key prefix: the group and
+// resource of customresourcedefinitions, as genericoptions.SimpleStorageFactory makes a
+// store's ResourcePrefix.
+const crdPrefix = "apiextensions.k8s.io/customresourcedefinitions/"
 
 // Object reports whether the value decoded to a Kubernetes object.
 func (v Value) Object() bool { return v.NotObject == "" }
@@ -257,9 +280,15 @@ func (x *Explorer) Decode(ctx context.Context, key string, opts DecodeOptions) (
 		return v, nil
 	}
 	v.GVK = stored.GVK
+	v.Unstructured = stored.Unstructured
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(stored.Object)
 	if err != nil {
 		return v, fmt.Errorf("etcd decode %q: %s to unstructured: %w", key, v.GVK.Kind, err)
+	}
+	if v.Unstructured {
+		if v.CRD, err = x.crdOf(ctx, key); err != nil {
+			return v, fmt.Errorf("etcd decode %q: %w", key, err)
+		}
 	}
 	if !opts.RevealSecrets && (v.GVK.GroupKind() == schema.GroupKind{Kind: "Secret"} || x.isSecretKey(key)) {
 		v.Redacted = redactSecret(u)
@@ -270,6 +299,61 @@ func (x *Explorer) Decode(ctx context.Context, key string, opts DecodeOptions) (
 	}
 	v.YAML = string(y)
 	return v, nil
+}
+
+// crdOf returns the CRD whose objects' prefix key is under, read from etcd, or nil when there
+// is none. The apiextensions server stores a custom resource under
+// <key prefix><group>/<plural>/[<namespace>/]<name> (the ResourcePrefix group/resource
+// genericoptions.SimpleStorageFactory gives each store), and the CRD that serves it is named
+// <plural>.<group>. The explorer reads etcd, not the API: the CRD as stored is what the key
+// belongs to, it is there whether or not the server serves yet, and the explorer holds no
+// credentials to ask the server with.
+func (x *Explorer) crdOf(ctx context.Context, key string) (*CRD, error) {
+	rest, ok := strings.CutPrefix(key, x.layout.root)
+	if !ok {
+		return nil, nil
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) < 3 || len(parts) > 4 || parts[0] == "" || parts[1] == "" {
+		return nil, nil
+	}
+	name := parts[1] + "." + parts[0]
+	crdKey := x.layout.root + crdPrefix + name
+	resp, err := x.etcd.Get(ctx, crdKey)
+	if err != nil {
+		return nil, fmt.Errorf("reading its CRD: %w", err)
+	}
+	if len(resp.Kvs) == 0 {
+		return nil, nil
+	}
+	stored, err := x.etcd.Decode(resp.Kvs[0].Value)
+	if err != nil || stored.Unstructured || stored.GVK.Group != "apiextensions.k8s.io" || stored.GVK.Kind != "CustomResourceDefinition" {
+		return nil, nil // not a CRD after all: say none defines it
+	}
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(stored.Object)
+	if err != nil {
+		return nil, fmt.Errorf("reading its CRD %s: %w", name, err)
+	}
+	return &CRD{Name: name, Key: crdKey, StorageVersion: storageVersion(u)}, nil
+}
+
+// storageVersion returns the name of the version a CRD (v1 or v1beta1, as a map) marks storage:
+// spec.versions[].storage, or v1beta1's spec.version when it lists no versions.
+func storageVersion(crd map[string]any) string {
+	spec, _ := crd["spec"].(map[string]any)
+	versions, _ := spec["versions"].([]any)
+	for _, v := range versions {
+		m, _ := v.(map[string]any)
+		if st, _ := m["storage"].(bool); st {
+			name, _ := m["name"].(string)
+			return name
+		}
+	}
+	if len(versions) == 0 {
+		name, _ := spec["version"].(string)
+		return name
+	}
+	return ""
 }
 
 // isSecretKey reports whether key is under a store of Secrets.

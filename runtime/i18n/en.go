@@ -341,6 +341,15 @@ type Strings struct {
 	EtcdNoKey                                                                string // %s prefix
 	EtcdMore, EtcdListingNext                                                string
 	EtcdRetry                                                                string // %s: the error
+	// EtcdStoredAs follows the encoding: %s the storage version, %s the kind.
+	EtcdStoredAs string
+	// EtcdNotObject heads a value that is not a Kubernetes object: %s why.
+	EtcdNotObject string
+	// EtcdCustomResource heads a custom resource: %s the CRD, %s its storage version.
+	EtcdCustomResource string
+	// EtcdUnregistered heads an object whose kind no scheme registers and no CRD defines:
+	// %s the apiVersion, %s the kind.
+	EtcdUnregistered string
 
 	// The after-serve panel.
 	ServedChecking, ServedOK, ServedFailing string
@@ -1206,26 +1215,30 @@ func english() Strings {
 		RefuseVerbosity:            "-v sets klog's verbosity, which is process-wide and shared with the server; the requests this command makes are listed beside its output instead",
 		RefusePlugin:               "%q is a kubectl plugin (%s), a program of its own",
 
-		EtcdSelect:        "Select a key (↑/↓, enter opens a resource or namespace) to see its value decoded with the server's own codecs.",
-		EtcdKey:           "key",
-		EtcdRevision:      "revision",
-		EtcdStored:        "stored",
-		EtcdDeleted:       "✗ deleted: the watch reported this key removed",
-		EtcdDecoding:      "decoding…",
-		EtcdRevisionValue: "modified at %d, created at %d, version %d",
-		EtcdStoredValue:   "%d bytes, %s",
-		EtcdDecoded:       "decoded (YAML):",
-		EtcdKeys:          "%d keys",
-		EtcdSoFar:         " so far",
-		EtcdRev:           "rev %d",
-		EtcdNotWired:      "The etcd explorer is not wired into this run: there is no etcd reader.",
-		EtcdNotReady:      "Nothing to explore yet: the server connects to etcd, and learns where each resource's keys go, in the storage phase. Go back to the walkthrough (K) and step on to storage/rest-stores (E runs to the end): this view lists the keys as soon as the server gets there.",
-		EtcdListError:     "✗ listing %s: %s",
-		EtcdListing:       "Listing %s…",
-		EtcdNoKey:         "No key under %s.",
-		EtcdMore:          "… more keys: move down to list the next page",
-		EtcdListingNext:   "… listing the next page",
-		EtcdRetry:         "✗ %s (enter tries again)",
+		EtcdSelect:         "Select a key (↑/↓, enter opens a resource or namespace) to see its value decoded with the server's own codecs.",
+		EtcdKey:            "key",
+		EtcdRevision:       "revision",
+		EtcdStored:         "stored",
+		EtcdDeleted:        "✗ deleted: the watch reported this key removed",
+		EtcdDecoding:       "decoding…",
+		EtcdRevisionValue:  "modified at %d, created at %d, version %d",
+		EtcdStoredValue:    "%d bytes, %s",
+		EtcdDecoded:        "decoded (YAML):",
+		EtcdKeys:           "%d keys",
+		EtcdSoFar:          " so far",
+		EtcdRev:            "rev %d",
+		EtcdNotWired:       "The etcd explorer is not wired into this run: there is no etcd reader.",
+		EtcdNotReady:       "Nothing to explore yet: the server connects to etcd, and learns where each resource's keys go, in the storage phase. Go back to the walkthrough (K) and step on to storage/rest-stores (E runs to the end): this view lists the keys as soon as the server gets there.",
+		EtcdListError:      "✗ listing %s: %s",
+		EtcdListing:        "Listing %s…",
+		EtcdNoKey:          "No key under %s.",
+		EtcdMore:           "… more keys: move down to list the next page",
+		EtcdListingNext:    "… listing the next page",
+		EtcdRetry:          "✗ %s (enter tries again)",
+		EtcdStoredAs:       ", stored as %s %s",
+		EtcdNotObject:      "# not a Kubernetes object: %s",
+		EtcdCustomResource: "# a custom resource: CRD %s defines it (storage version %s). Custom resources are stored as JSON, never protobuf, decoded here as unstructured objects.",
+		EtcdUnregistered:   "# %s %s is in no scheme of the server and no stored CRD has this key's prefix: decoded from JSON as an unstructured object.",
 
 		ServedChecking:    "readyz: checking…",
 		ServedOK:          "readyz: ✓ ok",
