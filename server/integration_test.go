@@ -116,9 +116,22 @@ func TestServer(t *testing.T) {
 				t.Errorf("namespace %s: %v", ns, err)
 			}
 		}
-		groups, resources, err := admin.Discovery().ServerGroupsAndResources()
-		if err != nil {
-			t.Fatal(err)
+		// The extension server's group comes up after ready, in the background (aggregated.go):
+		// until the aggregator has its discovery document, that group version is stale, as
+		// an aggregated API is in kube-apiserver. Wait for it, bounded.
+		var groups []*metav1.APIGroup
+		var resources []*metav1.APIResourceList
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			var err error
+			groups, resources, err = admin.Discovery().ServerGroupsAndResources()
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal(err)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 		var names []string
 		for _, g := range groups {
