@@ -35,7 +35,7 @@ func TestEtcdValueNotes(t *testing.T) {
 		{"no CRD", i18n.English, orphan, []string{"# demo.example.com/v1 Widget is in no scheme", "unstructured"}, "JSON, stored as demo.example.com/v1 Widget", "kind: Widget\n"},
 		{"no CRD", i18n.SimplifiedChinese, orphan, []string{"demo.example.com/v1 Widget", "非结构化"}, "JSON，存储为 demo.example.com/v1 Widget", "kind: Widget\n"},
 		{"not an object", i18n.English, notObject, []string{"# not a Kubernetes object: decode: no serializer"}, "raw bytes", "42"},
-		{"not an object", i18n.SimplifiedChinese, notObject, []string{"# 不是 Kubernetes 对象：decode: no serializer"}, "raw bytes", "42"},
+		{"not an object", i18n.SimplifiedChinese, notObject, []string{"# 不是 Kubernetes 对象：decode: no serializer"}, "原始字节", "42"},
 		{"built-in object", i18n.SimplifiedChinese, cm, []string{"kind: ConfigMap"}, `protobuf ("k8s\x00" envelope)，存储为 v1 ConfigMap`, ""},
 	} {
 		t.Run(tc.name+"/"+tc.lang, func(t *testing.T) {

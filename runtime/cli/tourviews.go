@@ -200,7 +200,7 @@ func (b *etcdBrowser) Decode(ctx context.Context, key string) (tui.EtcdValue, er
 // etcdValue is what the value pane shows of a decoded value: a note first when it is not an
 // object, or a custom resource (which CRD defines it, its storage version, JSON), then YAML.
 func etcdValue(v etcdview.Value, tr *i18n.Strings) tui.EtcdValue {
-	out := tui.EtcdValue{EtcdKey: tuiKey(v.Key), Encoding: encodingName(v.MediaType), YAML: v.YAML}
+	out := tui.EtcdValue{EtcdKey: tuiKey(v.Key), Encoding: encodingName(v.MediaType, tr), YAML: v.YAML}
 	if sv := v.StorageVersion(); sv != "" {
 		out.Encoding += fmt.Sprintf(tr.EtcdStoredAs, sv, v.GVK.Kind)
 	}
@@ -220,14 +220,14 @@ func etcdValue(v etcdview.Value, tr *i18n.Strings) tui.EtcdValue {
 }
 
 // encodingName says how a value is stored, as the explorer's value pane shows it.
-func encodingName(mediaType string) string {
+func encodingName(mediaType string, tr *i18n.Strings) string {
 	switch mediaType {
 	case "application/vnd.kubernetes.protobuf":
 		return `protobuf ("k8s\x00" envelope)`
 	case "application/json":
 		return "JSON"
 	case "":
-		return "raw bytes"
+		return tr.EtcdRawBytes
 	}
 	return mediaType
 }

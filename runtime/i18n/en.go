@@ -345,6 +345,8 @@ type Strings struct {
 	EtcdStoredAs string
 	// EtcdNotObject heads a value that is not a Kubernetes object: %s why.
 	EtcdNotObject string
+	// EtcdRawBytes is the encoding of a value stored as neither JSON nor protobuf.
+	EtcdRawBytes string
 	// EtcdCustomResource heads a custom resource: %s the CRD, %s its storage version.
 	EtcdCustomResource string
 	// EtcdUnregistered heads an object whose kind no scheme registers and no CRD defines:
@@ -1237,6 +1239,7 @@ func english() Strings {
 		EtcdRetry:          "✗ %s (enter tries again)",
 		EtcdStoredAs:       ", stored as %s %s",
 		EtcdNotObject:      "# not a Kubernetes object: %s",
+		EtcdRawBytes:       "raw bytes",
 		EtcdCustomResource: "# a custom resource: CRD %s defines it (storage version %s). Custom resources are stored as JSON, never protobuf, decoded here as unstructured objects.",
 		EtcdUnregistered:   "# %s %s is in no scheme of the server and no stored CRD has this key's prefix: decoded from JSON as an unstructured object.",
 

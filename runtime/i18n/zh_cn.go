@@ -549,6 +549,7 @@ func zhCN() map[string]string {
 		"EtcdRetry":          "✗ %s（按 enter 重试）",
 		"EtcdStoredAs":       "，存储为 %s %s",
 		"EtcdNotObject":      "# 不是 Kubernetes 对象：%s",
+		"EtcdRawBytes":       "原始字节",
 		"EtcdCustomResource": "# 定制资源：由 CRD %s 定义（存储版本 %s）。定制资源以 JSON 存储，从不使用 protobuf，这里解码为非结构化（unstructured）对象。",
 		"EtcdUnregistered":   "# 服务器的 Scheme 中没有 %s %s，etcd 中也没有以该键前缀存储对象的 CRD：按 JSON 解码为非结构化（unstructured）对象。",
 
