@@ -159,13 +159,15 @@ func (hs *harness) idle() bool {
 	if !m.served && m.failed == nil {
 		idle++
 	}
-	if m.rqv().Armed() {
+	// A waiter counts only while it is blocked on its channel: returned but not yet running
+	// (inside an unexpanded tea.Batch) or awake and reading, it is work on its way.
+	if m.rqv().WaiterBlocked() {
 		idle++
 	}
-	if hs.etcdView().WatchArmed() {
+	if hs.etcdView().WaiterBlocked() {
 		idle++
 	}
-	if m.exView().Watching() {
+	if m.exView().WaiterBlocked() {
 		idle++
 	}
 	if m.autoArmed {

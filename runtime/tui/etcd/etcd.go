@@ -110,6 +110,7 @@ type Model struct {
 	deleted  bool
 	watching bool          // the watch was asked for (the title says live)
 	armed    bool          // the watch's waiter runs
+	blocked  view.Waiter   // the watch's waiter is blocked on its channel
 	watchCh  <-chan Change // the running watch
 }
 
@@ -162,13 +163,13 @@ func (v *Model) Update(msg tea.Msg) tea.Cmd {
 		v.value(msg)
 	case watchMsg:
 		v.watchCh, v.armed = msg.ch, true
-		return wait(msg.ch, v.ctx.Done())
+		return wait(msg.ch, v.ctx.Done(), &v.blocked)
 	case changesMsg:
 		var cmds []tea.Cmd
 		if msg.closed {
 			v.armed, v.watching = false, false
 		} else {
-			cmds = append(cmds, wait(v.watchCh, v.ctx.Done()))
+			cmds = append(cmds, wait(v.watchCh, v.ctx.Done(), &v.blocked))
 		}
 		if v.changes(msg.changes) && v.sel != "" && !v.deleted {
 			cmds = append(cmds, v.decode(v.sel))
@@ -398,16 +399,19 @@ func (v *Model) decode(k string) tea.Cmd {
 
 // wait waits for the next changes of a watch (and takes whatever else is queued, up to
 // maxBurst), until stop.
-func wait(ch <-chan Change, stop <-chan struct{}) tea.Cmd {
+func wait(ch <-chan Change, stop <-chan struct{}, w *view.Waiter) tea.Cmd {
 	return func() tea.Msg {
 		var msg changesMsg
+		w.Enter()
 		select {
 		case c, ok := <-ch:
+			w.Leave()
 			if !ok {
 				return changesMsg{closed: true}
 			}
 			msg.changes = append(msg.changes, c)
 		case <-stop:
+			w.Leave()
 			return nil
 		}
 		for len(msg.changes) < maxBurst {
@@ -436,6 +440,10 @@ func (v *Model) Loading() bool { return v.loading }
 // WatchArmed reports whether the watch's waiter runs: a command that returns only with the
 // next change (the root's test harness counts it as idle).
 func (v *Model) WatchArmed() bool { return v.armed }
+
+// WaiterBlocked reports whether the watch's waiter is blocked on its channel right now (the
+// root's test harness counts only a blocked waiter as idle; see view.Waiter).
+func (v *Model) WaiterBlocked() bool { return v.blocked.Blocked() }
 
 // Selected is the key the value pane shows, "" before one is selected.
 func (v *Model) Selected() string { return v.sel }

@@ -96,7 +96,8 @@ type Model struct {
 
 	loader  *loader
 	ch      <-chan struct{}
-	armed   bool // the Changed waiter is running
+	armed   bool        // the Changed waiter is running
+	blocked view.Waiter // the Changed waiter is blocked on its channel
 	loaded  bool
 	seq     uint64
 	all     []Exercise // as List returned them
@@ -140,19 +141,23 @@ func (v *Model) Init() tea.Cmd {
 
 // wait waits for the next change and reads the exercises again.
 func (v *Model) wait() tea.Cmd {
-	ch, x, l, stop := v.ch, v.x, v.loader, v.env.Stop
+	ch, x, l, stop, w := v.ch, v.x, v.loader, v.env.Stop, &v.blocked
 	var done <-chan struct{}
 	if v.env.Done != nil {
 		done = v.env.Done()
 	}
 	return func() tea.Msg {
+		w.Enter()
 		select {
 		case <-ch:
 		case <-done:
+			w.Leave()
 			return nil
 		case <-stop:
+			w.Leave()
 			return nil
 		}
+		w.Leave()
 		return l.load(x, true)
 	}
 }
@@ -439,6 +444,10 @@ func (v *Model) Loaded() bool { return v.loaded }
 // Watching reports whether the view's Changed waiter is running (a command the root's test
 // harness counts as idle).
 func (v *Model) Watching() bool { return v.armed }
+
+// WaiterBlocked reports whether the Changed waiter is blocked on its channel right now (the
+// root's test harness counts only a blocked waiter as idle; see view.Waiter).
+func (v *Model) WaiterBlocked() bool { return v.blocked.Blocked() }
 
 // All returns the exercises as the last snapshot listed them; the caller must not change them.
 func (v *Model) All() []Exercise { return v.all }

@@ -136,21 +136,25 @@ func (v *Model) done() <-chan struct{} {
 // waitRequests waits for the store's next events, at most one re-read per refreshEvery, and
 // reads it.
 func (v *Model) waitRequests() tea.Cmd {
-	ch, reqs, bps, q, done := v.subCh, v.opt.Requests, v.opt.Breakpoints, v.q, v.done()
+	ch, reqs, bps, q, done, w := v.subCh, v.opt.Requests, v.opt.Breakpoints, v.q, v.done(), &v.blocked
 	var stop <-chan struct{}
 	if v.opt.Ctx != nil {
 		stop = v.opt.Ctx.Done()
 	}
 	next := v.lastLoad.Add(refreshEvery)
 	return func() tea.Msg {
+		w.Enter()
 		select {
 		case _, ok := <-ch:
+			w.Leave()
 			if !ok {
 				return loadedMsg{waiter: true, closed: true}
 			}
 		case <-done:
+			w.Leave()
 			return nil
 		case <-stop:
+			w.Leave()
 			return nil
 		}
 		if d := time.Until(next); d > 0 {

@@ -109,7 +109,8 @@ type Model struct {
 	// The subscription to the store, and what the loads brought besides the list.
 	subCh       <-chan tracing.Event
 	unsubscribe func()
-	armed       bool // the subscription waiter is running
+	armed       bool        // the subscription waiter is running
+	blocked     view.Waiter // the subscription waiter is blocked on its channel
 	lastLoad    time.Time
 	heldSeen    map[string]string // held request → the stage it is held at
 	breakpoints []string
@@ -687,6 +688,10 @@ func (v *Model) Breakpoints() []string { return v.breakpoints }
 
 // Armed reports whether the store's subscription waiter is running.
 func (v *Model) Armed() bool { return v.armed }
+
+// WaiterBlocked reports whether the subscription waiter is blocked on its channel right now
+// (the root's test harness counts only a blocked waiter as idle; see view.Waiter).
+func (v *Model) WaiterBlocked() bool { return v.blocked.Blocked() }
 
 // Loading reports whether the source pane resolves a stage's code.
 func (v *Model) Loading() bool { return v.source.Loading() }
