@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/endpoints/discovery/aggregated"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -115,11 +117,12 @@ func (s *Server) Install(ctx context.Context) error {
 		}
 		appsGroup := genericapiserver.NewDefaultAPIGroupInfo(apis.AppsV1.Group, c.scheme.Scheme, c.scheme.ParameterCodec, c.scheme.Codecs)
 		appsGroup.VersionedResourcesStorageMap[apis.AppsV1.Version] = s.st.storageMap(apis.AppsV1.Group)
-		// Our own group: the same stores at both versions, v1 first (the scheme's priority).
+		// Our own group: the same stores at both versions, v1 first (the scheme's priority),
+		// each version serving the kinds it has (v1 all, v1alpha1 lessons only).
 		learnGroup := genericapiserver.NewDefaultAPIGroupInfo(learn.GroupName, c.scheme.Scheme, c.scheme.ParameterCodec, c.scheme.Codecs)
 		learnGroup.NegotiatedSerializer = apis.WithoutProtobuf(c.scheme.Codecs) // its types have no protobuf code
 		for _, gv := range learnGroup.PrioritizedVersions {
-			learnGroup.VersionedResourcesStorageMap[gv.Version] = s.st.storageMap(learn.GroupName)
+			learnGroup.VersionedResourcesStorageMap[gv.Version] = servedIn(c.scheme.Scheme, gv, s.st.storageMap(learn.GroupName))
 		}
 		if err := gs.InstallAPIGroups(&rbacGroup, &authzGroup, &authnGroup, &appsGroup, &learnGroup); err != nil {
 			return fmt.Errorf("InstallAPIGroups: %w", err)
@@ -261,6 +264,19 @@ func (st *storageState) storageMap(group string) map[string]rest.Storage {
 		}
 	}
 	return m
+}
+
+// servedIn keeps the stores of m whose kind gv has in scheme: a version serves only the kinds
+// it defines (Course and Attempt exist in learn.kubewalk.io/v1, not in v1alpha1).
+func servedIn(scheme *runtime.Scheme, gv schema.GroupVersion, m map[string]rest.Storage) map[string]rest.Storage {
+	out := map[string]rest.Storage{}
+	for resource, storage := range m {
+		kinds, _, err := scheme.ObjectKinds(storage.New())
+		if err == nil && len(kinds) > 0 && scheme.Recognizes(gv.WithKind(kinds[0].Kind)) {
+			out[resource] = storage
+		}
+	}
+	return out
 }
 
 // ensureNamespaces creates the namespaces kube-apiserver keeps (its system-namespaces controller

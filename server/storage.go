@@ -42,6 +42,8 @@ import (
 	"github.com/kubewalk/kubewalk/server/registry/core/pod"
 	"github.com/kubewalk/kubewalk/server/registry/core/secret"
 	"github.com/kubewalk/kubewalk/server/registry/core/serviceaccount"
+	"github.com/kubewalk/kubewalk/server/registry/learn/attempt"
+	"github.com/kubewalk/kubewalk/server/registry/learn/course"
 	"github.com/kubewalk/kubewalk/server/registry/learn/lesson"
 	"github.com/kubewalk/kubewalk/server/registry/rbac/clusterrole"
 	"github.com/kubewalk/kubewalk/server/registry/rbac/clusterrolebinding"
@@ -290,7 +292,9 @@ func (st *storageState) applyStorageFactory(prefix string, c *configState, rec o
 		resources,
 		nil,
 	)
-	st.factory.SetSerializer(learn.Resource("lessons"), storageMediaTypeOf(learn.Resource("lessons")), nil)
+	for _, r := range []string{"lessons", "courses", "attempts"} {
+		st.factory.SetSerializer(learn.Resource(r), storageMediaTypeOf(learn.Resource(r)), nil)
+	}
 	if err := st.etcd.ApplyWithStorageFactoryTo(st.factory, &c.generic.Config); err != nil {
 		return fmt.Errorf("storage factory: %w", err)
 	}
@@ -369,6 +373,16 @@ func (st *storageState) newStores(scheme *apis.Scheme, az *authzState) error {
 	}
 	add(learnv1.SchemeGroupVersion, "lessons", lessons)
 	add(learnv1.SchemeGroupVersion, "lessons/status", lessonStatus)
+	courses, err := course.NewREST(scheme, g)
+	if err != nil {
+		return fmt.Errorf("REST store courses: %w", err)
+	}
+	add(learnv1.SchemeGroupVersion, "courses", courses)
+	attempts, err := attempt.NewREST(scheme, g)
+	if err != nil {
+		return fmt.Errorf("REST store attempts: %w", err)
+	}
+	add(learnv1.SchemeGroupVersion, "attempts", attempts)
 
 	// The RBAC stores are wrapped once all four exist; until then a failure destroys the ones
 	// built (the caller destroys those already added).

@@ -22,9 +22,9 @@
 // version packages names this package as the one to convert to, +k8s:defaulter-gen=TypeMeta
 // asks for defaulters of every type that embeds TypeMeta. The OpenAPI definitions
 // (+k8s:openapi-gen) are generated with the server's others: go generate ./server/openapi.
-// The +genclient tags on the versioned types are what client-gen reads to write a typed
-// clientset; kubewalk does not run client-gen (its tests use client-go's dynamic client), so
-// those tags are there to be read, as in k8s.io/api.
+// The +genclient tags on the versioned types are what client-gen, lister-gen and
+// informer-gen read to write the group's typed clientset, listers and informers, in
+// server/generated (go generate ./server/generated).
 //
 // +k8s:deepcopy-gen=package
 // +groupName=learn.kubewalk.io

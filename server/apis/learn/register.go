@@ -35,6 +35,10 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(SchemeGroupVersion,
 		&Lesson{},
 		&LessonList{},
+		&Course{},
+		&CourseList{},
+		&Attempt{},
+		&AttemptList{},
 	)
 	return nil
 }

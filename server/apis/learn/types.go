@@ -65,3 +65,71 @@ type LessonList struct {
 
 	Items []Lesson
 }
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// Course is the internal form of a course: a cluster-scoped, ordered list of lessons, which
+// may live in different namespaces. It has a spec and no status.
+type Course struct {
+	metav1.TypeMeta
+	metav1.ObjectMeta
+
+	Spec CourseSpec
+}
+
+// CourseSpec is what a course is.
+type CourseSpec struct {
+	// Title is the course's title as a learner sees it.
+	Title string
+	// Lessons are the course's lessons, in the order a learner takes them.
+	Lessons []CourseLesson
+}
+
+// CourseLesson names one lesson of a course.
+type CourseLesson struct {
+	// Namespace is the lesson's namespace.
+	Namespace string
+	// Name is the lesson's name.
+	Name string
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// CourseList is a list of courses.
+type CourseList struct {
+	metav1.TypeMeta
+	metav1.ListMeta
+
+	Items []Course
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// Attempt is the internal form of an attempt: one learner's try at one step of a lesson in the
+// attempt's namespace. It is a record: written once, read, and deleted, never changed.
+type Attempt struct {
+	metav1.TypeMeta
+	metav1.ObjectMeta
+
+	Spec AttemptSpec
+}
+
+// AttemptSpec is what was tried.
+type AttemptSpec struct {
+	// Lesson is the name of the lesson, in the attempt's namespace.
+	Lesson string
+	// Step is the name of the step within the lesson.
+	Step string
+	// Answer is what the learner answered.
+	Answer string
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// AttemptList is a list of attempts.
+type AttemptList struct {
+	metav1.TypeMeta
+	metav1.ListMeta
+
+	Items []Attempt
+}

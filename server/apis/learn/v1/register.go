@@ -34,6 +34,10 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(SchemeGroupVersion,
 		&Lesson{},
 		&LessonList{},
+		&Course{},
+		&CourseList{},
+		&Attempt{},
+		&AttemptList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

@@ -5,11 +5,20 @@ import (
 )
 
 // +genclient
+// +genclient:method=GetStatus,verb=get,subresource=status
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // Lesson is a lesson a learner works through. Its spec says what the lesson is: its title, its
 // author and its steps. Its status says how far the learner has got; it is written through the
 // status subresource (lessons/status), and updates of the lesson itself leave it alone.
+// ---
+// Its client tags: +genclient asks client-gen for the typed client (Create, Update,
+// UpdateStatus — written because the type has a Status field —, Delete, DeleteCollection, Get,
+// List, Watch, Patch), and lister-gen and informer-gen for its lister and informer. The method
+// tag (method=GetStatus,verb=get,subresource=status) adds one method the defaults lack:
+// GetStatus, a GET of lessons/status, which a controller that owns the status reads. v1alpha1's Lesson has no such tag, so its
+// generated client has no GetStatus: compare the two LessonInterfaces under
+// server/generated/clientset/versioned/typed/learn.
 type Lesson struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard object's metadata.
@@ -98,4 +107,115 @@ type LessonList struct {
 
 	// Items are the lessons.
 	Items []Lesson `json:"items"`
+}
+
+// +genclient
+// +genclient:nonNamespaced
+// +genclient:skipVerbs=deleteCollection
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// Course is an ordered list of lessons a learner takes one after the other. A course is not
+// in a namespace (it is cluster-scoped, like a Namespace or a ClusterRole): one course may
+// take lessons from several namespaces, so no one namespace could hold it.
+// ---
+// Its client tags: +genclient:nonNamespaced makes client-gen write LearnV1().Courses() with
+// no namespace argument (and its lister has no Courses(namespace)), and skipVerbs (the tag
+// skipVerbs=deleteCollection) leaves DeleteCollection out of the client, as
+// k8s.io/api does for namespaces: the server does not serve deletecollection on courses
+// either, so deleting every course takes one request per course.
+type Course struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard object's metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is what the course is.
+	// +optional
+	Spec CourseSpec `json:"spec,omitempty"`
+}
+
+// CourseSpec is what a course is.
+type CourseSpec struct {
+	// Title is the course's title as a learner sees it.
+	// +required
+	Title string `json:"title"`
+
+	// Lessons are the course's lessons, in the order a learner takes them: at least one, each
+	// named once. A lesson named here need not exist yet.
+	// +listType=atomic
+	Lessons []CourseLesson `json:"lessons"`
+}
+
+// CourseLesson names one lesson of a course.
+type CourseLesson struct {
+	// Namespace is the lesson's namespace.
+	Namespace string `json:"namespace"`
+
+	// Name is the lesson's name.
+	Name string `json:"name"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// CourseList is a list of courses.
+type CourseList struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard list metadata.
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// Items are the courses.
+	Items []Course `json:"items"`
+}
+
+// +genclient
+// +genclient:onlyVerbs=create,get,list,watch,delete
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// Attempt records one try by a learner at one step of a lesson in the attempt's namespace.
+// It is a record, like an Event: once written it is read, watched and deleted, never changed,
+// so the server serves no update or patch of attempts (their storage has no Update method)
+// and a changed answer is a new attempt.
+// ---
+// Its client tag: +genclient:onlyVerbs=create,get,list,watch,delete makes client-gen write
+// exactly those five methods, the verbs the server serves, and nothing else: no Update, no
+// Patch, no DeleteCollection. list and watch are among them, so lister-gen and informer-gen
+// still write its lister and informer.
+type Attempt struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard object's metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is what was tried.
+	// +optional
+	Spec AttemptSpec `json:"spec,omitempty"`
+}
+
+// AttemptSpec is what was tried.
+type AttemptSpec struct {
+	// Lesson is the name of the lesson tried, in the attempt's namespace.
+	// +required
+	Lesson string `json:"lesson"`
+
+	// Step is the name of the step tried, within the lesson.
+	// +required
+	Step string `json:"step"`
+
+	// Answer is what the learner answered, at most 1024 characters.
+	// +optional
+	Answer string `json:"answer,omitempty"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// AttemptList is a list of attempts.
+type AttemptList struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard list metadata.
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// Items are the attempts.
+	Items []Attempt `json:"items"`
 }

@@ -8,6 +8,41 @@
 package v1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in Attempt) OpenAPIModelName() string {
+	return "io.kubewalk.learn.v1.Attempt"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in AttemptList) OpenAPIModelName() string {
+	return "io.kubewalk.learn.v1.AttemptList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in AttemptSpec) OpenAPIModelName() string {
+	return "io.kubewalk.learn.v1.AttemptSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in Course) OpenAPIModelName() string {
+	return "io.kubewalk.learn.v1.Course"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in CourseLesson) OpenAPIModelName() string {
+	return "io.kubewalk.learn.v1.CourseLesson"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in CourseList) OpenAPIModelName() string {
+	return "io.kubewalk.learn.v1.CourseList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in CourseSpec) OpenAPIModelName() string {
+	return "io.kubewalk.learn.v1.CourseSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Lesson) OpenAPIModelName() string {
 	return "io.kubewalk.learn.v1.Lesson"
 }

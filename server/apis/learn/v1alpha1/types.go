@@ -10,6 +10,10 @@ import (
 // Lesson is a lesson a learner works through. Its spec says what the lesson is: its title, its
 // author and its steps. Its status says how far the learner has got; it is written through the
 // status subresource (lessons/status), and updates of the lesson itself leave it alone.
+// ---
+// Its only client tag is +genclient, so client-gen writes the default methods and no more; v1's
+// Lesson adds a GetStatus method with a method tag. The version is kept for old clients: the
+// kinds added later (Course, Attempt) exist only in v1.
 type Lesson struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard object's metadata.

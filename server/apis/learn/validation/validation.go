@@ -105,3 +105,77 @@ func ValidateLessonStatusUpdate(l, old *learn.Lesson) field.ErrorList {
 	}
 	return errs
 }
+
+// MaxAnswerLength is the longest answer, in characters, an attempt may record.
+const MaxAnswerLength = 1024
+
+// ValidateCourse validates a new course: its metadata (a cluster-scoped name, so no
+// namespace) and its spec.
+func ValidateCourse(c *learn.Course) field.ErrorList {
+	errs := apivalidation.ValidateObjectMeta(&c.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	return append(errs, ValidateCourseSpec(&c.Spec, field.NewPath("spec"))...)
+}
+
+// ValidateCourseUpdate validates an update of a course.
+func ValidateCourseUpdate(c, old *learn.Course) field.ErrorList {
+	errs := apivalidation.ValidateObjectMetaUpdate(&c.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
+	return append(errs, ValidateCourseSpec(&c.Spec, field.NewPath("spec"))...)
+}
+
+// ValidateCourseSpec checks that a course has a title and at least one lesson, each named by
+// a valid namespace and lesson name, and none named twice.
+func ValidateCourseSpec(spec *learn.CourseSpec, path *field.Path) field.ErrorList {
+	errs := validateTitle(spec.Title, path.Child("title"), true)
+	lessons := path.Child("lessons")
+	if len(spec.Lessons) == 0 {
+		errs = append(errs, field.Required(lessons, "a course has at least one lesson"))
+	}
+	seen := map[learn.CourseLesson]bool{}
+	for i, l := range spec.Lessons {
+		p := lessons.Index(i)
+		if l.Namespace == "" {
+			errs = append(errs, field.Required(p.Child("namespace"), ""))
+		}
+		for _, msg := range apivalidation.ValidateNamespaceName(l.Namespace, false) {
+			if l.Namespace != "" {
+				errs = append(errs, field.Invalid(p.Child("namespace"), l.Namespace, msg))
+			}
+		}
+		if l.Name == "" {
+			errs = append(errs, field.Required(p.Child("name"), ""))
+		}
+		for _, msg := range ValidateLessonName(l.Name, false) {
+			if l.Name != "" {
+				errs = append(errs, field.Invalid(p.Child("name"), l.Name, msg))
+			}
+		}
+		if seen[l] {
+			errs = append(errs, field.Duplicate(p, l.Namespace+"/"+l.Name))
+		}
+		seen[l] = true
+	}
+	return errs
+}
+
+// ValidateAttempt validates a new attempt: its metadata, the lesson and step it names (a
+// lesson name and a step name, both DNS labels) and the length of its answer. Attempts are
+// never updated, so there is no ValidateAttemptUpdate.
+func ValidateAttempt(a *learn.Attempt) field.ErrorList {
+	errs := apivalidation.ValidateObjectMeta(&a.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	spec := field.NewPath("spec")
+	for _, f := range []struct {
+		name, value string
+	}{{"lesson", a.Spec.Lesson}, {"step", a.Spec.Step}} {
+		if f.value == "" {
+			errs = append(errs, field.Required(spec.Child(f.name), ""))
+			continue
+		}
+		for _, msg := range validation.IsDNS1123Label(f.value) {
+			errs = append(errs, field.Invalid(spec.Child(f.name), f.value, msg))
+		}
+	}
+	if utf8.RuneCountInString(a.Spec.Answer) > MaxAnswerLength {
+		errs = append(errs, field.TooLongCharacters(spec.Child("answer"), a.Spec.Answer, MaxAnswerLength))
+	}
+	return errs
+}

@@ -106,3 +106,76 @@ func TestValidateLessonStatusUpdate(t *testing.T) {
 		t.Errorf("detail = %v, want it to name the number of steps", errs)
 	}
 }
+
+func course() *learn.Course {
+	return &learn.Course{
+		ObjectMeta: metav1.ObjectMeta{Name: "api.basics", ResourceVersion: "1", Generation: 1},
+		Spec: learn.CourseSpec{Title: "API basics",
+			Lessons: []learn.CourseLesson{{Namespace: "default", Name: "hello"}, {Namespace: "kube-public", Name: "hello"}}},
+	}
+}
+
+func TestValidateCourse(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*learn.Course)
+		want   []string
+	}{
+		{"valid (one lesson name in two namespaces)", func(*learn.Course) {}, []string{}},
+		{"namespaced", func(c *learn.Course) { c.Namespace = "default" }, []string{"metadata.namespace: Forbidden"}},
+		{"no title", func(c *learn.Course) { c.Spec.Title = "" }, []string{"spec.title: Required value"}},
+		{"no lessons", func(c *learn.Course) { c.Spec.Lessons = nil }, []string{"spec.lessons: Required value"}},
+		{"lesson without a namespace", func(c *learn.Course) { c.Spec.Lessons[0].Namespace = "" }, []string{"spec.lessons[0].namespace: Required value"}},
+		{"lesson without a name", func(c *learn.Course) { c.Spec.Lessons[1].Name = "" }, []string{"spec.lessons[1].name: Required value"}},
+		{"bad namespace", func(c *learn.Course) { c.Spec.Lessons[0].Namespace = "Default" }, []string{"spec.lessons[0].namespace: Invalid value"}},
+		{"bad lesson name", func(c *learn.Course) { c.Spec.Lessons[0].Name = "a.b" }, []string{"spec.lessons[0].name: Invalid value"}},
+		{"a lesson twice", func(c *learn.Course) { c.Spec.Lessons[1].Namespace = "default" }, []string{"spec.lessons[1]: Duplicate value"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := course()
+			tt.change(c)
+			if got := errorFields(ValidateCourse(c)); !slices.Equal(got, tt.want) {
+				t.Errorf("errors = %q, want %q", got, tt.want)
+			}
+			old := course()
+			c.ResourceVersion = old.ResourceVersion
+			if tt.name == "namespaced" {
+				return // ValidateObjectMetaUpdate reports a namespace change instead
+			}
+			if got := errorFields(ValidateCourseUpdate(c, old)); !slices.Equal(got, tt.want) {
+				t.Errorf("update errors = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidateAttempt(t *testing.T) {
+	attempt := func() *learn.Attempt {
+		return &learn.Attempt{ObjectMeta: metav1.ObjectMeta{Name: "try-1", Namespace: "default"},
+			Spec: learn.AttemptSpec{Lesson: "hello", Step: "one", Answer: "42"}}
+	}
+	tests := []struct {
+		name   string
+		change func(*learn.Attempt)
+		want   []string
+	}{
+		{"valid", func(*learn.Attempt) {}, []string{}},
+		{"no answer is fine", func(a *learn.Attempt) { a.Spec.Answer = "" }, []string{}},
+		{"no namespace", func(a *learn.Attempt) { a.Namespace = "" }, []string{"metadata.namespace: Required value"}},
+		{"no lesson", func(a *learn.Attempt) { a.Spec.Lesson = "" }, []string{"spec.lesson: Required value"}},
+		{"no step", func(a *learn.Attempt) { a.Spec.Step = "" }, []string{"spec.step: Required value"}},
+		{"bad step", func(a *learn.Attempt) { a.Spec.Step = "Step 1" }, []string{"spec.step: Invalid value"}},
+		{"answer at the limit in CJK", func(a *learn.Attempt) { a.Spec.Answer = strings.Repeat("答", MaxAnswerLength) }, []string{}},
+		{"long answer", func(a *learn.Attempt) { a.Spec.Answer = strings.Repeat("x", MaxAnswerLength+1) }, []string{"spec.answer: Too long"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := attempt()
+			tt.change(a)
+			if got := errorFields(ValidateAttempt(a)); !slices.Equal(got, tt.want) {
+				t.Errorf("errors = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
