@@ -229,10 +229,20 @@ func storedMediaTypes(t *testing.T) (*server.Server, map[schema.GroupResource]st
 				"spec": map[string]any{"containers": []any{container}}}}}),
 		{Group: learnGroup, Resource: "lessons"}: obj("learn.kubewalk.io/v1", "Lesson", map[string]any{"spec": map[string]any{
 			"title": "Encodings", "steps": []any{map[string]any{"name": "one"}}}}),
+		{Group: learnGroup, Resource: "courses"}: obj("learn.kubewalk.io/v1", "Course", map[string]any{"spec": map[string]any{
+			"title": "Encodings", "lessons": []any{map[string]any{"namespace": "default", "name": "enc"}}}}),
+		{Group: learnGroup, Resource: "attempts"}: obj("learn.kubewalk.io/v1", "Attempt", map[string]any{"spec": map[string]any{
+			"lesson": "enc", "step": "one"}}),
 	}
+	clusterScoped := map[schema.GroupResource]bool{{Group: learnGroup, Resource: "courses"}: true}
 	for gr, o := range examples {
 		gv, _ := schema.ParseGroupVersion(o.GetAPIVersion())
-		if _, err := dyn.Resource(gv.WithResource(gr.Resource)).Namespace("default").Create(ctx, o, metav1.CreateOptions{}); err != nil {
+		ns := "default"
+		if clusterScoped[gr] {
+			ns = ""
+			o.SetNamespace("")
+		}
+		if _, err := dyn.Resource(gv.WithResource(gr.Resource)).Namespace(ns).Create(ctx, o, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("create %s: %v", gr, err)
 		}
 	}
