@@ -142,6 +142,8 @@ type ExerciseCheck struct {
 	Prefix bool   `json:"prefix,omitempty"`
 
 	// answer: the accepted answers, compared without case and with runs of blanks as one.
+	// With Key, an accepted answer passes only while that key exists in etcd: the answer
+	// names something the learner made, and it must really be there.
 	Accept []string `json:"accept,omitempty"`
 
 	// choice: the right choice, 1-based.
@@ -433,7 +435,7 @@ func validateExercise(m exerciseMatter, file string) []Problem {
 	for _, msg := range checkProblems(*m.Check, len(m.Choices)) {
 		bad("check: "+msg, "see docs/exercises.md for the kinds and their fields")
 	}
-	live := !slices.Contains([]string{CheckAnswer, CheckChoice}, m.Check.Kind)
+	live := !slices.Contains([]string{CheckAnswer, CheckChoice}, m.Check.Kind) || m.Check.Key != ""
 	if live && m.Needs != NeedsServe && slices.Contains(CheckKinds(), m.Check.Kind) {
 		bad(fmt.Sprintf("a %s check reads the serving server", m.Check.Kind), "add needs: serve")
 	}
@@ -681,7 +683,10 @@ func checkProblems(c ExerciseCheck, nchoices int) []string {
 			out = append(out, fmt.Sprintf("key %q: give it below the server's prefix, without a leading / (configmaps/default/x)", c.Key))
 		}
 	case CheckAnswer:
-		allow("accept")
+		allow("accept", "key")
+		if c.Key != "" && strings.HasPrefix(c.Key, "/") {
+			out = append(out, fmt.Sprintf("key %q: give it below the server's prefix, without a leading / (configmaps/default/x)", c.Key))
+		}
 		if len(c.Accept) == 0 {
 			out = append(out, "an answer check needs the accepted answers (accept)")
 		}

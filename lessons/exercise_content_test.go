@@ -1,6 +1,9 @@
 package lessons_test
 
 import (
+	"io/fs"
+	"path"
+	"strings"
 	"testing"
 
 	"github.com/kubewalk/kubewalk/content"
@@ -69,4 +72,37 @@ func englishByID(t *testing.T) map[string]lessons.Exercise {
 		out[e.ID] = e
 	}
 	return out
+}
+
+// TestExerciseManifestsInLessons checks that a manifest the lessons show for the learner to
+// apply is, byte for byte, the one the exercises' solutions apply (and the solver test proves):
+// the install lesson's CronTab CRD, in every language.
+func TestExerciseManifestsInLessons(t *testing.T) {
+	tests := []struct {
+		exercise, lesson string
+		step             int
+	}{
+		{"install-crd-established", "06-install.md", 0},
+	}
+	en := englishByID(t)
+	langs, err := lessons.Languages(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		e, ok := en[tt.exercise]
+		if !ok || len(e.Solution) <= tt.step || e.Solution[tt.step].Stdin == "" {
+			t.Fatalf("exercise %s has no manifest in solution step %d", tt.exercise, tt.step+1)
+		}
+		block := "```yaml\n" + e.Solution[tt.step].Stdin + "```\n"
+		for _, lang := range langs {
+			text, err := fs.ReadFile(content.FS, path.Join(lang, tt.lesson))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(text), block) {
+				t.Errorf("%s/%s does not show the manifest of %s's solution step %d as a yaml block:\n%s", lang, tt.lesson, tt.exercise, tt.step+1, block)
+			}
+		}
+	}
 }

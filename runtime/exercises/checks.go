@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -290,9 +291,15 @@ func (k *Checker) object(ctx context.Context, c lessons.ExerciseCheck) (Result, 
 
 // fieldWords says which field a check's JSONPath names, as a learner reads it: "annotation
 // kubewalk.io/created-by" for {.metadata.annotations.kubewalk\.io/created-by}, "status.replicas"
-// for {.status.replicas}.
+// for {.status.replicas}, "condition Established" for
+// {.status.conditions[?(@.type=="Established")].status}, "spec.versions[v1].served" for
+// {.spec.versions[?(@.name=="v1")].served}.
 func (k *Checker) fieldWords(path string) string {
 	p := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(path, "{"), "."), "}")
+	if m := conditionPath.FindStringSubmatch(p); m != nil {
+		return fmt.Sprintf(k.tr.ExDetailCondition, m[1])
+	}
+	p = filterPath.ReplaceAllString(p, "[$1]")
 	for _, m := range []struct{ prefix, format string }{
 		{"metadata.annotations.", k.tr.ExDetailAnnotation},
 		{"metadata.labels.", k.tr.ExDetailLabel},
@@ -303,6 +310,13 @@ func (k *Checker) fieldWords(path string) string {
 	}
 	return strings.ReplaceAll(p, `\.`, ".")
 }
+
+// conditionPath is a JSONPath (without braces and the leading dot) to the status of a
+// condition; filterPath a filter on a list item's field.
+var (
+	conditionPath = regexp.MustCompile(`^status\.conditions\[\?\(@\.type=="([^"]+)"\)\]\.status$`)
+	filterPath    = regexp.MustCompile(`\[\?\(@\.[A-Za-z]+=="([^"]+)"\)\]`)
+)
 
 // jsonPathValue evaluates a kubectl JSONPath on obj; false when a key is missing.
 func jsonPathValue(path string, obj map[string]any) (string, bool) {
@@ -394,6 +408,16 @@ func (k *Checker) Answer(ctx context.Context, e lessons.Exercise, answer string)
 	switch c.Kind {
 	case lessons.CheckAnswer:
 		if c.Accepts(answer) {
+			if c.Key != "" {
+				// The answer names an object the learner made: it must be there.
+				kv, err := k.etcdGet(ctx, c.Key, false)
+				if err != nil {
+					return Result{}, err
+				}
+				if kv == nil {
+					return Result{Wrong: k.tr.ExWrongNoKey}, nil
+				}
+			}
 			// The canonical answer, not the words typed: a why that names the kind around
 			// {detail} ("RoleBinding {detail}") must not repeat it.
 			return Result{Passed: true, Detail: c.Accept[0]}, nil

@@ -16,9 +16,15 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionshelpers "k8s.io/apiextensions-apiserver/pkg/apihelpers"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
+	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset/typed/apiregistration/v1"
 
 	"github.com/kubewalk/kubewalk/content"
 	"github.com/kubewalk/kubewalk/lessons"
@@ -357,6 +363,81 @@ var facts = map[string]func(t *testing.T, s *server.Server, store *tracing.Store
 		}
 		t.Fatal("discovery does not list learn.kubewalk.io")
 		return ""
+	},
+	// Which part of the chain answered each of three requests, from what the live server says:
+	// the CRD's APIService is local (the aggregator hands it to its delegate) and kubewalk's own
+	// server does not serve the CRD's group, which the established CRD gives the apiextensions
+	// server; the extension's APIService names a service and the extension lists the caller it
+	// saw; the unknown path gets the bare 404 of the NotFound handler, not a Status object.
+	"install-which-server": func(t *testing.T, s *server.Server, _ *tracing.Store) string {
+		ctx := t.Context()
+		cfg, err := s.RESTConfig("admin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		agg, err := apiregistrationclient.NewForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crdAPI, err := agg.APIServices().Get(ctx, "v1.stable.example.com", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if crdAPI.Spec.Service != nil {
+			t.Fatalf("the CRD's APIService names service %v: the aggregator would proxy it", crdAPI.Spec.Service)
+		}
+		if kubewalk := s.State().Find("kubewalk-apiserver"); kubewalk == nil || !strings.Contains(kubewalk.Find("serves").Value, "learn.kubewalk.io") ||
+			strings.Contains(kubewalk.Find("serves").Value, "stable.example.com") {
+			t.Fatalf("the state's kubewalk-apiserver should serve its own groups and not stable.example.com: %+v", kubewalk)
+		}
+		ext, err := apiextensionsclient.NewForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crd, err := ext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, "crontabs.stable.example.com", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !apiextensionshelpers.IsCRDConditionTrue(crd, apiextensionsv1.Established) {
+			t.Fatal("the CRD is not established")
+		}
+		dyn, err := dynamic.NewForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dyn.Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v1", Resource: "crontabs"}).
+			Namespace("default").List(ctx, metav1.ListOptions{}); err != nil {
+			t.Fatalf("listing crontabs: %v", err)
+		}
+		extAPI, err := agg.APIServices().Get(ctx, server.ExtensionAPIService, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if extAPI.Spec.Service == nil || extAPI.Spec.Service.Name != server.ExtensionService {
+			t.Fatalf("the extension's APIService names service %v", extAPI.Spec.Service)
+		}
+		callers, err := dyn.Resource(schema.GroupVersionResource{Group: "extension.learn.kubewalk.io", Version: "v1alpha1", Resource: "callers"}).
+			Get(ctx, "kubewalk-admin", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("the extension server has not seen admin: %v", err)
+		}
+		if callers.Object["user"] != "kubewalk-admin" {
+			t.Fatalf("caller kubewalk-admin: %v", callers.Object)
+		}
+		body, err := clientAs(t, s, "admin").Discovery().RESTClient().Get().AbsPath("/no/such/path").DoRaw(ctx)
+		if !apierrors.IsNotFound(err) || strings.TrimSpace(string(body)) != "404 page not found" {
+			t.Fatalf("/no/such/path: %v, body %q; want the NotFound handler's bare 404", err, body)
+		}
+		return "2"
+	},
+	// The key etcd holds the CronTab the solution created under.
+	"install-cr-etcd-key": func(t *testing.T, s *server.Server, _ *tracing.Store) string {
+		acc, err := s.Etcd()
+		if err != nil {
+			t.Fatal(err)
+		}
+		etcdValue(t, s, "stable.example.com/crontabs/default/nightly")
+		return acc.KeyPrefix() + "stable.example.com/crontabs/default/nightly"
 	},
 	// /readyz?verbose lists the check by name.
 	"serve-informer-sync": func(t *testing.T, s *server.Server, _ *tracing.Store) string {

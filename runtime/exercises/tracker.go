@@ -698,6 +698,18 @@ func etcdKeyOf(acc *server.EtcdAccess, c lessons.ExerciseCheck) (key string, pre
 			}
 			return r.KeyPrefix + c.Name, false, true
 		}
+		if gv.Group == "" {
+			return "", false, false
+		}
+		// Not one of kubewalk's own stores: one of the chain's other two servers keeps it
+		// (CustomResourceDefinitions, APIServices) or a CRD defines it. Their stores use the
+		// storage factory's default resource prefix, <group>/<resource>, as the apiextensions
+		// server does for each CRD's custom resources (/registry/<group>/<plural>/).
+		key := acc.KeyPrefix() + gv.Group + "/" + c.Resource + "/"
+		if c.Namespace != "" {
+			key += c.Namespace + "/"
+		}
+		return key + c.Name, false, true
 	}
 	return "", false, false
 }

@@ -442,6 +442,7 @@ type Strings struct {
 	ExDetailAnd           string // between two fields
 	ExDetailAnnotation    string // %s: the annotation's key
 	ExDetailLabel         string // %s: the label's key
+	ExDetailCondition     string // %s: the condition's type (status.conditions[type].status)
 	ExDetailEtcdKey       string // %s key, %d mod revision
 	ExDetailEtcdRevision  string // %s key, %s mod revision
 	PlainExercises        string
@@ -1363,6 +1364,7 @@ func english() Strings {
 		ExDetailAnd:           ", ",
 		ExDetailAnnotation:    "annotation %s",
 		ExDetailLabel:         "label %s",
+		ExDetailCondition:     "condition %s",
 		ExDetailEtcdKey:       "%s (mod revision %d)",
 		ExDetailEtcdRevision:  "%s is at mod revision %s",
 		PlainExercises:        "Exercises of this lesson (the full-screen UI checks them live: :exercises):",

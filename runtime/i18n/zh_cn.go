@@ -673,6 +673,7 @@ func zhCN() map[string]string {
 		"ExDetailAnd":           "，",
 		"ExDetailAnnotation":    "注解 %s",
 		"ExDetailLabel":         "标签 %s",
+		"ExDetailCondition":     "状况 %s",
 		"ExDetailEtcdKey":       "%s（修订号 %d）",
 		"ExDetailEtcdRevision":  "%s 的修订号是 %s",
 		"PlainExercises":        "本课的练习（全屏界面会在线检查它们：:exercises）：",

@@ -14,8 +14,12 @@ import (
 	"github.com/kubewalk/kubewalk/server"
 )
 
-// codeSpanRE finds single-backtick inline code in Markdown.
-var codeSpanRE = regexp.MustCompile("`([^`]+)`")
+// codeSpanRE finds single-backtick inline code in Markdown; fencedRE a fenced code block,
+// whose lines are shown as they are, never wrapped at words.
+var (
+	codeSpanRE = regexp.MustCompile("`([^`]+)`")
+	fencedRE   = regexp.MustCompile("(?ms)^```[^\n]*\n.*?^```[ \t]*$")
+)
 
 // squeeze drops what rendering may add or remove around words: spaces, Markdown emphasis and
 // link punctuation, backticks.
@@ -47,6 +51,7 @@ func wrapProblems(md string, lines []string, w int) []string {
 		}
 		return false
 	}
+	md = fencedRE.ReplaceAllString(md, "")
 	for _, m := range codeSpanRE.FindAllStringSubmatch(md, -1) {
 		code := strings.ReplaceAll(m[1], "\n", " ")
 		if ansi.StringWidth(code) <= room && !onOneLine(code, false) {

@@ -1,6 +1,7 @@
 // Package highlight is the part of chroma's lexer registry that kubewalk uses, built on first
 // use: the Go lexer (the source pane), and what lesson code blocks need — chroma's choice of a
-// lexer for a block without a language (lexers.Analyse) and the lexers it can choose.
+// lexer for a block without a language (lexers.Analyse), the lexers it can choose, and YAML for
+// the manifests.
 //
 // chroma's lexers package (github.com/alecthomas/chroma/v2/lexers) registers every one of its
 // ~300 lexers, parsing their embedded XML, and its styles package parses ~70 styles, in package
@@ -149,6 +150,9 @@ var builtin = sync.OnceValue(func() *set {
 			s.analysers = append(s.analysers, analyser{name: l.Config().Name, weigh: weigh(l), lexer: l})
 		}
 	}
+	// YAML (a lesson's manifests, ```yaml): chroma gives it no analyser, so it is only ever
+	// chosen by name.
+	s.reg.Register(xml("yaml.xml"))
 	s.golang = s.reg.Register(chroma.MustNewLexer(
 		&chroma.Config{
 			Name:      "Go",
