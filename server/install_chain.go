@@ -236,7 +236,7 @@ func apiServicesToRegister(delegate genericapiserver.DelegationTarget, reg autor
 // their post-start hook, and the autoregister-completion check that holds /readyz until every
 // built-in APIService has been seen Available.
 func (s *Server) newAggregator(cfg aggregatorapiserver.CompletedConfig, delegate genericapiserver.DelegationTarget, crds *apiextensionsapiserver.CustomResourceDefinitions) (*aggregatorapiserver.APIAggregator, []*apiregistrationv1.APIService, error) {
-	agg, err := cfg.NewWithDelegate(delegate)
+	agg, err := onFreshStack(func() (*aggregatorapiserver.APIAggregator, error) { return cfg.NewWithDelegate(delegate) })
 	if err != nil {
 		return nil, nil, fmt.Errorf("aggregator NewWithDelegate: %w", err)
 	}
@@ -256,6 +256,7 @@ func (s *Server) newAggregator(cfg aggregatorapiserver.CompletedConfig, delegate
 			mgr.SetGroupVersionPriority(metav1.GroupVersion(gv), int(p.group), int(p.version))
 		}
 	}
+	apiServicesSynced := apiServiceInformer.Informer().HasSyncedChecker()
 	err = agg.GenericAPIServer.AddPostStartHook(hookAutoregistration, s.in.track(func(hc genericapiserver.PostStartHookContext) error {
 		go crdRegistration.Run(5, hc.Done())
 		go func() {
@@ -263,6 +264,17 @@ func (s *Server) newAggregator(cfg aggregatorapiserver.CompletedConfig, delegate
 			// After a stop, Run returns at once and shuts its queue down, which New started.
 			select {
 			case <-crdRegistration.InitialSyncDone():
+			case <-hc.Done():
+			}
+			// The autoregister controller's Run waits for the APIService informer with
+			// WaitForCacheSync, which looks first at once and then only every 100 ms
+			// (client-go v0.37.2 tools/cache/shared_informer.go:491 and :539): when the
+			// CRD informer synced before the APIService informer, the built-in APIServices
+			// were created a poll later, and autoregister-completion, which holds /readyz,
+			// passed that much later. Waiting here for the informer's own signal makes
+			// that first look pass.
+			select {
+			case <-apiServicesSynced.Done():
 			case <-hc.Done():
 			}
 			autoRegistration.Run(5, hc.Done())
