@@ -86,17 +86,31 @@ func derivedConfig(base *genericapiserver.Config) genericapiserver.Config {
 // publishes the OpenAPI v3 document of apiregistration.k8s.io. kube-apiserver hands all three
 // servers its one generated set (every kind of the three); kubewalk's holds only its own
 // kinds, and the standalone apiextensions-apiserver and kube-aggregator use their own sets, as
-// here. The v3 config's definitions, which DefaultOpenAPIV3Config builds at once, are let go:
-// each use builds them again from GetDefinitions (twice per server, at install and in
-// PrepareRun) instead of the servers keeping ~2 MB each for as long as they run.
+// here. The v3 config keeps the definitions DefaultOpenAPIV3Config builds at once, as in
+// kube-apiserver: every v3 build reads them from there instead of calling GetDefinitions again
+// (k8s.io/kube-openapi builder3/openapi.go:231, newOpenAPI) — the server's type models at
+// install, then in PrepareRun one document per group version and the aggregator's own —
+// until the serve phase lets them go once PrepareRun has run (releaseOpenAPIDefinitions), so
+// that the servers do not keep ~2 MB each for as long as they run.
 func withServerOpenAPI(c *genericapiserver.Config, kubewalk *runtime.Scheme, defs common.GetOpenAPIDefinitions) {
 	namer := openapinamer.NewDefinitionNamer(kubewalk, apiextensionsapiserver.Scheme, aggregatorscheme.Scheme)
 	v2 := genericapiserver.DefaultOpenAPIConfig(defs, namer)
 	v2.Info = c.OpenAPIConfig.Info
 	v3 := genericapiserver.DefaultOpenAPIV3Config(defs, namer)
 	v3.Info = c.OpenAPIV3Config.Info
-	v3.Definitions = nil
 	c.OpenAPIConfig, c.OpenAPIV3Config = v2, v3
+}
+
+// releaseOpenAPIDefinitions lets go of the v3 definitions withServerOpenAPI kept for the
+// apiextensions server and the aggregator. Call it after PrepareRun, before Run: from then on
+// no build reads them (the documents of both servers are built; a CRD's are built from its
+// schema by the apiextensions OpenAPI controllers), and no goroutine of the servers runs yet.
+func (in *installState) releaseOpenAPIDefinitions() {
+	for _, c := range []*genericapiserver.Config{in.extensionsCompleted.GenericConfig.Config, in.aggregatorCompleted.GenericConfig.Config} {
+		if c != nil && c.OpenAPIV3Config != nil {
+			c.OpenAPIV3Config.Definitions = nil
+		}
+	}
 }
 
 // newAPIExtensionsConfig is kube's CreateAPIExtensionsConfig for kubewalk: the derived config,

@@ -40,6 +40,7 @@ func (s *Server) Serve(ctx context.Context) error {
 			return fmt.Errorf("aggregator PrepareRun: %w", err)
 		}
 		sv.prepared = prepared
+		s.in.releaseOpenAPIDefinitions()
 		sv.hookSettled = s.in.settleBeforeStop
 		if err := run.reach(ctx, "prepare-run"); err != nil {
 			return err
