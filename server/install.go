@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsapiserver "k8s.io/apiextensions-apiserver/pkg/apiserver"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -72,7 +73,9 @@ func (s *Server) Install(ctx context.Context) error {
 		in.extensionsCompleted = extConfig.Complete()
 		s.observeServedAuthn(in.extensionsCompleted.GenericConfig.Config)
 		in.notFound = newNotFoundHandler(&c.generic.Config)
-		ext, err := in.extensionsCompleted.New(genericapiserver.NewEmptyDelegateWithCustomHandler(in.notFound))
+		ext, err := onFreshStack(func() (*apiextensionsapiserver.CustomResourceDefinitions, error) {
+			return in.extensionsCompleted.New(genericapiserver.NewEmptyDelegateWithCustomHandler(in.notFound))
+		})
 		if err != nil {
 			return fmt.Errorf("apiextensions server New: %w", err)
 		}
@@ -83,7 +86,9 @@ func (s *Server) Install(ctx context.Context) error {
 
 		in.completed = c.generic.Complete()
 		s.observeServedAuthn(&c.generic.Config) // recording or holding requests: after Complete, see recording.go
-		gs, err := in.completed.New("kubewalk-apiserver", ext.GenericAPIServer)
+		gs, err := onFreshStack(func() (*genericapiserver.GenericAPIServer, error) {
+			return in.completed.New("kubewalk-apiserver", ext.GenericAPIServer)
+		})
 		if err != nil {
 			return fmt.Errorf("Complete().New(): %w", err)
 		}

@@ -86,17 +86,31 @@ func derivedConfig(base *genericapiserver.Config) genericapiserver.Config {
 // publishes the OpenAPI v3 document of apiregistration.k8s.io. kube-apiserver hands all three
 // servers its one generated set (every kind of the three); kubewalk's holds only its own
 // kinds, and the standalone apiextensions-apiserver and kube-aggregator use their own sets, as
-// here. The v3 config's definitions, which DefaultOpenAPIV3Config builds at once, are let go:
-// each use builds them again from GetDefinitions (twice per server, at install and in
-// PrepareRun) instead of the servers keeping ~2 MB each for as long as they run.
+// here. The v3 config keeps the definitions DefaultOpenAPIV3Config builds at once, as in
+// kube-apiserver: every v3 build reads them from there instead of calling GetDefinitions again
+// (k8s.io/kube-openapi builder3/openapi.go:231, newOpenAPI) — the server's type models at
+// install, then in PrepareRun one document per group version and the aggregator's own —
+// until the serve phase lets them go once PrepareRun has run (releaseOpenAPIDefinitions), so
+// that the servers do not keep ~2 MB each for as long as they run.
 func withServerOpenAPI(c *genericapiserver.Config, kubewalk *runtime.Scheme, defs common.GetOpenAPIDefinitions) {
 	namer := openapinamer.NewDefinitionNamer(kubewalk, apiextensionsapiserver.Scheme, aggregatorscheme.Scheme)
 	v2 := genericapiserver.DefaultOpenAPIConfig(defs, namer)
 	v2.Info = c.OpenAPIConfig.Info
 	v3 := genericapiserver.DefaultOpenAPIV3Config(defs, namer)
 	v3.Info = c.OpenAPIV3Config.Info
-	v3.Definitions = nil
 	c.OpenAPIConfig, c.OpenAPIV3Config = v2, v3
+}
+
+// releaseOpenAPIDefinitions lets go of the v3 definitions withServerOpenAPI kept for the
+// apiextensions server and the aggregator. Call it after PrepareRun, before Run: from then on
+// no build reads them (the documents of both servers are built; a CRD's are built from its
+// schema by the apiextensions OpenAPI controllers), and no goroutine of the servers runs yet.
+func (in *installState) releaseOpenAPIDefinitions() {
+	for _, c := range []*genericapiserver.Config{in.extensionsCompleted.GenericConfig.Config, in.aggregatorCompleted.GenericConfig.Config} {
+		if c != nil && c.OpenAPIV3Config != nil {
+			c.OpenAPIV3Config.Definitions = nil
+		}
+	}
 }
 
 // newAPIExtensionsConfig is kube's CreateAPIExtensionsConfig for kubewalk: the derived config,
@@ -236,7 +250,7 @@ func apiServicesToRegister(delegate genericapiserver.DelegationTarget, reg autor
 // their post-start hook, and the autoregister-completion check that holds /readyz until every
 // built-in APIService has been seen Available.
 func (s *Server) newAggregator(cfg aggregatorapiserver.CompletedConfig, delegate genericapiserver.DelegationTarget, crds *apiextensionsapiserver.CustomResourceDefinitions) (*aggregatorapiserver.APIAggregator, []*apiregistrationv1.APIService, error) {
-	agg, err := cfg.NewWithDelegate(delegate)
+	agg, err := onFreshStack(func() (*aggregatorapiserver.APIAggregator, error) { return cfg.NewWithDelegate(delegate) })
 	if err != nil {
 		return nil, nil, fmt.Errorf("aggregator NewWithDelegate: %w", err)
 	}
@@ -256,6 +270,7 @@ func (s *Server) newAggregator(cfg aggregatorapiserver.CompletedConfig, delegate
 			mgr.SetGroupVersionPriority(metav1.GroupVersion(gv), int(p.group), int(p.version))
 		}
 	}
+	apiServicesSynced := apiServiceInformer.Informer().HasSyncedChecker()
 	err = agg.GenericAPIServer.AddPostStartHook(hookAutoregistration, s.in.track(func(hc genericapiserver.PostStartHookContext) error {
 		go crdRegistration.Run(5, hc.Done())
 		go func() {
@@ -263,6 +278,17 @@ func (s *Server) newAggregator(cfg aggregatorapiserver.CompletedConfig, delegate
 			// After a stop, Run returns at once and shuts its queue down, which New started.
 			select {
 			case <-crdRegistration.InitialSyncDone():
+			case <-hc.Done():
+			}
+			// The autoregister controller's Run waits for the APIService informer with
+			// WaitForCacheSync, which looks first at once and then only every 100 ms
+			// (client-go v0.37.2 tools/cache/shared_informer.go:491 and :539): when the
+			// CRD informer synced before the APIService informer, the built-in APIServices
+			// were created a poll later, and autoregister-completion, which holds /readyz,
+			// passed that much later. Waiting here for the informer's own signal makes
+			// that first look pass.
+			select {
+			case <-apiServicesSynced.Done():
 			case <-hc.Done():
 			}
 			autoRegistration.Run(5, hc.Done())

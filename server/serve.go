@@ -35,11 +35,12 @@ func (s *Server) Serve(ctx context.Context) error {
 		}
 		// As kube-apiserver's Run: PrepareRun on the front of the chain, which prepares each
 		// delegate first (GenericAPIServer.PrepareRun calls its delegate's).
-		prepared, err := s.in.aggregator.PrepareRun()
+		prepared, err := onFreshStack(s.in.aggregator.PrepareRun)
 		if err != nil {
 			return fmt.Errorf("aggregator PrepareRun: %w", err)
 		}
 		sv.prepared = prepared
+		s.in.releaseOpenAPIDefinitions()
 		sv.hookSettled = s.in.settleBeforeStop
 		if err := run.reach(ctx, "prepare-run"); err != nil {
 			return err
@@ -89,6 +90,32 @@ func (s *Server) Serve(ctx context.Context) error {
 		s.mu.Unlock()
 		return run.reach(ctx, "kubeconfig")
 	})
+}
+
+// onFreshStack calls f on a goroutine of its own and waits for its result.
+//
+// The servers' New and PrepareRun register paths on each server's mux: the default routes,
+// and /healthz, /livez and /readyz with one path per check, ~200 paths over the three servers
+// of the chain. The library's mux records a stack trace for every path it registers
+// (PathRecorderMux.trackCallers calls runtime/debug.Stack, k8s.io/apiserver v0.37.2
+// pkg/server/mux/pathrecorder.go:107), to name both callers should a path be registered twice.
+// debug.Stack formats the whole calling goroutine's stack, and when the text does not fit its
+// buffer formats it again into one twice the size, until it fits; under the phase goroutine's
+// frames (a walkthrough's, the CLI's or a test's) each trace is several times longer than on a
+// fresh goroutine, where it starts at f. Nothing else changes: f runs while the phase
+// goroutine waits, and each trace still names every frame from f inwards.
+func onFreshStack[T any](f func() (T, error)) (T, error) {
+	var (
+		v    T
+		err  error
+		done = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		v, err = f()
+	}()
+	<-done
+	return v, err
 }
 
 // waitReady polls /readyz through the loopback client until it answers 200. It gives up early,
