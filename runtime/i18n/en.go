@@ -152,6 +152,7 @@ type Strings struct {
 	RqUser, RqGroups, RqActingAs, RqVerb        string
 	RqResource, RqNamespace, RqName, RqPath     string
 	RqResponse, RqReceived, RqAgent, RqAuditCol string
+	RqChain                                     string // the servers of the delegation chain a request went through
 	RqLoopbackUser                              string
 	RqImpersonatedBy                            string // %s user, %s impersonator
 	RqLongRunning                               string
@@ -176,16 +177,17 @@ type Strings struct {
 	RqStageTitle                                string // %s: the stage
 
 	// Request lanes.
-	LaneMutating, LaneValidating                                   string // %s: the plugin
-	OutcomeOK, OutcomeAllowed, OutcomeDenied, OutcomeNoOpinion     string
-	OutcomeChanged, OutcomeNoChange, OutcomeRefused, OutcomeFailed string
-	OutcomeHeld, OutcomeAborted, OutcomeCache, OutcomeEtcd         string
-	OutcomeSkipped, MarkHeld, MarkStopped                          string
-	LaneNoStage, LaneInFlight, LaneStoppedHere, LaneHeldHere       string
-	LanePatch                                                      string
-	LaneCode, LaneUpstream                                         string // %s
-	LaneOpens                                                      string
-	LaneEtcdKey                                                    string // %s: the key
+	LaneMutating, LaneValidating                                     string // %s: the plugin
+	OutcomeOK, OutcomeAllowed, OutcomeDenied, OutcomeNoOpinion       string
+	OutcomeChanged, OutcomeNoChange, OutcomeRefused, OutcomeFailed   string
+	OutcomeHeld, OutcomeAborted, OutcomeCache, OutcomeEtcd           string
+	OutcomeSkipped, MarkHeld, MarkStopped                            string
+	OutcomeDelegated, OutcomeServed, OutcomeProxied, OutcomeNotFound string
+	LaneNoStage, LaneInFlight, LaneStoppedHere, LaneHeldHere         string
+	LanePatch                                                        string
+	LaneCode, LaneUpstream                                           string // %s
+	LaneOpens                                                        string
+	LaneEtcdKey                                                      string // %s: the key
 
 	// What a request lane says about its stages (runtime/tracing assembles them: a stage's
 	// detail, its fields' labels and values). Users, keys, plugin and authorizer names, and
@@ -232,6 +234,21 @@ type Strings struct {
 	LaneUnauthenticated, LaneStoppedMark                 string
 	LaneAs                                               string // %s real user, %s impersonated user
 	LanePatchLine                                        string // %s: the patch
+	// The delegation chain in a lane: which server answered, the proxy hop.
+	LaneFieldServer, LaneFieldFilters, LaneFieldPath  string
+	LaneFieldAPIService, LaneFieldService             string
+	LaneFieldAvailable, LaneFieldAddress, LaneFieldAs string
+	LaneChainFilters, LaneChainReached                string
+	LaneChainNotReady                                 string
+	LaneChainNotFound                                 string // %d code, %s path
+	LaneChainHanded                                   string // %s: the next server
+	LaneChainProxied                                  string // %s APIService, %s service
+	LaneChainServed                                   string // %s: the server
+	LaneChainServedAgg                                string
+	LaneProxyAs                                       string // %s: the user
+	LaneProxyTo                                       string // %s address, %s status
+	LaneProxyErr                                      string // %s address, %s error
+	LaneProxyTime, LaneProxyNoHop                     string // LaneProxyNoHop: %d code, %s APIService
 
 	// The kubectl view.
 	KubectlShuttingDown, KubectlIntro, KubectlIntroWatch string
@@ -979,6 +996,7 @@ func english() Strings {
 		RqReceived:       "received",
 		RqAgent:          "agent",
 		RqAuditCol:       "audit ID",
+		RqChain:          "servers",
 		RqLoopbackUser:   " (the server's own loopback client)",
 		RqImpersonatedBy: "%s, impersonated by %s",
 		RqLongRunning:    " (long-running)",
@@ -1027,6 +1045,10 @@ func english() Strings {
 		OutcomeCache:     "watch cache",
 		OutcomeEtcd:      "etcd",
 		OutcomeSkipped:   "skipped",
+		OutcomeDelegated: "handed on",
+		OutcomeServed:    "answered",
+		OutcomeProxied:   "proxied",
+		OutcomeNotFound:  "not found",
 		MarkHeld:         "HELD",
 		MarkStopped:      "STOPPED",
 		LaneNoStage:      "No stage recorded yet.",
@@ -1114,6 +1136,27 @@ func english() Strings {
 		LaneStoppedMark:         "■ stopped here",
 		LaneAs:                  "%s as %s",
 		LanePatchLine:           "patch %s",
+		LaneFieldServer:         "server",
+		LaneFieldFilters:        "filters",
+		LaneFieldPath:           "went through",
+		LaneFieldAPIService:     "APIService",
+		LaneFieldService:        "service",
+		LaneFieldAvailable:      "Available",
+		LaneFieldAddress:        "address",
+		LaneFieldAs:             "as",
+		LaneChainFilters:        "authentication, impersonation, flow control and authorization ran here, in the front server, once for the whole chain; the servers behind it run none",
+		LaneChainReached:        "reached the end of the chain",
+		LaneChainNotReady:       "503: a server of the chain is still installing its paths",
+		LaneChainNotFound:       "%d: no server of the chain serves %s",
+		LaneChainHanded:         "no route here: handed on to %s",
+		LaneChainProxied:        "APIService %s names service %s: proxied there",
+		LaneChainServed:         "answered by %s",
+		LaneChainServedAgg:      "answered by the aggregator itself (APIServices, discovery)",
+		LaneProxyAs:             "X-Remote-User %s, with the front-proxy client certificate",
+		LaneProxyTo:             "%s answered %s",
+		LaneProxyErr:            "%s: %s",
+		LaneProxyTime:           "the round trip to the extension server, the response copied back included",
+		LaneProxyNoHop:          "%d from the aggregator: APIService %s is not Available, so no request went to its server",
 
 		KubectlShuttingDown:  "kubewalk is shutting down",
 		KubectlIntro:         "Type :k followed by kubectl's arguments, e.g. :k get cm or :k --context bob get cm. It runs the real kubectl command tree in-process against this run's server (no shell), as admin unless --context says alice or bob.",
