@@ -290,7 +290,7 @@ func zhCN() map[string]string {
 		"RqReceived":       "接收时间",
 		"RqAgent":          "客户端",
 		"RqAuditCol":       "审计 ID",
-		"RqChain":          "经过的服务器",
+		"RqChain":          "服务器链",
 		"RqLoopbackUser":   "（服务器自身的回环客户端）",
 		"RqImpersonatedBy": "%[1]s，由 %[2]s 伪装",
 		"RqLongRunning":    "（长时间运行）",
