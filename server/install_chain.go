@@ -246,7 +246,9 @@ func apiServicesToRegister(delegate genericapiserver.DelegationTarget, reg autor
 // their post-start hook, and the autoregister-completion check that holds /readyz until every
 // built-in APIService has been seen Available.
 func (s *Server) newAggregator(cfg aggregatorapiserver.CompletedConfig, delegate genericapiserver.DelegationTarget, crds *apiextensionsapiserver.CustomResourceDefinitions) (*aggregatorapiserver.APIAggregator, []*apiregistrationv1.APIService, error) {
-	agg, err := cfg.NewWithDelegate(observe.Delegate(s.opts.Recorder, observe.ServerKube, delegate))
+	// With a Recorder, the kube server's handler records that a request reached it.
+	delegate = observe.Delegate(s.opts.Recorder, observe.ServerKube, delegate)
+	agg, err := cfg.NewWithDelegate(delegate)
 	if err != nil {
 		return nil, nil, fmt.Errorf("aggregator NewWithDelegate: %w", err)
 	}
