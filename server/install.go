@@ -22,6 +22,7 @@ import (
 	"github.com/kubewalk/kubewalk/server/apis"
 	"github.com/kubewalk/kubewalk/server/apis/learn"
 	nscontroller "github.com/kubewalk/kubewalk/server/controller/namespace"
+	"github.com/kubewalk/kubewalk/server/observe"
 	"github.com/kubewalk/kubewalk/server/rbac"
 	"github.com/kubewalk/kubewalk/server/registry/authentication/selfsubjectreview"
 	"github.com/kubewalk/kubewalk/server/registry/authorization/selfsubjectaccessreview"
@@ -74,7 +75,7 @@ func (s *Server) Install(ctx context.Context) error {
 		s.observeServedAuthn(in.extensionsCompleted.GenericConfig.Config)
 		in.notFound = newNotFoundHandler(&c.generic.Config)
 		ext, err := onFreshStack(func() (*apiextensionsapiserver.CustomResourceDefinitions, error) {
-			return in.extensionsCompleted.New(genericapiserver.NewEmptyDelegateWithCustomHandler(in.notFound))
+			return in.extensionsCompleted.New(genericapiserver.NewEmptyDelegateWithCustomHandler(observe.Handler(s.opts.Recorder, observe.ServerNotFound, in.notFound)))
 		})
 		if err != nil {
 			return fmt.Errorf("apiextensions server New: %w", err)
@@ -86,8 +87,10 @@ func (s *Server) Install(ctx context.Context) error {
 
 		in.completed = c.generic.Complete()
 		s.observeServedAuthn(&c.generic.Config) // recording or holding requests: after Complete, see recording.go
+		// With a Recorder, each delegate's handler records that a request reached it
+		// (observe.Delegate), so a lane shows which server of the chain answered.
 		gs, err := onFreshStack(func() (*genericapiserver.GenericAPIServer, error) {
-			return in.completed.New("kubewalk-apiserver", ext.GenericAPIServer)
+			return in.completed.New("kubewalk-apiserver", observe.Delegate(s.opts.Recorder, observe.ServerAPIExtensions, ext.GenericAPIServer))
 		})
 		if err != nil {
 			return fmt.Errorf("Complete().New(): %w", err)

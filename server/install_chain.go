@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -49,6 +50,7 @@ import (
 	"github.com/kubewalk/kubewalk/server/apis"
 	"github.com/kubewalk/kubewalk/server/apis/learn"
 	"github.com/kubewalk/kubewalk/server/controller/crdregistration"
+	"github.com/kubewalk/kubewalk/server/observe"
 )
 
 // Post-start hook and health check names the chain adds, as kube-apiserver names them.
@@ -165,6 +167,14 @@ func (s *Server) newAggregatorConfig(base genericapiserver.Config) *aggregatorap
 	etcd.StorageConfig.StorageObjectCountTracker = c.StorageObjectCountTracker
 	c.RESTOptionsGetter = s.chainGetter(etcd.CreateRESTOptionsGetter(&options.SimpleStorageFactory{StorageConfig: etcd.StorageConfig}, c.ResourceTransformers))
 	c.MergedResourceConfig = aggregatorapiserver.DefaultAPIResourceConfigSource()
+	if rec := s.opts.Recorder; rec != nil {
+		// The aggregator's filters are the only ones that run: record, inside them, that a
+		// request reached its director, and which remote APIService (if any) it is for.
+		build, in := c.BuildHandlerChainFunc, s.in
+		c.BuildHandlerChainFunc = func(h http.Handler, c *genericapiserver.Config) http.Handler {
+			return build(observe.FrontHandler(rec, in.remoteAPIService, h), c)
+		}
+	}
 	return &aggregatorapiserver.Config{
 		GenericConfig: &genericapiserver.RecommendedConfig{Config: c, SharedInformerFactory: s.az.informers, ClientConfig: s.c.loopback},
 		ExtraConfig: aggregatorapiserver.ExtraConfig{
@@ -250,10 +260,14 @@ func apiServicesToRegister(delegate genericapiserver.DelegationTarget, reg autor
 // their post-start hook, and the autoregister-completion check that holds /readyz until every
 // built-in APIService has been seen Available.
 func (s *Server) newAggregator(cfg aggregatorapiserver.CompletedConfig, delegate genericapiserver.DelegationTarget, crds *apiextensionsapiserver.CustomResourceDefinitions) (*aggregatorapiserver.APIAggregator, []*apiregistrationv1.APIService, error) {
+	// With a Recorder, the kube server's handler records that a request reached it.
+	delegate = observe.Delegate(s.opts.Recorder, observe.ServerKube, delegate)
 	agg, err := onFreshStack(func() (*aggregatorapiserver.APIAggregator, error) { return cfg.NewWithDelegate(delegate) })
 	if err != nil {
 		return nil, nil, fmt.Errorf("aggregator NewWithDelegate: %w", err)
 	}
+	lister := agg.APIRegistrationInformers.Apiregistration().V1().APIServices().Lister()
+	s.in.apiServiceLister.Store(&lister)
 	client, err := apiregistrationclient.NewForConfigAndClient(cfg.GenericConfig.LoopbackClientConfig, s.az.httpClient)
 	if err != nil {
 		return nil, nil, fmt.Errorf("aggregator: apiregistration client: %w", err)
@@ -331,6 +345,29 @@ func apiServicesAvailableCheck(name string, services []*apiregistrationv1.APISer
 		}
 		return nil
 	})
+}
+
+// remoteAPIService is the APIService that serves group/version when it names a Service, as
+// the aggregator's lister has it: what its proxy handler will do with a request for it. nil
+// for a local APIService, none, or before the aggregator is built.
+func (in *installState) remoteAPIService(group, version string) *observe.RemoteAPIService {
+	lister := in.apiServiceLister.Load()
+	if lister == nil {
+		return nil
+	}
+	svc, err := (*lister).Get(version + "." + group)
+	if err != nil || svc.Spec.Service == nil {
+		return nil
+	}
+	r := &observe.RemoteAPIService{Name: svc.Name, Service: svc.Spec.Service.Namespace + "/" + svc.Spec.Service.Name}
+	if p := svc.Spec.Service.Port; p != nil {
+		r.Service += ":" + strconv.Itoa(int(*p))
+	}
+	if c := v1helper.GetAPIServiceConditionByType(svc, apiregistrationv1.Available); c != nil {
+		r.Available = c.Status == apiregistrationv1.ConditionTrue
+		r.Reason, r.Message = c.Reason, c.Message
+	}
+	return r
 }
 
 // newNotFoundHandler is the handler at the end of the chain, as CreateServerChain makes it: a

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	apiextensionsapiserver "k8s.io/apiextensions-apiserver/pkg/apiserver"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apiserver/pkg/server/healthz"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	aggregatorapiserver "k8s.io/kube-aggregator/pkg/apiserver"
+	apiregistrationlisters "k8s.io/kube-aggregator/pkg/client/listers/apiregistration/v1"
 )
 
 // installState is what the install phase builds.
@@ -29,6 +31,9 @@ type installState struct {
 	aggregatorCompleted aggregatorapiserver.CompletedConfig
 	aggregator          *aggregatorapiserver.APIAggregator
 	apiServices         []*apiregistrationv1.APIService // the built-in ones autoregistration creates
+	// apiServiceLister is the aggregator's APIService lister, once it is built: the recorded
+	// front hop reads it (remoteAPIService).
+	apiServiceLister atomic.Pointer[apiregistrationlisters.APIServiceLister]
 	// settleBeforeStop are the checks of the library post-start hooks a stop must not
 	// interrupt (see serveState.waitHooksSettled): each passes once its hook has returned.
 	settleBeforeStop []healthz.HealthChecker

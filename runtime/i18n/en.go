@@ -108,29 +108,44 @@ type Strings struct {
 	// The : command line.
 	CmdRequests, CmdKubectl, CmdEtcd, CmdBreak, CmdUnbreak, CmdClear, CmdLesson string
 	CmdGlossary, CmdHelp, CmdQuit                                               string
-	CmdUnknown                                                                  string // %q: the name
-	CmdNoArgs                                                                   string // %s: the command
-	CmdRequestsArg, CmdUnbreakWhich                                             string
-	CmdColumn                                                                   string // %d: a column, %s: the problem
-	CmdKubectlRunning                                                           string // %s: the command line
-	CmdKubectlBesideBusy                                                        string // %s: the command line beside
-	CmdEtcdKey                                                                  string // %s: the prefix, /registry/
-	SuggestEtcdPrefix, SuggestEtcdUnder, SuggestEtcdKey, SuggestEtcdNotListed   string
-	SuggestTitle, SuggestErrorTitle, SuggestCommandsTitle                       string
-	SuggestMore                                                                 string // %d: how many
-	PromptHint                                                                  string
-	SuggestShowAll, SuggestBreakpoint, SuggestContext, SuggestKind              string
-	SuggestResource, SuggestVerb, SuggestOnlyUser, SuggestOnlyVerb              string
-	SuggestOnlyResource, SuggestCanI, SuggestWhoami                             string
-	VerbGet, VerbDescribe, VerbCreate, VerbApply, VerbDelete, VerbAuth          string
-	VerbAPIResources, VerbAPIVersions, VerbLabel, VerbAnnotate, VerbPatch       string
-	VerbExplain, VerbVersion, VerbConfig                                        string
-	FlagContext, FlagWatch, FlagOutput, FlagNamespace, FlagAllNamespaces        string
-	FlagAs, FlagFile, FlagDryRun                                                string
-	StageWhenAuthn, StageWhenAuthz, StageWhenAdmission, StageWhenStorage        string
-	CommandsIntro, CommandsRequests, CommandsBreak, CommandsTitle               string
-	BreakListIntro, BreakListNone, BreakListTitle                               string
-	BreakListHeld                                                               string // %d: held requests
+	// :extension, the aggregated API server's control (runtime/tui/extension).
+	CmdExtension, SuggestExtensionStop, SuggestExtensionStart                 string
+	CmdExtensionArg                                                           string // %q: the argument
+	ExtensionNotServing, ExtensionAlreadyStopped                              string
+	ExtensionAlreadyRunning                                                   string // %s: its address
+	ExtensionStopping, ExtensionStarting                                      string
+	ExtensionStopFailed, ExtensionStartFailed                                 string // %v: the error
+	ExtensionStopped                                                          string // %s APIService, %s reason
+	ExtensionStoppedWaiting                                                   string // %s APIService, %v error
+	ExtensionStarted                                                          string // %s address, %s APIService
+	ExtensionStartedWaiting                                                   string // %s address, %s APIService, %v error
+	ExtensionStateRunning                                                     string // %s: its address
+	ExtensionStateStopped                                                     string
+	ExtensionStatus                                                           string // %s state, %s APIService, %s status, %s reason
+	ExtensionStatusErr                                                        string // %s state, %v error
+	CmdUnknown                                                                string // %q: the name
+	CmdNoArgs                                                                 string // %s: the command
+	CmdRequestsArg, CmdUnbreakWhich                                           string
+	CmdColumn                                                                 string // %d: a column, %s: the problem
+	CmdKubectlRunning                                                         string // %s: the command line
+	CmdKubectlBesideBusy                                                      string // %s: the command line beside
+	CmdEtcdKey                                                                string // %s: the prefix, /registry/
+	SuggestEtcdPrefix, SuggestEtcdUnder, SuggestEtcdKey, SuggestEtcdNotListed string
+	SuggestTitle, SuggestErrorTitle, SuggestCommandsTitle                     string
+	SuggestMore                                                               string // %d: how many
+	PromptHint                                                                string
+	SuggestShowAll, SuggestBreakpoint, SuggestContext, SuggestKind            string
+	SuggestResource, SuggestVerb, SuggestOnlyUser, SuggestOnlyVerb            string
+	SuggestOnlyResource, SuggestCanI, SuggestWhoami                           string
+	VerbGet, VerbDescribe, VerbCreate, VerbApply, VerbDelete, VerbAuth        string
+	VerbAPIResources, VerbAPIVersions, VerbLabel, VerbAnnotate, VerbPatch     string
+	VerbExplain, VerbVersion, VerbConfig                                      string
+	FlagContext, FlagWatch, FlagOutput, FlagNamespace, FlagAllNamespaces      string
+	FlagAs, FlagFile, FlagDryRun                                              string
+	StageWhenAuthn, StageWhenAuthz, StageWhenAdmission, StageWhenStorage      string
+	CommandsIntro, CommandsRequests, CommandsBreak, CommandsTitle             string
+	BreakListIntro, BreakListNone, BreakListTitle                             string
+	BreakListHeld                                                             string // %d: held requests
 
 	// The after-serve views' header line.
 	ViewRequestsTitle string
@@ -152,6 +167,7 @@ type Strings struct {
 	RqUser, RqGroups, RqActingAs, RqVerb        string
 	RqResource, RqNamespace, RqName, RqPath     string
 	RqResponse, RqReceived, RqAgent, RqAuditCol string
+	RqChain                                     string // the servers of the delegation chain a request went through
 	RqLoopbackUser                              string
 	RqImpersonatedBy                            string // %s user, %s impersonator
 	RqLongRunning                               string
@@ -176,16 +192,17 @@ type Strings struct {
 	RqStageTitle                                string // %s: the stage
 
 	// Request lanes.
-	LaneMutating, LaneValidating                                   string // %s: the plugin
-	OutcomeOK, OutcomeAllowed, OutcomeDenied, OutcomeNoOpinion     string
-	OutcomeChanged, OutcomeNoChange, OutcomeRefused, OutcomeFailed string
-	OutcomeHeld, OutcomeAborted, OutcomeCache, OutcomeEtcd         string
-	OutcomeSkipped, MarkHeld, MarkStopped                          string
-	LaneNoStage, LaneInFlight, LaneStoppedHere, LaneHeldHere       string
-	LanePatch                                                      string
-	LaneCode, LaneUpstream                                         string // %s
-	LaneOpens                                                      string
-	LaneEtcdKey                                                    string // %s: the key
+	LaneMutating, LaneValidating                                     string // %s: the plugin
+	OutcomeOK, OutcomeAllowed, OutcomeDenied, OutcomeNoOpinion       string
+	OutcomeChanged, OutcomeNoChange, OutcomeRefused, OutcomeFailed   string
+	OutcomeHeld, OutcomeAborted, OutcomeCache, OutcomeEtcd           string
+	OutcomeSkipped, MarkHeld, MarkStopped                            string
+	OutcomeDelegated, OutcomeServed, OutcomeProxied, OutcomeNotFound string
+	LaneNoStage, LaneInFlight, LaneStoppedHere, LaneHeldHere         string
+	LanePatch                                                        string
+	LaneCode, LaneUpstream                                           string // %s
+	LaneOpens                                                        string
+	LaneEtcdKey                                                      string // %s: the key
 
 	// What a request lane says about its stages (runtime/tracing assembles them: a stage's
 	// detail, its fields' labels and values). Users, keys, plugin and authorizer names, and
@@ -232,6 +249,21 @@ type Strings struct {
 	LaneUnauthenticated, LaneStoppedMark                 string
 	LaneAs                                               string // %s real user, %s impersonated user
 	LanePatchLine                                        string // %s: the patch
+	// The delegation chain in a lane: which server answered, the proxy hop.
+	LaneFieldServer, LaneFieldFilters, LaneFieldPath  string
+	LaneFieldAPIService, LaneFieldService             string
+	LaneFieldAvailable, LaneFieldAddress, LaneFieldAs string
+	LaneChainFilters, LaneChainReached                string
+	LaneChainNotReady                                 string
+	LaneChainNotFound                                 string // %d code, %s path
+	LaneChainHanded                                   string // %s: the next server
+	LaneChainProxied                                  string // %s APIService, %s service
+	LaneChainServed                                   string // %s: the server
+	LaneChainServedAgg                                string
+	LaneProxyAs                                       string // %s: the user
+	LaneProxyTo                                       string // %s address, %s status
+	LaneProxyErr                                      string // %s address, %s error
+	LaneProxyTime, LaneProxyNoHop                     string // LaneProxyNoHop: %d code, %s APIService
 
 	// The kubectl view.
 	KubectlShuttingDown, KubectlIntro, KubectlIntroWatch string
@@ -878,78 +910,97 @@ func english() Strings {
 		NoteLetGoFailed:        "continue failed: %s",
 		NoteAbortFailed:        "abort failed: %s",
 
-		CmdRequests:          "live list of the requests through the chain (all: undo :clear)",
-		CmdKubectl:           "run kubectl here against this server (--context admin|alice|bob)",
-		CmdEtcd:              "what the server stores in etcd, decoded",
-		CmdBreak:             "hold requests at STAGE[:user=U][,verb=V][,resource=R]; alone: list them",
-		CmdUnbreak:           "remove a breakpoint",
-		CmdClear:             "clear the requests list: hide the requests so far and the / filter",
-		CmdLesson:            "back to the walkthrough: source, state and lesson",
-		CmdGlossary:          "the terms kubewalk uses, in English and Chinese",
-		CmdHelp:              "every key and command",
-		CmdQuit:              "quit kubewalk",
-		CmdUnknown:           "unknown command %q: tab completes, :help lists the commands",
-		CmdNoArgs:            ":%s takes no arguments",
-		CmdRequestsArg:       ":requests takes no argument but all",
-		CmdUnbreakWhich:      ":unbreak SPEC: which breakpoint? (tab lists them)",
-		CmdColumn:            "column %d: %s",
-		CmdKubectlRunning:    "kubectl %s is still running: esc in the kubectl view stops it",
-		CmdKubectlBesideBusy: "kubectl %s already runs beside: esc in the kubectl view stops the command in front, then that one",
-		SuggestTitle:         "suggestions · tab completes",
-		SuggestErrorTitle:    "not run · fix the line or esc",
-		SuggestCommandsTitle: "commands · tab completes",
-		SuggestMore:          "… tab goes through all %d",
-		PromptHint:           "  tab complete · ↑↓ history · enter run · esc back",
-		SuggestShowAll:       "show the requests :clear hid",
-		SuggestBreakpoint:    "breakpoint",
-		SuggestContext:       "context",
-		SuggestKind:          "kind",
-		SuggestResource:      "resource",
-		SuggestVerb:          "verb",
-		SuggestOnlyUser:      "only requests with this user",
-		SuggestOnlyVerb:      "only requests with this verb",
-		SuggestOnlyResource:  "only requests with this resource",
-		SuggestCanI:          "VERB RESOURCE: may I?",
-		SuggestWhoami:        "who the server thinks I am",
-		CmdEtcdKey:           ":etcd KEY: a key the server stores starts with %s and has no spaces (tab completes the keys listed)",
-		SuggestEtcdPrefix:    "where the server stores its objects",
-		SuggestEtcdUnder:     "keys under it",
-		SuggestEtcdKey:       "key: show its value, decoded",
-		SuggestEtcdNotListed: "where the server stores its objects; tab completes keys once :etcd has listed them",
-		VerbGet:              "list or show resources",
-		VerbDescribe:         "show details",
-		VerbCreate:           "create a resource",
-		VerbApply:            "apply a manifest file (-f FILE)",
-		VerbDelete:           "delete resources",
-		VerbAuth:             "can-i, whoami",
-		VerbAPIResources:     "the resources the server serves",
-		VerbAPIVersions:      "the group versions the server serves",
-		VerbLabel:            "set labels",
-		VerbAnnotate:         "set annotations",
-		VerbPatch:            "patch a resource",
-		VerbExplain:          "document a resource's fields",
-		VerbVersion:          "client and server versions",
-		VerbConfig:           "view the kubeconfig",
-		FlagContext:          "who runs it: admin, alice, bob; anonymous (no certificate, no token), badtoken (401)",
-		FlagWatch:            "watch: stream until esc",
-		FlagOutput:           "output: yaml, json, wide, name",
-		FlagNamespace:        "namespace",
-		FlagAllNamespaces:    "all namespaces",
-		FlagAs:               "impersonate a user",
-		FlagFile:             "a manifest file",
-		FlagDryRun:           "admission and validation without storing",
-		StageWhenAuthn:       "once the user is known",
-		StageWhenAuthz:       "before the authorizers decide",
-		StageWhenAdmission:   "before the first mutating admission plugin",
-		StageWhenStorage:     "before the store reads or writes etcd",
-		CommandsIntro:        "The : command line, as in k9s: tab completes, ↑/↓ bring back earlier lines, enter runs, esc backs out.",
-		CommandsRequests:     "The Requests view lists every request the server handled, newest first. A request's lane shows each stage of the chain it went through as a box: ✓ passed, ✗ STOPPED the request, ⏸ HELD by a breakpoint, – did not apply. ←/→ select a stage, s opens its code, S a storage stage's etcd key; / filters, L shows the server's own loopback requests, :clear starts the list afresh.",
-		CommandsBreak:        "A breakpoint (:break authorization:user=bob) holds matching requests: the screen jumps to one, and space/n steps it on to the next breakpoint stage, E lets it run to the end, x fails it at that stage with an error the client sees. ? lists every key.",
-		CommandsTitle:        "Commands · any key closes",
-		BreakListIntro:       "Breakpoints hold matching requests at a stage until you step them on (space/n), let them run (E) or fail them (x). Held requests are let go after 10 minutes.",
-		BreakListNone:        "No breakpoint is set. :break STAGE[:user=NAME][,verb=V][,resource=R] sets one, STAGE one of authentication, authorization, admission, storage.",
-		BreakListTitle:       "Breakpoints · any key closes",
-		BreakListHeld:        "%d request(s) held now: :req shows them.",
+		CmdRequests:             "live list of the requests through the chain (all: undo :clear)",
+		CmdKubectl:              "run kubectl here against this server (--context admin|alice|bob)",
+		CmdEtcd:                 "what the server stores in etcd, decoded",
+		CmdBreak:                "hold requests at STAGE[:user=U][,verb=V][,resource=R]; alone: list them",
+		CmdUnbreak:              "remove a breakpoint",
+		CmdClear:                "clear the requests list: hide the requests so far and the / filter",
+		CmdExtension:            "stop or start the aggregated API server (callers, APIService v1alpha1.extension.learn.kubewalk.io); alone: how it is",
+		SuggestExtensionStop:    "stop it, as if its pod went away: its APIService turns Available=False",
+		SuggestExtensionStart:   "start it again on the same port: its APIService turns Available=True",
+		CmdExtensionArg:         "unknown argument %q: :extension takes stop or start, or nothing",
+		ExtensionNotServing:     "the extension server runs only while kubewalk serves: press E to run to the end first",
+		ExtensionAlreadyStopped: "the extension server is already stopped (:extension start starts it)",
+		ExtensionAlreadyRunning: "the extension server already runs at %s",
+		ExtensionStopping:       "stopping the extension server; waiting for the availability controller …",
+		ExtensionStarting:       "starting the extension server; waiting for the availability controller …",
+		ExtensionStopFailed:     "stopping the extension server: %v",
+		ExtensionStartFailed:    "starting the extension server: %v",
+		ExtensionStopped:        "extension stopped: Available=False (%[2]s), callers get 503 (APIService %[1]s)",
+		ExtensionStoppedWaiting: "extension server stopped, but APIService %s has not turned unavailable yet: %v",
+		ExtensionStarted:        "extension started at %s: Available=True (APIService %s)",
+		ExtensionStartedWaiting: "extension server started at %s, but APIService %s has not turned available yet: %v",
+		ExtensionStateRunning:   "the extension server runs at %s",
+		ExtensionStateStopped:   "the extension server is stopped",
+		ExtensionStatus:         "%s; APIService %s is Available=%s (%s)",
+		ExtensionStatusErr:      "%s; its APIService could not be read: %v",
+		CmdLesson:               "back to the walkthrough: source, state and lesson",
+		CmdGlossary:             "the terms kubewalk uses, in English and Chinese",
+		CmdHelp:                 "every key and command",
+		CmdQuit:                 "quit kubewalk",
+		CmdUnknown:              "unknown command %q: tab completes, :help lists the commands",
+		CmdNoArgs:               ":%s takes no arguments",
+		CmdRequestsArg:          ":requests takes no argument but all",
+		CmdUnbreakWhich:         ":unbreak SPEC: which breakpoint? (tab lists them)",
+		CmdColumn:               "column %d: %s",
+		CmdKubectlRunning:       "kubectl %s is still running: esc in the kubectl view stops it",
+		CmdKubectlBesideBusy:    "kubectl %s already runs beside: esc in the kubectl view stops the command in front, then that one",
+		SuggestTitle:            "suggestions · tab completes",
+		SuggestErrorTitle:       "not run · fix the line or esc",
+		SuggestCommandsTitle:    "commands · tab completes",
+		SuggestMore:             "… tab goes through all %d",
+		PromptHint:              "  tab complete · ↑↓ history · enter run · esc back",
+		SuggestShowAll:          "show the requests :clear hid",
+		SuggestBreakpoint:       "breakpoint",
+		SuggestContext:          "context",
+		SuggestKind:             "kind",
+		SuggestResource:         "resource",
+		SuggestVerb:             "verb",
+		SuggestOnlyUser:         "only requests with this user",
+		SuggestOnlyVerb:         "only requests with this verb",
+		SuggestOnlyResource:     "only requests with this resource",
+		SuggestCanI:             "VERB RESOURCE: may I?",
+		SuggestWhoami:           "who the server thinks I am",
+		CmdEtcdKey:              ":etcd KEY: a key the server stores starts with %s and has no spaces (tab completes the keys listed)",
+		SuggestEtcdPrefix:       "where the server stores its objects",
+		SuggestEtcdUnder:        "keys under it",
+		SuggestEtcdKey:          "key: show its value, decoded",
+		SuggestEtcdNotListed:    "where the server stores its objects; tab completes keys once :etcd has listed them",
+		VerbGet:                 "list or show resources",
+		VerbDescribe:            "show details",
+		VerbCreate:              "create a resource",
+		VerbApply:               "apply a manifest file (-f FILE)",
+		VerbDelete:              "delete resources",
+		VerbAuth:                "can-i, whoami",
+		VerbAPIResources:        "the resources the server serves",
+		VerbAPIVersions:         "the group versions the server serves",
+		VerbLabel:               "set labels",
+		VerbAnnotate:            "set annotations",
+		VerbPatch:               "patch a resource",
+		VerbExplain:             "document a resource's fields",
+		VerbVersion:             "client and server versions",
+		VerbConfig:              "view the kubeconfig",
+		FlagContext:             "who runs it: admin, alice, bob; anonymous (no certificate, no token), badtoken (401)",
+		FlagWatch:               "watch: stream until esc",
+		FlagOutput:              "output: yaml, json, wide, name",
+		FlagNamespace:           "namespace",
+		FlagAllNamespaces:       "all namespaces",
+		FlagAs:                  "impersonate a user",
+		FlagFile:                "a manifest file",
+		FlagDryRun:              "admission and validation without storing",
+		StageWhenAuthn:          "once the user is known",
+		StageWhenAuthz:          "before the authorizers decide",
+		StageWhenAdmission:      "before the first mutating admission plugin",
+		StageWhenStorage:        "before the store reads or writes etcd",
+		CommandsIntro:           "The : command line, as in k9s: tab completes, ↑/↓ bring back earlier lines, enter runs, esc backs out.",
+		CommandsRequests:        "The Requests view lists every request the server handled, newest first. A request's lane shows each stage of the chain it went through as a box: ✓ passed, ✗ STOPPED the request, ⏸ HELD by a breakpoint, – did not apply. ←/→ select a stage, s opens its code, S a storage stage's etcd key; / filters, L shows the server's own loopback requests, :clear starts the list afresh.",
+		CommandsBreak:           "A breakpoint (:break authorization:user=bob) holds matching requests: the screen jumps to one, and space/n steps it on to the next breakpoint stage, E lets it run to the end, x fails it at that stage with an error the client sees. ? lists every key.",
+		CommandsTitle:           "Commands · any key closes",
+		BreakListIntro:          "Breakpoints hold matching requests at a stage until you step them on (space/n), let them run (E) or fail them (x). Held requests are let go after 10 minutes.",
+		BreakListNone:           "No breakpoint is set. :break STAGE[:user=NAME][,verb=V][,resource=R] sets one, STAGE one of authentication, authorization, admission, storage.",
+		BreakListTitle:          "Breakpoints · any key closes",
+		BreakListHeld:           "%d request(s) held now: :req shows them.",
 
 		ViewRequestsTitle: "Requests through the chain",
 		ViewBreakpoints:   "%d breakpoint(s) · :break",
@@ -980,6 +1031,7 @@ func english() Strings {
 		RqReceived:       "received",
 		RqAgent:          "agent",
 		RqAuditCol:       "audit ID",
+		RqChain:          "servers",
 		RqLoopbackUser:   " (the server's own loopback client)",
 		RqImpersonatedBy: "%s, impersonated by %s",
 		RqLongRunning:    " (long-running)",
@@ -1028,6 +1080,10 @@ func english() Strings {
 		OutcomeCache:     "watch cache",
 		OutcomeEtcd:      "etcd",
 		OutcomeSkipped:   "skipped",
+		OutcomeDelegated: "handed on",
+		OutcomeServed:    "answered",
+		OutcomeProxied:   "proxied",
+		OutcomeNotFound:  "not found",
 		MarkHeld:         "HELD",
 		MarkStopped:      "STOPPED",
 		LaneNoStage:      "No stage recorded yet.",
@@ -1115,6 +1171,27 @@ func english() Strings {
 		LaneStoppedMark:         "■ stopped here",
 		LaneAs:                  "%s as %s",
 		LanePatchLine:           "patch %s",
+		LaneFieldServer:         "server",
+		LaneFieldFilters:        "filters",
+		LaneFieldPath:           "went through",
+		LaneFieldAPIService:     "APIService",
+		LaneFieldService:        "service",
+		LaneFieldAvailable:      "Available",
+		LaneFieldAddress:        "address",
+		LaneFieldAs:             "as",
+		LaneChainFilters:        "authentication, impersonation, flow control and authorization ran here, in the front server, once for the whole chain; the servers behind it run none",
+		LaneChainReached:        "reached the end of the chain",
+		LaneChainNotReady:       "503: a server of the chain is still installing its paths",
+		LaneChainNotFound:       "%d: no server of the chain serves %s",
+		LaneChainHanded:         "no route here: handed on to %s",
+		LaneChainProxied:        "APIService %s names service %s: proxied there",
+		LaneChainServed:         "answered by %s",
+		LaneChainServedAgg:      "answered by the aggregator itself (APIServices, discovery)",
+		LaneProxyAs:             "X-Remote-User %s, with the front-proxy client certificate",
+		LaneProxyTo:             "%s answered %s",
+		LaneProxyErr:            "%s: %s",
+		LaneProxyTime:           "the round trip to the extension server, the response copied back included",
+		LaneProxyNoHop:          "%d from the aggregator: APIService %s is not Available, so no request went to its server",
 
 		KubectlShuttingDown:  "kubewalk is shutting down",
 		KubectlIntro:         "Type :k followed by kubectl's arguments, e.g. :k get cm or :k --context bob get cm. It runs the real kubectl command tree in-process against this run's server (no shell), as admin unless --context says alice or bob.",

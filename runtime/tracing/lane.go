@@ -25,6 +25,11 @@ const (
 	anchorAuthz            = "(*Server).Authz"
 	anchorAdmission        = "(*Server).Admission"
 	anchorStorage          = "(*storageState).newStores"
+	anchorInstall          = "(*Server).Install"
+	upstreamDirector       = "k8s.io/apiserver/pkg/server.director.ServeHTTP"
+	upstreamProxyHandler   = "k8s.io/kube-aggregator/pkg/apiserver.(*proxyHandler).ServeHTTP"
+	upstreamCRDHandler     = "k8s.io/apiextensions-apiserver/pkg/apiserver.(*crdHandler).ServeHTTP"
+	upstreamNotFound       = "k8s.io/apiserver/pkg/util/notfoundhandler.(*Handler).ServeHTTP"
 )
 
 // assemble builds the lane of one request from its records, in the order the handler chain
@@ -39,6 +44,7 @@ func assemble(e *entry) Trace {
 	b.impersonation()
 	b.flowControl()
 	b.authorization()
+	b.chain()
 	b.admissionHold()
 	b.admission(true)
 	b.validation()
@@ -852,4 +858,146 @@ func (b *builder) response() {
 		}
 	}
 	b.t.Stages = append(b.t.Stages, st)
+}
+
+// serverNames are the GenericAPIServers of the chain as their New names them (and the state
+// pane shows them), by Hop server.
+var serverNames = map[string]string{
+	observe.ServerAggregator:    "kube-aggregator",
+	observe.ServerKube:          "kubewalk-apiserver",
+	observe.ServerAPIExtensions: "apiextensions-apiserver",
+	observe.ServerNotFound:      "NotFound handler",
+}
+
+// chain adds a box for each server of the delegation chain the request reached once the
+// filters had run — the aggregator, where they ran, then each delegate it fell through to —
+// and, for a request the aggregator proxies, the hop to the extension server. The last
+// server reached answered, unless the aggregator proxied it.
+func (b *builder) chain() {
+	if b.stopped || len(b.e.hops) == 0 {
+		return
+	}
+	t := b.t
+	hops := b.e.hops
+	code := b.code()
+	for i, h := range hops {
+		st := Stage{Name: h.Server, Source: SourceRef{Anchor: anchorInstall, Upstream: upstreamDirector}}
+		st.addWordedField("LaneFieldServer", verbatim(serverNames[h.Server]))
+		last := i == len(hops)-1
+		if !last {
+			st.Duration = hops[i+1].Start.Sub(h.Start)
+		}
+		switch h.Server {
+		case observe.ServerAggregator:
+			st.addWordedField("LaneFieldFilters", say("LaneChainFilters"))
+			if h.Remote != nil || t.APIVersion != "" {
+				st.Source.Upstream = upstreamProxyHandler
+			}
+		case observe.ServerAPIExtensions:
+			if last && t.Resource != "" && t.APIGroup != "apiextensions.k8s.io" {
+				st.Source.Upstream = upstreamCRDHandler
+			}
+		case observe.ServerNotFound:
+			st.Source.Upstream = upstreamNotFound
+		}
+		switch {
+		case h.Server == observe.ServerNotFound:
+			st.Outcome, st.Stopped = OutcomeNotFound, code != 0
+			switch code {
+			case 0:
+				st.Outcome = OutcomeOK
+				st.setDetail(say("LaneChainReached"))
+			case http.StatusServiceUnavailable:
+				st.Outcome = OutcomeFailed
+				st.setDetail(say("LaneChainNotReady"))
+			default:
+				st.setDetail(say("LaneChainNotFound", code, t.Path))
+			}
+			st.addWordedField("LaneFieldPath", verbatim(chainPath(hops)))
+		case !last:
+			st.Outcome = OutcomeDelegated
+			st.setDetail(say("LaneChainHanded", hops[i+1].Server))
+		case h.Remote != nil:
+			r := h.Remote
+			st.Outcome = OutcomeProxied
+			st.setDetail(say("LaneChainProxied", r.Name, r.Service))
+			st.addWordedField("LaneFieldAPIService", verbatim(r.Name))
+			st.addWordedField("LaneFieldService", verbatim(r.Service))
+			if r.Available {
+				st.addWordedField("LaneFieldAvailable", verbatim("True"))
+			} else {
+				st.addWordedField("LaneFieldAvailable", verbatim(strings.TrimSpace("False "+r.Reason)))
+			}
+		default:
+			st.Outcome = OutcomeServed
+			st.setDetail(say("LaneChainServed", serverNames[h.Server]))
+			if h.Server == observe.ServerAggregator {
+				st.setDetail(say("LaneChainServedAgg"))
+			}
+		}
+		t.Server = h.Server
+		b.add(st)
+	}
+	if r := hops[0].Remote; r != nil && hops[0].Server == observe.ServerAggregator && len(hops) == 1 {
+		t.Server = StageProxy
+		b.proxy(hops[0], r)
+	}
+}
+
+// chainPath is the servers a request went through, "aggregator → kube → apiextensions →
+// notfound".
+func chainPath(hops []*observe.Hop) string {
+	names := make([]string, len(hops))
+	for i, h := range hops {
+		names[i] = h.Server
+	}
+	return strings.Join(names, " → ")
+}
+
+// proxy adds the aggregator's hop to the extension server: the client span otelhttp records
+// around the proxy's round trip (its time, the address, the status), or, when no hop was
+// made, why the aggregator answered itself.
+func (b *builder) proxy(h *observe.Hop, r *observe.RemoteAPIService) {
+	st := Stage{Name: StageProxy, Source: SourceRef{Upstream: upstreamProxyHandler}}
+	var span *observe.Span
+	for _, s := range b.e.spans {
+		if s.Client && !s.Start.Before(h.Start) {
+			span = s
+		}
+	}
+	code := b.code()
+	switch {
+	case span != nil && span.End.IsZero():
+		return // cannot happen: client spans are recorded when they end
+	case span != nil:
+		st.Duration = span.End.Sub(span.Start)
+		addr := span.Attributes["server.address"]
+		if p := span.Attributes["server.port"]; p != "" {
+			addr += ":" + p
+		}
+		status := span.Attributes["http.response.status_code"]
+		st.addWordedField("LaneFieldAddress", verbatim("https://"+addr))
+		st.addWordedField("LaneFieldAs", say("LaneProxyAs", b.t.User))
+		switch n, _ := strconv.Atoi(status); {
+		case span.Err != "" && status == "":
+			st.Outcome, st.Stopped = OutcomeFailed, code >= 400
+			st.setDetail(say("LaneProxyErr", addr, span.Err))
+		case n >= 400:
+			st.Outcome = OutcomeFailed
+			st.setDetail(say("LaneProxyTo", addr, status+" "+http.StatusText(n)))
+		default:
+			st.Outcome = OutcomeOK
+			st.setDetail(say("LaneProxyTo", addr, status+" "+http.StatusText(n)))
+		}
+		st.addWordedField("LaneFieldTime", say("LaneProxyTime"))
+	case code == 0:
+		return // not yet answered
+	default:
+		st.Outcome, st.Stopped = OutcomeFailed, code >= 400
+		st.setDetail(say("LaneProxyNoHop", code, r.Name))
+		if !r.Available && r.Message != "" {
+			st.addWordedField("LaneFieldAvailable", verbatim("False "+r.Reason+": "+r.Message))
+		}
+	}
+	b.add(st)
 }

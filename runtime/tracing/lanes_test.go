@@ -24,8 +24,9 @@ import (
 
 // chainRank orders stage names as the handler chain meets them
 // (../shared/reference/handler-chain-v0.37.2.md: authentication, impersonation, flow control,
-// authorization, then inside the handler mutating admission, the strategy's validation,
-// validating admission and the store).
+// authorization, in the aggregator; then the servers of the delegation chain the request fell
+// through, or the proxy hop; then inside the handler mutating admission, the strategy's
+// validation, validating admission and the store).
 func chainRank(name string) int {
 	switch {
 	case name == tracing.StageAuthentication:
@@ -36,18 +37,28 @@ func chainRank(name string) int {
 		return 2
 	case name == tracing.StageAuthorization:
 		return 3
-	case name == tracing.StageMutatingAdmission:
+	case name == tracing.StageAggregator:
 		return 4
-	case strings.HasPrefix(name, tracing.StageMutatingPrefix):
+	case name == tracing.StageProxy:
 		return 5
-	case name == tracing.StageValidation:
+	case name == tracing.StageKube:
+		return 5
+	case name == tracing.StageAPIExtensions:
 		return 6
-	case strings.HasPrefix(name, tracing.StageValidatingPrefix):
+	case name == tracing.StageNotFound:
 		return 7
-	case name == tracing.StageStorage:
+	case name == tracing.StageMutatingAdmission:
 		return 8
-	case name == tracing.StageResponse:
+	case strings.HasPrefix(name, tracing.StageMutatingPrefix):
 		return 9
+	case name == tracing.StageValidation:
+		return 10
+	case strings.HasPrefix(name, tracing.StageValidatingPrefix):
+		return 11
+	case name == tracing.StageStorage:
+		return 12
+	case name == tracing.StageResponse:
+		return 13
 	}
 	return -1
 }
@@ -201,6 +212,7 @@ func TestLanes(t *testing.T) {
 		tr := waitDone(t, store, aliceIDs.last(t))
 		checkLane(t, tr)
 		want := []string{tracing.StageAuthentication, tracing.StageImpersonation, tracing.StageFlowControl, tracing.StageAuthorization,
+			tracing.StageAggregator, tracing.StageKube,
 			tracing.StageMutatingPrefix + "NamespaceLifecycle", tracing.StageMutatingPrefix + "kubewalk.io/CreatedBy",
 			tracing.StageValidation, tracing.StageValidatingPrefix + "kubewalk.io/PinnedImages", tracing.StageStorage, tracing.StageResponse}
 		if got := stageNames(tr); !slices.Equal(got, want) {

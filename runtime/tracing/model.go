@@ -14,10 +14,19 @@ import "time"
 // DefaultBuildHandlerChain). Admission plugins get one stage each, named
 // StageMutatingPrefix+plugin and StageValidatingPrefix+plugin.
 const (
-	StageAuthentication    = "authentication"
-	StageImpersonation     = "impersonation"
-	StageFlowControl       = "flowcontrol"
-	StageAuthorization     = "authorization"
+	StageAuthentication = "authentication"
+	StageImpersonation  = "impersonation"
+	StageFlowControl    = "flowcontrol"
+	StageAuthorization  = "authorization"
+	// The servers of the delegation chain a request reached once the filters had run, front to
+	// back, one stage each: the aggregator (where the filters ran), the kube API server,
+	// the apiextensions server and the NotFound handler; and the aggregator's proxy hop to an
+	// extension server.
+	StageAggregator        = "aggregator"
+	StageKube              = "kube"
+	StageAPIExtensions     = "apiextensions"
+	StageNotFound          = "notfound"
+	StageProxy             = "proxy"
 	StageMutatingPrefix    = "admission/mutating/"
 	StageValidation        = "validation"
 	StageValidatingPrefix  = "admission/validating/"
@@ -44,6 +53,10 @@ const (
 	OutcomeCache     Outcome = "cache"      // storage: served from the watch cache
 	OutcomeEtcd      Outcome = "etcd"       // storage: read from or written to etcd
 	OutcomeSkipped   Outcome = "skipped"    // the stage does not apply (e.g. impersonation without --as)
+	OutcomeDelegated Outcome = "delegated"  // a server of the chain handed the request to the next
+	OutcomeServed    Outcome = "served"     // a server of the chain answered the request itself
+	OutcomeProxied   Outcome = "proxied"    // the aggregator sent the request on to an extension server
+	OutcomeNotFound  Outcome = "not-found"  // the request fell through the whole chain: 404
 )
 
 // Field is one labelled line of a stage's details, e.g. {"user", "alice"}.
@@ -134,6 +147,11 @@ type Trace struct {
 	Bytes int64 `json:"bytes,omitempty"`
 	// Done is set once the response is complete.
 	Done bool `json:"-"`
+
+	// Server is the server of the delegation chain that answered: one of the Stage* names of
+	// the chain (StageAggregator, StageKube, StageAPIExtensions, StageNotFound) or StageProxy
+	// (the aggregator proxied it to an extension server); "" when nothing recorded it.
+	Server string `json:"server,omitempty"`
 
 	// Stages are the lane's boxes in chain order.
 	Stages []Stage `json:"stages"`

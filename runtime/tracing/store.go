@@ -124,6 +124,7 @@ type entry struct {
 	stor   []*observe.Storage
 	spans  []*observe.Span
 	audits []*observe.Audit
+	hops   []*observe.Hop
 	holds  []hold
 	// hidden is set for kubewalk's own requests (HiddenAgentPrefix): they live in the hidden
 	// ring.
@@ -187,6 +188,8 @@ func (s *Store) Record(r observe.Record) {
 		e.val = append(e.val, r)
 	case *observe.Storage:
 		e.stor = append(e.stor, r)
+	case *observe.Hop:
+		e.hops = append(e.hops, r)
 	case *observe.Span:
 		e.spans = append(e.spans, r)
 		e.server = e.server || r.Server

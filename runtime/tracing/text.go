@@ -317,6 +317,14 @@ func (o Outcome) In(tr *i18n.Strings) string {
 		return tr.OutcomeEtcd
 	case OutcomeSkipped:
 		return tr.OutcomeSkipped
+	case OutcomeDelegated:
+		return tr.OutcomeDelegated
+	case OutcomeServed:
+		return tr.OutcomeServed
+	case OutcomeProxied:
+		return tr.OutcomeProxied
+	case OutcomeNotFound:
+		return tr.OutcomeNotFound
 	}
 	return string(o)
 }

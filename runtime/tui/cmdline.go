@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tui/cmdline"
+	"github.com/kubewalk/kubewalk/runtime/tui/extension"
 	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
@@ -39,6 +40,9 @@ func (m *model) commands() []cmdline.Command {
 	})
 	out = append(out, m.viewCommands(viewKubectl)...)
 	out = append(out, m.viewCommands(viewEtcd)...)
+	if ctl, ok := m.srv.(extension.Control); ok { // *server.Server; a test's fake may lack it
+		out = append(out, extension.Command(m.tr, ctl))
+	}
 	out = append(out, cmdline.Command{
 		Name: "break", Args: "[SPEC]",
 		Desc: func(t *i18n.Strings) string { return t.CmdBreak },

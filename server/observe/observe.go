@@ -71,7 +71,7 @@ func gateFunc(g Gate) gateRef {
 }
 
 // Record is one fact about one request. The concrete types are *Request, *Authn, *Authz,
-// *Admission, *Validation, *Storage, *Audit and *Span.
+// *Admission, *Validation, *Storage, *Audit, *Span and *Hop.
 type Record interface {
 	// RequestID returns the audit ID of the request the record belongs to.
 	RequestID() string
@@ -373,6 +373,10 @@ type Span struct {
 	End   time.Time
 	// Server marks the HTTP server span WithTracing starts.
 	Server bool
+	// Client marks the span of an outgoing request: the aggregator's proxy hop to an
+	// extension server ("HTTP GET", otelhttp's Transport), ended when the response body is
+	// closed, so its time is the hop's round trip with the response copied.
+	Client bool
 	// Attributes are the span's string and int attributes (key, resource, http.response.body.size, ...).
 	Attributes map[string]string
 	// Err is the span's error status description, or the error an event named.

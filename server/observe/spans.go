@@ -82,6 +82,14 @@ func isServerSpan(name string) bool {
 	return false
 }
 
+// isClientSpan tells the span otelhttp's Transport starts for an outgoing request
+// ("HTTP GET": its default name formatter), which kube-aggregator's proxy handler wraps its
+// round tripper in (tracing.WrapperFor): the proxy hop to an extension server.
+func isClientSpan(name string) bool {
+	method, ok := strings.CutPrefix(name, "HTTP ")
+	return ok && isServerSpan(method)
+}
+
 type tracer struct {
 	embedded.Tracer
 	p *tracerProvider
@@ -95,9 +103,13 @@ func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStart
 		if id := audit.GetAuditIDTruncated(ctx); id != "" {
 			t.p.record(&Span{ID: id, Name: name, Start: time.Now()})
 		}
-	case isStorageSpan(name) || isServerSpan(name):
+	case isStorageSpan(name) || isServerSpan(name) || isClientSpan(name):
 		cfg := trace.NewSpanStartConfig(opts...)
-		s := &laneSpan{p: t.p, name: name, server: cfg.SpanKind() == trace.SpanKindServer, start: cfg.Timestamp()}
+		kind := cfg.SpanKind()
+		if isClientSpan(name) && kind != trace.SpanKindClient {
+			break
+		}
+		s := &laneSpan{p: t.p, name: name, server: kind == trace.SpanKindServer, client: kind == trace.SpanKindClient, start: cfg.Timestamp()}
 		if s.start.IsZero() {
 			s.start = time.Now()
 		}
@@ -137,6 +149,8 @@ var keptAttributes = map[attribute.Key]bool{
 	"limit":                     true,
 	"http.response.status_code": true,
 	"http.response.body.size":   true,
+	"server.address":            true, // a client span's: where the proxy sent the request
+	"server.port":               true,
 }
 
 // laneSpan records a server or storage span: recorded when it ends. Only the goroutine that
@@ -147,6 +161,7 @@ type laneSpan struct {
 	id     string
 	name   string
 	server bool
+	client bool
 	start  time.Time
 	attrs  map[string]string
 	err    string
@@ -214,5 +229,5 @@ func (s *laneSpan) End(opts ...trace.SpanEndOption) {
 			end = ts
 		}
 	}
-	s.p.record(&Span{ID: s.id, Name: s.name, Start: s.start, End: end, Server: s.server, Attributes: s.attrs, Err: s.err})
+	s.p.record(&Span{ID: s.id, Name: s.name, Start: s.start, End: end, Server: s.server, Client: s.client, Attributes: s.attrs, Err: s.err})
 }

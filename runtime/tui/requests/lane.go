@@ -29,7 +29,7 @@ import (
 // StageSymbol is the outcome's symbol.
 func StageSymbol(o tracing.Outcome) string {
 	switch o {
-	case tracing.OutcomeDenied, tracing.OutcomeRefused, tracing.OutcomeFailed, tracing.OutcomeAborted:
+	case tracing.OutcomeDenied, tracing.OutcomeRefused, tracing.OutcomeFailed, tracing.OutcomeAborted, tracing.OutcomeNotFound:
 		return "✗"
 	case tracing.OutcomeHeld:
 		return "⏸"
@@ -400,6 +400,12 @@ func expandTabs(s string) string {
 	return b.String()
 }
 
+// chainShort are the one-line names of the delegation chain's stages.
+var chainShort = map[string]string{
+	tracing.StageAggregator:    "agg",
+	tracing.StageAPIExtensions: "apiext",
+}
+
 // LaneSummary is a lane on one line, as the kubectl view lists a command's requests: each
 // stage's symbol and short name (an outcome that is not plain pass or skip in parentheses),
 // then the response code ("…" before it) and, once done, the time.
@@ -413,9 +419,12 @@ func LaneSummary(tr *i18n.Strings, t tracing.Trace) string {
 		if i := PathIndex(s.Name); i >= 0 && s.Name == requestPath[i].Name {
 			name = requestPath[i].Short
 		}
+		if short, ok := chainShort[s.Name]; ok {
+			name = short
+		}
 		p := StageSymbol(s.Outcome) + name
 		switch s.Outcome {
-		case tracing.OutcomeCache, tracing.OutcomeDenied, tracing.OutcomeRefused, tracing.OutcomeHeld, tracing.OutcomeAborted, tracing.OutcomeFailed:
+		case tracing.OutcomeCache, tracing.OutcomeDenied, tracing.OutcomeRefused, tracing.OutcomeHeld, tracing.OutcomeAborted, tracing.OutcomeFailed, tracing.OutcomeNotFound:
 			p += "(" + OutcomeWord(tr, s.Outcome) + ")"
 		}
 		parts = append(parts, p)

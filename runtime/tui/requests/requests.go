@@ -278,7 +278,7 @@ func requestLines(st *common.Styles, tr *i18n.Strings, t tracing.Trace, held *He
 	// The labels' column is as wide as the widest label in this language (CJK labels are two
 	// cells a character), at least the 10 cells English has always had.
 	labels := []string{tr.RqUser, tr.RqGroups, tr.RqActingAs, tr.RqVerb, tr.RqResource, tr.RqNamespace,
-		tr.RqName, tr.RqPath, tr.RqResponse, tr.RqReceived, tr.RqAgent, tr.RqAuditCol}
+		tr.RqName, tr.RqPath, tr.RqChain, tr.RqResponse, tr.RqReceived, tr.RqAgent, tr.RqAuditCol}
 	labelW := 10
 	for _, l := range labels {
 		labelW = max(labelW, ansi.StringWidth(l))
@@ -347,6 +347,7 @@ func requestLines(st *common.Styles, tr *i18n.Strings, t tracing.Trace, held *He
 		}
 	}
 	row(tr.RqPath, t.Path)
+	row(tr.RqChain, ChainPath(t))
 	code := tr.RqInFlight
 	if t.Code != 0 {
 		code = fmt.Sprint(t.Code)
@@ -364,6 +365,28 @@ func requestLines(st *common.Styles, tr *i18n.Strings, t tracing.Trace, held *He
 	row(tr.RqAgent, t.UserAgent)
 	row(tr.RqAuditCol, t.ID)
 	return out
+}
+
+// ChainPath is the servers of the delegation chain a request went through, as its lane's
+// boxes name them: "aggregator → kube → apiextensions", "aggregator → proxy"; "" when the lane
+// has none (a request stopped by the filters, or recorded without the chain).
+func ChainPath(t tracing.Trace) string {
+	var names []string
+	for _, s := range t.Stages {
+		if isChainStage(s.Name) {
+			names = append(names, s.Name)
+		}
+	}
+	return strings.Join(names, " → ")
+}
+
+// isChainStage reports whether a stage is a server of the delegation chain or the proxy hop.
+func isChainStage(name string) bool {
+	switch name {
+	case tracing.StageAggregator, tracing.StageKube, tracing.StageAPIExtensions, tracing.StageNotFound, tracing.StageProxy:
+		return true
+	}
+	return false
 }
 
 // listView renders the list pane.
