@@ -5,6 +5,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/tui/common"
 )
 
 // Typing reports whether keys go into the source pane's search line (the root hands the
@@ -128,18 +129,15 @@ func (t *Model) key(msg tea.KeyMsg) tea.Cmd {
 		if t.focus == PaneState {
 			t.state.CollapseAll()
 		}
-	case key.Matches(msg, k.Up):
-		t.scrollFocused(-1)
-	case key.Matches(msg, k.Down):
-		t.scrollFocused(1)
-	case key.Matches(msg, k.PageUp):
-		t.scrollFocused(-t.page())
-	case key.Matches(msg, k.PageDown):
-		t.scrollFocused(t.page())
-	case key.Matches(msg, k.Top):
-		t.scrollFocused(-1 << 30)
-	case key.Matches(msg, k.Bottom):
-		t.scrollFocused(1 << 30)
+	default:
+		common.ScrollKeyOf(msg, common.ScrollKeys{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Top: k.Top, Bottom: k.Bottom},
+			focusedPane{t})
 	}
 	return nil
 }
+
+// focusedPane scrolls the walkthrough's focused pane (in the state tree: moves its cursor).
+type focusedPane struct{ t *Model }
+
+func (f focusedPane) Scroll(n int) { f.t.scrollFocused(n) }
+func (f focusedPane) Page() int    { return f.t.page() }

@@ -127,7 +127,7 @@ func testKeys(tr *i18n.Strings) Keys {
 	return Keys{
 		Next: b(tr.KeyNext, " ", "n", "right"), NextPhase: b(tr.KeyNextPhase, "p"), ToEnd: b(tr.KeyToEnd, "E"),
 		Phase: b(tr.KeyPhase, "1", "2", "3", "4", "5", "6", "7"),
-		Back: b(tr.KeyBack, "left", "h"), Forward: b(tr.KeyForward, "l"), Live: b(tr.KeyLive, "esc"),
+		Back:  b(tr.KeyBack, "left", "h"), Forward: b(tr.KeyForward, "l"), Live: b(tr.KeyLive, "esc"),
 		FocusNext: b(tr.KeyFocusNext, "tab"), FocusPrev: b(tr.KeyFocusPrev, "shift+tab"), Served: b(tr.KeyServed, "K"),
 		Up: sk.Up, Down: sk.Down, PageUp: sk.PageUp, PageDown: sk.PageDown, Top: sk.Top, Bottom: sk.Bottom,
 		Toggle: b(tr.KeyToggle, "enter"), NextChange: b(tr.KeyNextChange, "]"), PrevChange: b(tr.KeyPrevChange, "["),
