@@ -334,18 +334,10 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		switch {
 		case key.Matches(msg, k.Quit):
 			return tea.Quit
-		case key.Matches(msg, k.Up):
-			m.helpOffset--
-		case key.Matches(msg, k.Down):
-			m.helpOffset++
-		case key.Matches(msg, k.PageUp):
-			m.helpOffset -= m.lay.body.h / 2
-		case key.Matches(msg, k.PageDown):
-			m.helpOffset += m.lay.body.h / 2
+		case common.ScrollKeyOf(msg, common.ScrollKeys{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown}, helpScroll{m}):
 		default:
-			m.showHelp = false
+			m.showHelp = false // any other key (home and end too) closes it
 		}
-		m.helpOffset = max(m.helpOffset, 0) // the view clamps the other end
 		return nil
 	}
 	if key.Matches(msg, k.Command) {
@@ -361,6 +353,12 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	return m.viewKey(msg)
 }
+
+// helpScroll scrolls the ? overlay: a line, or half the body a page.
+type helpScroll struct{ m *model }
+
+func (h helpScroll) Scroll(n int) { h.m.helpOffset = max(h.m.helpOffset+n, 0) } // the view clamps the other end
+func (h helpScroll) Page() int    { return h.m.lay.body.h / 2 }
 
 // dismissWelcome closes the welcome for good.
 func (m *model) dismissWelcome() {
