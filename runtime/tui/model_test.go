@@ -790,3 +790,34 @@ func TestHelpListsEveryKey(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpScrollKeys: in the ? overlay at 80×24 the page keys move half the body, ↑ at the top
+// stays there, and a key that is not a line or page key (home too) closes it.
+func TestHelpScrollKeys(t *testing.T) {
+	cases := []struct {
+		keys  []string
+		moved bool // the overlay shows other lines than when opened
+		open  bool
+	}{
+		{[]string{"pgdown"}, true, true},
+		{[]string{"pgdown", "pgup"}, false, true},
+		{[]string{"up", "up"}, false, true},
+		{[]string{"down"}, true, true},
+		{[]string{"home"}, false, false},
+		{[]string{"end"}, false, false},
+	}
+	for _, tt := range cases {
+		t.Run(strings.Join(tt.keys, ","), func(t *testing.T) {
+			hs := newHarness(t, 80, 24, fakeContent{}, fakeServer{})
+			hs.keys("?")
+			opened := hs.view()
+			hs.keys(tt.keys...)
+			if hs.model.m.showHelp != tt.open {
+				t.Fatalf("help shown %v, want %v", hs.model.m.showHelp, tt.open)
+			}
+			if moved := hs.view() != opened; tt.open && moved != tt.moved {
+				t.Errorf("moved %v, want %v:\n%s", moved, tt.moved, hs.view())
+			}
+		})
+	}
+}
