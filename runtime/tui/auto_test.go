@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/tui/tour"
 )
 
 // TestAutoRunsToServe: with Options.Auto the screen continues on its own after each pause,
@@ -13,11 +14,11 @@ import (
 // welcome is not shown (no one would dismiss it).
 func TestAutoRunsToServe(t *testing.T) {
 	hs := newHarnessOpts(t, 120, 40, fakeContent{}, fakeServer{}, Options{GlamourStyle: "notty", ShowWelcome: true, Auto: time.Millisecond})
-	hs.until("the server serves", func() bool { return hs.model.m.served })
+	hs.until("the server serves", func() bool { return hs.model.m.tour.Served() })
 	if hs.model.m.welcome {
 		t.Error("the welcome is shown in auto mode")
 	}
-	if got, want := len(hs.model.m.history), len(hs.eng.plan); got != want {
+	if got, want := hs.model.m.tour.History(), len(hs.eng.plan); got != want {
 		t.Errorf("%d stops shown, want every checkpoint (%d)", got, want)
 	}
 	for i, tg := range hs.eng.targets() {
@@ -44,26 +45,26 @@ func TestAutoKeyTakesOver(t *testing.T) {
 			t.Fatalf("%dx%d: no auto marker in the status line:\n%s", size.w, size.h, v)
 		}
 		// The pause is over: on to the next checkpoint.
-		hs.send(autoMsg{gen: hs.model.m.autoGen})
+		hs.send(tour.AutoMsg{Gen: hs.model.m.tour.AutoGen()})
 		hs.settle()
-		if n := len(hs.model.m.history); n != 2 {
+		if n := hs.model.m.tour.History(); n != 2 {
 			t.Fatalf("after the auto pause: %d stops, want 2", n)
 		}
-		stale := hs.model.m.autoGen
+		stale := hs.model.m.tour.AutoGen()
 		hs.keys("tab") // a key that does not move the server
-		if hs.model.m.auto != 0 {
+		if hs.model.m.tour.Auto() != 0 {
 			t.Fatal("a key did not stop auto mode")
 		}
 		if v := hs.view(); strings.Contains(v, "▶▶ AUTO") || !strings.Contains(v, "auto stopped") {
 			t.Errorf("after a key the status line should say auto stopped:\n%s", v)
 		}
-		hs.send(autoMsg{gen: stale})
+		hs.send(tour.AutoMsg{Gen: stale})
 		hs.settle()
-		if n := len(hs.model.m.history); n != 2 {
+		if n := hs.model.m.tour.History(); n != 2 {
 			t.Errorf("the old timer moved the server after the learner took over: %d stops", n)
 		}
 		hs.keys(" ")
-		if n := len(hs.model.m.history); n != 3 {
+		if n := hs.model.m.tour.History(); n != 3 {
 			t.Errorf("space after taking over: %d stops, want 3", n)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/kubewalk/kubewalk/runtime/engine"
+	"github.com/kubewalk/kubewalk/runtime/tui/tour"
 )
 
 // benchEngine replays stops synchronously: Stops returns the history up to the stop last
@@ -46,9 +47,9 @@ func benchModel(b *testing.B, w, h int) (Model, *benchEngine) {
 	eng := newBenchEngine()
 	m := newBenchModel(eng, w, h)
 	for i := range eng.plan {
-		m = step(m, eventMsg{ev: eng.pause(i)})
+		m = step(m, tour.EventMsg{Ev: eng.pause(i)})
 	}
-	m = step(m, eventMsg{ev: eng.pause(6)})
+	m = step(m, tour.EventMsg{Ev: eng.pause(6)})
 	if err := frameFits(m.View(), w, h); err != "" {
 		b.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func BenchmarkStepChange(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		m = step(m, eventMsg{ev: eng.pause(i % len(eng.plan))})
+		m = step(m, tour.EventMsg{Ev: eng.pause(i % len(eng.plan))})
 		_ = m.View()
 	}
 }
@@ -132,7 +133,7 @@ func BenchmarkStepChangeCold(b *testing.B) {
 		b.StopTimer()
 		m := newBenchModel(eng, 120, 40)
 		b.StartTimer()
-		m = step(m, eventMsg{ev: eng.pause(i % len(eng.plan))})
+		m = step(m, tour.EventMsg{Ev: eng.pause(i % len(eng.plan))})
 		_ = m.View()
 	}
 }

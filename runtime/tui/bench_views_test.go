@@ -9,6 +9,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/tracing"
 	"github.com/kubewalk/kubewalk/runtime/tui/requests"
+	"github.com/kubewalk/kubewalk/runtime/tui/tour"
 )
 
 // fullRing is a store holding 1,000 traces of every kind (the ring's default bound), a tenth
@@ -27,11 +28,11 @@ func requestsModel(b *testing.B, w, h int) (Model, *fakeStore) {
 	b.Helper()
 	eng := newBenchEngine()
 	m := newBenchModel(eng, w, h)
-	m = step(m, eventMsg{ev: eng.pause(0)})
-	m.m.polling = true // no /readyz polling: its timer would run forever in step
-	m = step(m, eventMsg{ev: engine.Event{Served: true}})
+	m = step(m, tour.EventMsg{Ev: eng.pause(0)})
+	m.m.tour.SetPolling() // no /readyz polling: its timer would run forever in step
+	m = step(m, tour.EventMsg{Ev: engine.Event{Served: true}})
 	store := fullRing()
-	m.m.setRequests(store)
+	m.m.setRequests(store, fakeServer{}, fakeContent{})
 	m.m.at = viewRequests
 	m = step(m, requests.ReloadMsg{})
 	m = step(m, keyMsg("tab")) // the lane, with the selected request's picture

@@ -170,7 +170,7 @@ func checkpointIndex(id string) int { return class.CheckpointIndex(id) }
 
 // liveID is the checkpoint the (fake) server is paused at.
 func liveID(hs *harness) string {
-	if l := hs.model.m.live(); l != nil {
+	if l := hs.model.m.tour.Live(); l != nil {
 		return l.Checkpoint.ID()
 	}
 	return ""
@@ -208,12 +208,12 @@ func TestFollowRunsForward(t *testing.T) {
 		}
 		// Reviewing an earlier step, then re-sync: the live stop catches up, the review stays.
 		hs.keys("left")
-		reviewing := hs.model.m.review
+		reviewing := hs.model.m.tour.Reviewing()
 		hs.keys("D")
 		hs.until("the re-synced student catches up", func() bool { return liveID(hs) == "admission/chain" })
 		hs.settle()
-		if hs.model.m.review != reviewing || reviewing < 0 {
-			t.Errorf("review = %d, want %d kept while the live stop moved", hs.model.m.review, reviewing)
+		if hs.model.m.tour.Reviewing() != reviewing || reviewing < 0 {
+			t.Errorf("review = %d, want %d kept while the live stop moved", hs.model.m.tour.Reviewing(), reviewing)
 		}
 		hs.must("following the instructor (at admission/chain)")
 	}

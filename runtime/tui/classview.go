@@ -1,15 +1,16 @@
 package tui
 
 import (
+	"context"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/tui/class"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/runtime/tui/exercises"
+	"github.com/kubewalk/kubewalk/runtime/tui/tour"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
-	"github.com/kubewalk/kubewalk/server"
 )
 
 // This file is the root's side of the follow-along class (runtime/tui/class): making it, the
@@ -30,16 +31,16 @@ type classView interface {
 }
 
 // newClass makes the class of opts for m (inert without Options.Class and Options.Follow).
-func newClass(m *model, c common.Common, opts Options, ex *exercises.Model) *class.Model {
+func newClass(m *model, c common.Common, opts Options, ctx context.Context, ex *exercises.Model) *class.Model {
 	k := m.keys
 	return class.New(c, class.Options{
 		Host:      opts.Class,
 		Follow:    opts.Follow,
 		Keys:      class.Keys{Follow: k.ClassFollow, Stuck: k.ClassStuck, Assigned: k.ClassAssigned, Board: k.ClassBoard},
-		Tour:      classTour{m},
+		Tour:      classTour{Model: m.tour, m: m},
 		Exercises: ex,
 		Done:      func() <-chan struct{} { return m.done },
-		Stop:      m.ctx.Done(),
+		Stop:      ctx.Done(),
 	})
 }
 
@@ -48,9 +49,6 @@ func (m *model) classLineCount() int { return m.cls.LineCount(m.w) }
 
 // classLines are the lines under the header.
 func (m *model) classLines() []string { return m.cls.Lines(m.w) }
-
-// classMoved is called when the screen went to another track step.
-func (m *model) classMoved() tea.Cmd { return m.cls.Moved() }
 
 // classKey handles the class keys: on the instructor's screen B opens the board and, on the
 // board, goes back to the walkthrough; on a student's the class's own (D, A, !). ok is false
@@ -88,59 +86,12 @@ func (m *model) openExercise(id string) tea.Cmd {
 	return nil
 }
 
-// classTour is the walkthrough as the class reads and moves it (class.Tour).
-type classTour struct{ m *model }
-
-// Where is the walkthrough's state: the place this screen is at (the live stop while the
-// startup runs, then the serving server and the track step on screen), the live checkpoint,
-// and whether the server can move.
-func (t classTour) Where() class.Where {
-	m := t.m
-	w := class.Where{Running: m.running, Failed: m.failed != nil, Reviewing: m.review >= 0, TrackAt: -1}
-	if m.inTrack() {
-		w.TrackAt = m.trackAt
-	}
-	live := m.live()
-	if live != nil {
-		w.Live = live.Checkpoint.ID()
-	}
-	switch {
-	case m.served:
-		all := server.Checkpoints()
-		w.Place = class.Place{Checkpoint: all[len(all)-1].ID(), Served: true}
-		if m.inTrack() {
-			w.Place.Step = m.trackStep().ID
-		}
-	case live != nil:
-		w.Place = class.Place{Checkpoint: w.Live}
-	}
-	return w
-}
-
-// TrackIndex is a track step's position in the track, -1 for an unknown ID.
-func (t classTour) TrackIndex(id string) int {
-	for i, s := range t.m.track {
-		if s.ID == id {
-			return i
-		}
-	}
-	return -1
-}
-
-// OpenTrack shows track step i.
-func (t classTour) OpenTrack(i int) tea.Cmd { return t.m.openTrack(i) }
-
-// RunTo runs the server on to target; unlike a key's resume it leaves a reviewed step on
-// screen (only the live stop moves).
-func (t classTour) RunTo(target engine.Target, what string) tea.Cmd {
-	m := t.m
-	m.target = what
-	m.running = true
-	if m.review < 0 {
-		m.state.SetFrozen(true)
-	}
-	eng := m.eng
-	return func() tea.Msg { return continuedMsg{err: eng.Continue(target)} }
+// classTour is the walkthrough as the class reads and moves it (class.Tour): where it is, the
+// track and running the server on are the walkthrough's (runtime/tui/tour); opening an
+// exercise, the note and the layout are the root's.
+type classTour struct {
+	*tour.Model
+	m *model
 }
 
 // OpenExercise shows the exercises view on exercise id.

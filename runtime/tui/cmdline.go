@@ -18,8 +18,9 @@ import (
 // views offer (view.Commander), in the order the suggestions and :help list them. The prompt's
 // suggestions, :help and the running of a line all read this one table.
 
-// commands builds the table; the views are made by then.
-func (m *model) commands() []cmdline.Command {
+// commands builds the table; the views are made by then. srv names the users :break
+// suggests; bps holds the breakpoints (nil: not wired).
+func (m *model) commands(srv ServerInfo, bps Breakpoints) []cmdline.Command {
 	var out []cmdline.Command
 	out = append(out, cmdline.Command{
 		Name: "requests", Aliases: []string{"req"}, Args: "[all]",
@@ -50,9 +51,9 @@ func (m *model) commands() []cmdline.Command {
 			if len(args) > 0 {
 				return nil
 			}
-			return m.breakWords(word)
+			return m.breakWords(srv, word)
 		},
-		Run: func(rest string) cmdline.Action { return m.breakLine("break", rest) },
+		Run: func(rest string) cmdline.Action { return m.breakLine(bps, "break", rest) },
 	}, cmdline.Command{
 		Name: "unbreak", Args: "SPEC",
 		Desc: func(t *i18n.Strings) string { return t.CmdUnbreak },
@@ -62,7 +63,7 @@ func (m *model) commands() []cmdline.Command {
 			}
 			return cmdline.Words(m.rqv().Breakpoints(), m.tr.SuggestBreakpoint)
 		},
-		Run: func(rest string) cmdline.Action { return m.breakLine("unbreak", rest) },
+		Run: func(rest string) cmdline.Action { return m.breakLine(bps, "unbreak", rest) },
 	}, cmdline.Command{
 		Name: "clear",
 		Desc: func(t *i18n.Strings) string { return t.CmdClear },
@@ -80,7 +81,7 @@ func (m *model) commands() []cmdline.Command {
 		Desc: func(t *i18n.Strings) string { return t.CmdTrack },
 		Run: func(rest string) cmdline.Action {
 			m.at = viewTour
-			cmd, problem := m.trackCommand(strings.Fields(rest))
+			cmd, problem := m.tour.TrackCommand(strings.Fields(rest))
 			return cmdline.Action{Cmd: cmd, Problem: problem}
 		},
 	}, cmdline.Command{
@@ -128,13 +129,12 @@ func (m *model) viewCommands(id viewID) []cmdline.Command {
 	return cmds
 }
 
-// breakLine runs :break and :unbreak (name) with rest.
-func (m *model) breakLine(name, rest string) cmdline.Action {
-	if m.bps == nil {
+// breakLine runs :break and :unbreak (name) with rest on bps.
+func (m *model) breakLine(bps Breakpoints, name, rest string) cmdline.Action {
+	if bps == nil {
 		m.note = m.tr.NoteBreakNotWired
 		return cmdline.Action{}
 	}
-	bps := m.bps
 	if rest == "" {
 		if name == "unbreak" {
 			return cmdline.Action{Problem: m.tr.CmdUnbreakWhich}
@@ -166,11 +166,11 @@ func breakStages(tr *i18n.Strings) []cmdline.Suggestion {
 
 // breakUsers are the users a breakpoint's user= suggests: the server's once it serves, then
 // the walkthrough's.
-func (m *model) breakUsers() []string {
+func breakUsers(srv ServerInfo) []string {
 	var out []string
 	seen := map[string]bool{}
-	if m.srv != nil && m.srv.ServeStatus() == server.Serving {
-		for _, id := range m.srv.Identities() {
+	if srv != nil && srv.ServeStatus() == server.Serving {
+		for _, id := range srv.Identities() {
 			if !seen[id.User] {
 				seen[id.User] = true
 				out = append(out, id.User)
@@ -186,7 +186,7 @@ func (m *model) breakUsers() []string {
 }
 
 // breakWords suggests a breakpoint spec, clause by clause.
-func (m *model) breakWords(word string) []cmdline.Suggestion {
+func (m *model) breakWords(srv ServerInfo, word string) []cmdline.Suggestion {
 	cut := strings.LastIndexAny(word, ":,")
 	if cut < 0 {
 		return breakStages(m.tr)
@@ -197,7 +197,7 @@ func (m *model) breakWords(word string) []cmdline.Suggestion {
 		var vals []string
 		switch k {
 		case "user":
-			vals = m.breakUsers()
+			vals = breakUsers(srv)
 		case "verb":
 			vals = kubectlview.APIVerbs
 		case "resource":

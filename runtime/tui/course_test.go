@@ -33,7 +33,7 @@ func TestFollowReachesServing(t *testing.T) {
 		hs := newHarnessOpts(t, size.w, size.h, fakeContent{}, fakeServer{}, Options{GlamourStyle: "notty", Follow: f})
 		hs.until("at authz/rbac", func() bool { return liveID(hs) == "authz/rbac" })
 		f.set(func(s *FollowState) { s.Instructor = servedAt("") })
-		hs.until("the student's server serves", func() bool { return hs.model.m.served })
+		hs.until("the student's server serves", func() bool { return hs.model.m.tour.Served() })
 		hs.settle()
 		if tg := hs.eng.targets(); tg[len(tg)-1] != engine.ToEnd() {
 			t.Errorf("targets %v: the last is not ToEnd", tg)
@@ -67,7 +67,7 @@ func TestKubectlReadinessFromServer(t *testing.T) {
 	for liveID(hs) != lastID() {
 		hs.keys(" ")
 	}
-	if hs.model.m.served {
+	if hs.model.m.tour.Served() {
 		t.Fatal("the walkthrough is served already; the test wants it paused at serve/kubeconfig")
 	}
 	hs.typeLine("k get ns")
@@ -85,7 +85,7 @@ func TestFollowTrack(t *testing.T) {
 		steps := newTrackContent(false, true).TrackSteps()
 		f := newFakeFollower(FollowState{Title: "walk", Name: "ana", Connected: true, Following: true, Instructor: servedAt(steps[1].ID)})
 		hs := newHarnessOpts(t, size.w, size.h, newTrackContent(false, true), fakeServer{}, Options{GlamourStyle: "notty", Follow: f, Probe: newFakeProbe().run})
-		hs.until("the student follows into the track", func() bool { return hs.model.m.inTrack() && hs.model.m.trackAt == 1 })
+		hs.until("the student follows into the track", func() bool { return hs.model.m.tour.InTrack() && hs.model.m.tour.TrackAt() == 1 })
 		hs.settle()
 		hs.must(steps[1].Title, "following the instructor (at ▸ "+steps[1].ID+")")
 		if got := f.lastReport(); got != servedAt(steps[1].ID) {
@@ -94,14 +94,14 @@ func TestFollowTrack(t *testing.T) {
 		// The instructor goes back: the student stays.
 		f.set(func(s *FollowState) { s.Instructor = servedAt(steps[0].ID) })
 		hs.settle()
-		if at := hs.model.m.trackAt; at != 1 {
+		if at := hs.model.m.tour.TrackAt(); at != 1 {
 			t.Errorf("went back to step %d", at)
 		}
 		// The student goes back on their own; the instructor moves on: the student stays.
 		hs.keys("left")
 		f.set(func(s *FollowState) { s.Instructor = servedAt(steps[2].ID) })
 		hs.settle()
-		if at := hs.model.m.trackAt; at != 0 {
+		if at := hs.model.m.tour.TrackAt(); at != 0 {
 			t.Errorf("a student reviewing step 0 was moved to %d", at)
 		}
 		if got := f.lastReport(); got != servedAt(steps[0].ID) {
@@ -111,7 +111,7 @@ func TestFollowTrack(t *testing.T) {
 		hs.keys("n")
 		f.set(func(s *FollowState) { s.Message, s.MessageSeq = "on to register.go", 1 })
 		hs.settle()
-		if at := hs.model.m.trackAt; at != 2 {
+		if at := hs.model.m.tour.TrackAt(); at != 2 {
 			t.Errorf("back on the followed step, the student is at %d, want the instructor's 2", at)
 		}
 	}
@@ -119,15 +119,15 @@ func TestFollowTrack(t *testing.T) {
 	steps := newTrackContent(false, true).TrackSteps()
 	f := newFakeFollower(FollowState{Title: "walk", Name: "ana", Connected: true, Following: true, Instructor: servedAt("")})
 	hs := newHarnessOpts(t, 120, 40, newTrackContent(false, true), fakeServer{}, Options{GlamourStyle: "notty", Follow: f, Probe: newFakeProbe().run})
-	hs.until("served", func() bool { return hs.model.m.served })
+	hs.until("served", func() bool { return hs.model.m.tour.Served() })
 	hs.keys("D")
 	f.set(func(s *FollowState) { s.Instructor = servedAt(steps[2].ID) })
 	hs.settle()
-	if hs.model.m.inTrack() {
-		t.Errorf("a detached student was moved into the track (step %d)", hs.model.m.trackAt)
+	if hs.model.m.tour.InTrack() {
+		t.Errorf("a detached student was moved into the track (step %d)", hs.model.m.tour.TrackAt())
 	}
 	hs.keys("D")
-	hs.until("re-synced: on the instructor's step", func() bool { return hs.model.m.trackAt == 2 })
+	hs.until("re-synced: on the instructor's step", func() bool { return hs.model.m.tour.TrackAt() == 2 })
 }
 
 // TestHostPublishesCourse: the instructor's screen publishes the serving server (E runs
@@ -137,7 +137,7 @@ func TestHostPublishesCourse(t *testing.T) {
 	steps := newTrackContent(false, true).TrackSteps()
 	hs := newHarnessOpts(t, 120, 40, newTrackContent(false, true), fakeServer{}, Options{GlamourStyle: "notty", Class: h, Probe: newFakeProbe().run})
 	hs.keys("E")
-	hs.until("served", func() bool { return hs.model.m.served })
+	hs.until("served", func() bool { return hs.model.m.tour.Served() })
 	hs.keys("n", "n", "left", "n", "n")
 	hs.settle()
 	h.mu.Lock()

@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"strings"
-
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
@@ -20,19 +18,6 @@ func (m *model) exView() *exercises.Model { return m.views[viewExercises].(*exer
 
 // syncCurrent tells the exercises view which lesson and phase the walkthrough is at.
 func (m *model) syncCurrent() { m.exView().Sync() }
-
-// where is the lesson and phase of the step on screen (LessonContent's step IDs are
-// "<lesson ID>/<step ID>"); ok is false before the first stop.
-func (m *model) where() (lesson, phase string, ok bool) {
-	stop := m.displayed()
-	if stop == nil {
-		return "", "", false
-	}
-	if s, ok := m.content.Step(stop.Checkpoint.ID()); ok {
-		lesson, _, _ = strings.Cut(s.ID, "/")
-	}
-	return lesson, string(stop.Checkpoint.Phase), true
-}
 
 // toastBox is the toast of the exercises that ticked, w cells wide, or nil.
 func (m *model) toastBox(w int) []string { return exercises.ToastBox(m.st, m.tr, m.toasts, w) }

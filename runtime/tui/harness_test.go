@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/runtime/tui/class"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
+	"github.com/kubewalk/kubewalk/runtime/tui/tour"
 )
 
 func TestMain(m *testing.M) {
@@ -65,7 +66,7 @@ func newHarnessOpts(t *testing.T, w, h int, content Content, srv ServerInfo, opt
 		srv = fs
 	}
 	m := NewModel(eng, srv, content, opts)
-	m.m.now = func() time.Time { return time.Date(2025, 5, 1, 10, 30, 0, 0, time.UTC) }
+	m.m.tour.SetClock(func() time.Time { return time.Date(2025, 5, 1, 10, 30, 0, 0, time.UTC) })
 	hs := &harness{t: t, model: m, msgs: make(chan tea.Msg, 64), done: make(chan struct{}), eng: eng}
 	m.m.done = hs.done
 	t.Cleanup(func() { close(hs.done); m.m.cancel() })
@@ -113,17 +114,17 @@ func (hs *harness) send(msg tea.Msg) {
 	case tea.QuitMsg:
 		hs.quit = true
 		return
-	case readyzTickMsg:
+	case tour.ReadyzTickMsg:
 		return // don't poll forever in tests
 	case tea.WindowSizeMsg:
 		hs.w, hs.h = msg.Width, msg.Height
-	case eventMsg:
+	case tour.EventMsg:
 		hs.handled++
 	}
 	next, cmd := hs.model.Update(msg)
 	hs.model = next.(Model)
 	hs.checkFrame()
-	_, poll := msg.(readyzMsg)
+	_, poll := msg.(tour.ReadyzMsg)
 	hs.start(cmd, poll) // after a poll comes the 2 s timer
 }
 
@@ -156,7 +157,7 @@ func (hs *harness) settle() {
 func (hs *harness) idle() bool {
 	m := hs.model.m
 	idle := int64(0)
-	if !m.served && m.failed == nil {
+	if !m.tour.Served() && m.tour.Failed() == nil {
 		idle++
 	}
 	// A waiter counts only while it is blocked on its channel: returned but not yet running
@@ -170,7 +171,7 @@ func (hs *harness) idle() bool {
 	if m.exView().WaiterBlocked() {
 		idle++
 	}
-	if m.autoArmed {
+	if m.tour.AutoArmed() {
 		idle++ // the auto pause's timer: tests send autoMsg or wait for it with until
 	}
 	if c, ok := m.cls.(*class.Model); ok {
@@ -180,13 +181,13 @@ func (hs *harness) idle() bool {
 		}
 		idle += int64(n)
 	}
-	if m.fetch.Running() {
+	if m.tour.Fetching() {
 		idle += 2 // the download and its progress waiter
 	}
 	if m.kc().Beside() != nil {
 		idle += 2 // a kubectl command beside the one in front (a watch) and its output waiter
 	}
-	waiting := m.running || m.source.Loading() || m.side.Kube().Loading() || len(m.probing) > 0 || m.rqv().Loading() || m.kc().Running() || hs.etcdView().Loading()
+	waiting := m.tour.Running() || m.tour.Loading() || m.tour.Probing() || m.rqv().Loading() || m.kc().Running() || hs.etcdView().Loading()
 	return !waiting && hs.inflight.Load() <= idle && len(hs.msgs) == 0 && hs.handled == hs.eng.sent.Load()
 }
 

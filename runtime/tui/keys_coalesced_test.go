@@ -39,8 +39,8 @@ func TestCoalescedKeys(t *testing.T) {
 			if m.showHelp != tt.help {
 				t.Errorf("help shown %v, want %v", m.showHelp, tt.help)
 			}
-			if !tt.quit && m.live().Checkpoint.ID() != tt.atPaused {
-				t.Errorf("paused at %s, want %s", m.live().Checkpoint.ID(), tt.atPaused)
+			if !tt.quit && m.tour.Live().Checkpoint.ID() != tt.atPaused {
+				t.Errorf("paused at %s, want %s", m.tour.Live().Checkpoint.ID(), tt.atPaused)
 			}
 		})
 	}
@@ -76,8 +76,8 @@ func TestLateTerminalReport(t *testing.T) {
 			if m.prompt.IsOpen() {
 				t.Errorf("the report opened the command line with %q", m.prompt.Line())
 			}
-			if m.live().Checkpoint.ID() != tt.atPaused {
-				t.Errorf("paused at %s, want %s", m.live().Checkpoint.ID(), tt.atPaused)
+			if m.tour.Live().Checkpoint.ID() != tt.atPaused {
+				t.Errorf("paused at %s, want %s", m.tour.Live().Checkpoint.ID(), tt.atPaused)
 			}
 			if m.showHelp != tt.help {
 				t.Errorf("help shown %v, want %v", m.showHelp, tt.help)

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+
 	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
 )
 
@@ -10,17 +12,17 @@ import (
 // layout's width and the learner's tab keys.
 
 // kubectlOptions is what the kubectl view reads of the screen.
-func (m *model) kubectlOptions(opts Options) kubectlview.Options {
+func (m *model) kubectlOptions(ctx context.Context, srv ServerInfo, opts Options) kubectlview.Options {
 	o := kubectlview.Options{
-		Ctx:        m.ctx,
-		Wired:      m.reqs != nil,
+		Ctx:        ctx,
+		Wired:      opts.Requests != nil,
 		WideWidth:  wideWidth,
 		FocusNext:  m.keys.FocusNext,
 		FocusPrev:  m.keys.FocusPrev,
 		NewKubectl: opts.NewKubectl,
 	}
-	if m.srv != nil {
-		o.Server = m.srv
+	if srv != nil {
+		o.Server = srv
 	}
 	return o
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/tui/class"
 	"github.com/kubewalk/kubewalk/runtime/tui/requests"
 	"github.com/kubewalk/kubewalk/runtime/tui/side"
+	"github.com/kubewalk/kubewalk/runtime/tui/tour"
 )
 
 // joinHost is a class host with a join line of the test's choosing.
@@ -119,11 +120,11 @@ func TestZoom(t *testing.T) {
 			tr := i18n.For(tt.lang)
 			m := hs.model.m
 			hs.keys("2")
-			m.setFocus(paneLesson)
-			normal, _ := m.lesson.Size()
+			m.tour.SetFocus(tour.PaneLesson)
+			normal, _ := m.lessonPane().Size()
 			hs.must("z " + tr.BarZoom)
 			hs.keys("z")
-			if lw, lh := m.lesson.Size(); !m.zoom || lw != tt.w || lh != m.lay.body.h {
+			if lw, lh := m.lessonPane().Size(); !m.zoom || lw != tt.w || lh != m.lay.body.h {
 				t.Fatalf("zoomed lesson is %dx%d, want the body %dx%d", lw, lh, tt.w, m.lay.body.h)
 			}
 			hs.must("z " + tr.BarUnzoom)
@@ -133,15 +134,15 @@ func TestZoom(t *testing.T) {
 			golden.RequireEqual(t, []byte(hs.view()))
 			// tab takes the zoom to the next pane.
 			hs.keys("tab")
-			if m.focus == paneLesson {
+			if m.tour.Focus() == tour.PaneLesson {
 				t.Fatal("tab did not move the focus")
 			}
-			if fw, fh := m.frameOf(m.focus).Size(); fw != tt.w || fh != m.lay.body.h {
+			if fw, fh := m.tour.FocusedSize(); fw != tt.w || fh != m.lay.body.h {
 				t.Errorf("after tab the focused pane is %dx%d, want the body", fw, fh)
 			}
 			hs.keys("z")
-			m.setFocus(paneLesson)
-			if lw, _ := m.lesson.Size(); m.zoom || lw != normal {
+			m.tour.SetFocus(tour.PaneLesson)
+			if lw, _ := m.lessonPane().Size(); m.zoom || lw != normal {
 				t.Errorf("z again: zoom %v, lesson %d wide, want %d", m.zoom, lw, normal)
 			}
 			// The help lists it.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubewalk/kubewalk/content"
 	"github.com/kubewalk/kubewalk/lessons"
+	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -211,4 +212,15 @@ func declLine(src []byte, start, end int) int {
 		}
 	}
 	return 0
+}
+
+// noContent is the Content of a walkthrough without lessons.
+type noContent struct{ tr *i18n.Strings }
+
+func (noContent) Step(string) (Step, bool) { return Step{}, false }
+func (c noContent) Local(string, string) (Location, error) {
+	return Location{}, errors.New(c.tr.ErrNoLessons)
+}
+func (c noContent) Upstream(string) (Location, error) {
+	return Location{}, errors.New(c.tr.ErrNoLessons)
 }

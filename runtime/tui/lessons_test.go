@@ -116,16 +116,16 @@ func TestRealLessonsFit(t *testing.T) {
 					checked := map[string]bool{}
 					for range len(hs.eng.plan) {
 						m := hs.model.m
-						if step, has := m.lesson.Step(); m.displayed() != nil && has {
-							stop := m.displayed()
-							lw, _ := m.lesson.Size()
+						if step, has := m.lessonPane().Step(); m.tour.Displayed() != nil && has {
+							stop := m.tour.Displayed()
+							lw, _ := m.lessonPane().Size()
 							id := stop.Checkpoint.ID()
 							checked[id] = true
-							for _, p := range wrapProblems(step.Text, m.lesson.Lines(), lw-2) {
+							for _, p := range wrapProblems(step.Text, m.lessonPane().Lines(), lw-2) {
 								t.Errorf("%s: %s", id, p)
 							}
 							// No style prints ** (notty did, before lessonStyle asked for attributes).
-							for _, p := range emphasisProblems(step.Text, m.lesson.Lines()) {
+							for _, p := range emphasisProblems(step.Text, m.lessonPane().Lines()) {
 								t.Errorf("%s: %s", id, p)
 							}
 						}

@@ -2,18 +2,13 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tui/cmdline"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
@@ -22,11 +17,8 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/tui/glossary"
 	kubectlview "github.com/kubewalk/kubewalk/runtime/tui/kubectl"
 	"github.com/kubewalk/kubewalk/runtime/tui/requests"
-	"github.com/kubewalk/kubewalk/runtime/tui/side"
-	"github.com/kubewalk/kubewalk/runtime/tui/source"
+	"github.com/kubewalk/kubewalk/runtime/tui/tour"
 	"github.com/kubewalk/kubewalk/runtime/tui/view"
-	"github.com/kubewalk/kubewalk/runtime/tui/walk"
-	"github.com/kubewalk/kubewalk/server"
 )
 
 // Minimum window size for the full layout.
@@ -34,116 +26,55 @@ const (
 	MinWidth  = 80
 	MinHeight = 24
 	// wideWidth is where the layout switches from stacked to side by side.
-	wideWidth = 120
+	wideWidth = tour.WideWidth
 	// headerLines are the chain, the checkpoint title and the status line; one more line at
 	// the bottom holds the help bar.
 	headerLines = 3
 )
 
-// paneID names a pane.
-type paneID int
-
-const (
-	paneSource paneID = iota
-	paneState
-	paneLesson
-	paneServed
-)
-
-// name is the pane's name in the title and the tab bar.
-func (p paneID) name(tr *i18n.Strings) string {
-	return [...]string{tr.PaneSource, tr.PaneState, tr.PaneLesson, tr.PaneKubectl}[p]
-}
-
 // Model is the walkthrough screen, a tea.Model. Create it with NewModel.
 type Model struct{ m *model }
 
 // model holds the screen's state; Model wraps a pointer so that bubbletea's value copies share
-// one state and the panes' caches.
+// one state and the panes' caches. It routes: the window, the global keys, the : command line,
+// the overlays (welcome, ?, info boxes, toasts) and the view on screen; the walkthrough itself
+// is runtime/tui/tour.
 type model struct {
 	inReport bool // swallowing a late terminal report (see lateReport)
-	eng      Engine
-	srv      ServerInfo
-	content  Content
 	keys     KeyMap
 	st       *Styles
 	tr       *i18n.Strings
 	help     help.Model
 	done     <-chan struct{} // closed when Run's context ends; nil waits forever
-	now      func() time.Time
 
 	w, h int
 	lay  layout
+	note string // a one-off remark in the status line, cleared by the next key
 
-	history []engine.Stop // every stop so far (engine.Stops), oldest first
-	review  int           // index into history being reviewed, -1 when live
-	shown   int           // index into history on screen, -1 before the first stop
-	running bool          // Continue was sent; waiting for the next event
-	target  string        // what the server is running to, for the status line
-	served  bool
-	failed  error
-	note    string // a one-off remark in the status line, cleared by the next key
-
-	// auto is the pause at each checkpoint when the walkthrough runs on its own (Options.Auto),
-	// 0 once a key took over; autoGen tells the current pause's timer from older ones, and
-	// autoArmed says one is running.
-	auto       time.Duration
-	autoGen    int
-	autoArmed  bool
-	autoCancel chan struct{} // closed to end the running timer early
-
-	focus    paneID
-	tab      paneID // the pane shown in the shared (tabbed) place
 	showHelp bool
 	// helpOffset scrolls the ? overlay when the window is too small for it.
 	helpOffset int
 	zoom       bool   // z: the focused pane takes the whole body (zoom.go)
-	zoomedOn   string // the view and pane the zoom was laid out for
+	zoomedOn   string // the view the zoom was laid out for
 	welcome    bool   // the first-run welcome is shown
 	onWelcome  func() // called when it is dismissed
-	// lessonForReview is set when reviewing put the lesson in place of the kubectl panel;
-	// going back to live brings the panel back.
-	lessonForReview bool
 
-	source *source.Pane
-	state  *walk.State
-	lesson *walk.Lesson
-	kubect *walk.Served
-
-	readyClient *http.Client
-	polling     bool
-
-	// The after-serve views and what they read.
-	at     viewID // the view shown
-	reqs   Requests
-	bps    Breakpoints
-	ctx    context.Context
+	at     viewID             // the view shown
 	cancel context.CancelFunc // ends the views' background work (shutdown)
 
 	prompt *cmdline.Prompt // the : command line over its table (cmdline.go)
 	info   *infoBox
 
-	// views are the screens moved into their own packages (runtime/tui/<view>), behind the
-	// view contract; the root routes to the one shown (m.at) and never reads their fields.
+	// views are the screens in their own packages (runtime/tui/<view>), behind the view
+	// contract; the root routes to the one shown (m.at) and never reads their fields.
 	views map[viewID]view.View
 
 	// The toasts of the exercises that ticked (exercises.ToastMsg), shown until the next key.
 	toasts []exercises.Toast
 
-	// The after-serve track (track.go): its steps, the one on screen (-1: none) and the one
-	// last shown; the probes' results and those running.
-	track     []Step
-	trackAt   int
-	trackLast int
-	probe     Probe
-	probes    map[string]probeResult
-	probing   map[string]bool
-	progress  func(lessonID, stepID string)
-
-	// The run's module downloads, and kube-apiserver side by side (runtime/tui/side), which
-	// borrows the source pane.
-	fetch *source.Fetches
-	side  *side.Model
+	// The walkthrough (runtime/tui/tour), also views[viewTour]: the header, the status line
+	// and the help bar ask it what the server does.
+	tour *tour.Model
 
 	// The follow-along class (runtime/tui/class, classview.go), also the board view; inert
 	// without one.
@@ -169,20 +100,11 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 	h.Styles = st.Help
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &model{
-		eng: eng, srv: srv, content: content, keys: keys, st: st, tr: tr, help: h,
-		now:    time.Now,
-		review: -1, shown: -1,
-		focus: paneSource, tab: paneLesson,
+		keys: keys, st: st, tr: tr, help: h,
 		welcome: opts.ShowWelcome, onWelcome: opts.OnWelcomeDismissed,
-		state:  walk.NewState(common.Common{Styles: st, Tr: tr}),
-		lesson: walk.NewLesson(common.Common{Styles: st, Tr: tr}, opts.GlamourStyle),
-		kubect: walk.NewServed(common.Common{Styles: st, Tr: tr}),
-
-		reqs: opts.Requests, bps: opts.Breakpoints,
-		ctx: ctx, cancel: cancel,
-		auto: max(opts.Auto, 0),
+		cancel: cancel,
 	}
-	if m.auto > 0 {
+	if opts.Auto > 0 {
 		m.welcome = false // nobody would dismiss it: the demo runs on its own
 	}
 	if opts.Follow != nil {
@@ -192,85 +114,22 @@ func NewModel(eng Engine, srv ServerInfo, content Content, opts Options) Model {
 		// own shows it.
 		m.welcome = false
 	}
-	if t, ok := content.(Track); ok {
-		m.track = t.TrackSteps()
-	}
-	m.trackAt = -1
-	m.probe, m.progress = opts.Probe, opts.Progress
-	m.probes, m.probing = map[string]probeResult{}, map[string]bool{}
-	m.fetch = source.NewFetches(tr, opts.NoFetch, opts.Fetch)
-	m.source = source.New(common.Common{Styles: st, Tr: tr}, content, source.Options{Fetches: m.fetch})
 	c := common.Common{Styles: st, Tr: tr, Scroll: common.ScrollKeys{
 		Up: keys.Up, Down: keys.Down, PageUp: keys.PageUp, PageDown: keys.PageDown, Top: keys.Top, Bottom: keys.Bottom}}
-	m.side = side.New(ctx, c, side.Keys{FocusNext: keys.FocusNext, FocusPrev: keys.FocusPrev, Wrap: keys.Wrap, Fetch: keys.Fetch},
-		content, m.source, m.fetch)
+	m.tour = newTour(m, c, eng, srv, content, opts, ctx)
 	m.views = map[viewID]view.View{
+		viewTour:     m.tour,
 		viewEtcd:     etcd.New(c, opts.Etcd, ctx),
 		viewGlossary: glossary.New(c),
-		viewExercises: exercises.New(c, opts.Exercises, exercises.Env{Where: m.where,
+		viewExercises: exercises.New(c, opts.Exercises, exercises.Env{Where: m.tour.At,
 			Done: func() <-chan struct{} { return m.done }, Stop: ctx.Done()}),
-		viewKubectl:  kubectlview.New(c, m.kubectlOptions(opts)),
-		viewRequests: newRequests(m, c, content),
+		viewKubectl:  kubectlview.New(c, m.kubectlOptions(ctx, srv, opts)),
+		viewRequests: newRequests(m, c, ctx, srv, content, opts),
 	}
-	m.cls = newClass(m, c, opts, m.exView())
+	m.cls = newClass(m, c, opts, ctx, m.exView())
 	m.views[viewBoard] = m.cls
-	m.prompt = cmdline.NewPrompt(cmdline.New(tr, m.commands()...))
-	m.applyFocus()
+	m.prompt = cmdline.NewPrompt(cmdline.New(tr, m.commands(srv, opts.Breakpoints)...))
 	return Model{m: m}
-}
-
-// autoWait starts the auto pause at the checkpoint just reached, when the walkthrough runs on
-// its own.
-func (m *model) autoWait() tea.Cmd {
-	if m.auto <= 0 {
-		return nil
-	}
-	m.disarmAuto()
-	m.autoGen++
-	m.autoArmed = true
-	gen, d, cancel, done := m.autoGen, m.auto, make(chan struct{}), m.done
-	m.autoCancel = cancel
-	return func() tea.Msg {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return autoMsg{gen: gen}
-		case <-cancel:
-		case <-done:
-		}
-		return nil
-	}
-}
-
-// disarmAuto ends the auto pause's timer, if one runs; a message it already sent is stale.
-func (m *model) disarmAuto() {
-	if m.autoCancel != nil {
-		close(m.autoCancel)
-		m.autoCancel = nil
-	}
-	m.autoArmed = false
-	m.autoGen++
-}
-
-// autoNext continues to the next checkpoint when the auto pause at the current one is over,
-// unless a key took over meanwhile (or the server cannot move: it serves or failed).
-func (m *model) autoNext(msg autoMsg) tea.Cmd {
-	if msg.gen != m.autoGen {
-		return nil
-	}
-	m.disarmAuto()
-	if m.auto <= 0 || m.running || m.served || m.failed != nil {
-		return nil
-	}
-	return m.resume(engine.NextCheckpoint(), m.tr.TargetNextCheckpoint)
-}
-
-// stopAuto hands the walkthrough back to the learner and says so in the status line.
-func (m *model) stopAuto() {
-	m.auto = 0
-	m.disarmAuto()
-	m.note = m.tr.NoteAutoOff
 }
 
 // shutdown stops what the views run in the background: the kubectl view's commands (its Close
@@ -278,7 +137,7 @@ func (m *model) stopAuto() {
 // and the etcd watch. Run calls it once the program has ended.
 func (m *model) shutdown() error {
 	m.cancel()
-	m.fetch.Wait() // a fetch that Run's end cancelled: no go command outlives the program
+	m.tour.Close() // a fetch that Run's end cancelled: no go command outlives the program
 	err := m.kc().Close()
 	m.rqv().Close()
 	return err
@@ -287,9 +146,11 @@ func (m *model) shutdown() error {
 // Init starts listening for engine events and, when there is a trace store or exercises, for
 // their changes.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.m.waitEvent(), m.m.side.Init()}
-	for _, v := range m.m.views {
-		cmds = append(cmds, v.Init())
+	var cmds []tea.Cmd
+	for id := viewTour; id <= viewBoard; id++ { // the engine's waiter first, as always
+		if v, ok := m.m.views[id]; ok {
+			cmds = append(cmds, v.Init())
+		}
 	}
 	return tea.Batch(cmds...)
 }
@@ -305,72 +166,17 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // View renders the whole screen: never taller or wider than the window.
 func (m Model) View() string { return m.m.view() }
 
-// noContent is the Content of a walkthrough without lessons.
-type noContent struct{ tr *i18n.Strings }
-
-func (noContent) Step(string) (Step, bool) { return Step{}, false }
-func (c noContent) Local(string, string) (Location, error) {
-	return Location{}, errors.New(c.tr.ErrNoLessons)
-}
-func (c noContent) Upstream(string) (Location, error) {
-	return Location{}, errors.New(c.tr.ErrNoLessons)
-}
-
-// Messages from commands.
-type (
-	// eventMsg carries one engine event.
-	eventMsg struct{ ev engine.Event }
-	// continuedMsg reports the result of Continue.
-	continuedMsg struct{ err error }
-	// autoMsg says the auto pause at the gen'th checkpoint is over.
-	autoMsg struct{ gen int }
-)
-
-// waitEvent waits for the next engine event off the update loop; it is re-armed after each
-// pause.
-func (m *model) waitEvent() tea.Cmd {
-	ch, done := m.eng.Events(), m.done
-	return func() tea.Msg {
-		select {
-		case ev := <-ch:
-			return eventMsg{ev: ev}
-		case <-done:
-			return nil
-		}
-	}
-}
-
 func (m *model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
-	case eventMsg:
-		return m.event(msg.ev)
-	case autoMsg:
-		return m.autoNext(msg)
-	case continuedMsg:
-		if msg.err != nil {
-			m.running = false
-			m.state.SetFrozen(false)
-			m.note = fmt.Sprintf(m.tr.NoteResumeFailed, msg.err.Error())
-		}
-	case source.ResolvedMsg:
-		cmd, _ := m.side.Update(msg)
-		return tea.Batch(m.source.Update(msg), cmd, m.forward(msg))
-	case liveProbeMsg:
-		m.probed(msg)
-	case source.FetchMsg, side.UpstreamCheckMsg:
-		cmd, note := m.side.Update(msg)
-		if note != "" {
-			m.note = note
-		}
-		return cmd
-	case readyzMsg:
-		m.readyClient = msg.client
-		m.kubect.SetHealth(msg.ok, msg.status, msg.at)
-		return tea.Tick(readyzEvery, func(time.Time) tea.Msg { return readyzTickMsg{} })
-	case readyzTickMsg:
-		return pollReadyz(m.srv, m.readyClient, m.now)
+	case tour.EventMsg:
+		// The walkthrough moves first; the exercises view then puts the lesson on screen
+		// first, and every view hears that the server moved.
+		cmd := m.tour.Update(msg)
+		m.syncCurrent()
+		ev := msg.Ev
+		return tea.Batch(cmd, m.forward(view.ServerMsg{Paused: ev.Paused != nil, Served: ev.Served, Failed: ev.Failed != nil}))
 	case tea.KeyMsg:
 		cmd := m.key(msg)
 		m.classSeen()
@@ -468,203 +274,6 @@ func (m *model) takeNotes() {
 	}
 }
 
-// event handles a pause, the end of startup or a failure.
-func (m *model) event(ev engine.Event) tea.Cmd {
-	m.history = m.eng.Stops()
-	if ev.Paused != nil && (len(m.history) == 0 || m.history[len(m.history)-1].Index != ev.Paused.Index) {
-		m.history = append(m.history, *ev.Paused)
-	}
-	// The engine swaps the live objects of earlier stops for a safe set once the server
-	// serves: point the state pane at the fresh copy and drop raw nodes built from the old one.
-	m.state.Repoint(m.displayed())
-	m.running = false
-	m.state.SetFrozen(false)
-	var cmds []tea.Cmd
-	switch {
-	case ev.Paused != nil:
-		cmds = append(cmds, m.waitEvent(), m.autoWait())
-	case ev.Served:
-		m.served = true
-		if m.auto > 0 { // the walkthrough ran to its end: keys need not announce a take-over
-			m.auto = 0
-			m.disarmAuto()
-		}
-		if m.srv != nil {
-			m.kubect.SetServer(m.srv)
-			if !m.polling {
-				m.polling = true
-				cmds = append(cmds, pollReadyz(m.srv, nil, m.now))
-			}
-		}
-		if m.focus != paneLesson {
-			m.tab = paneServed
-		}
-		m.applyFocus()
-	case ev.Failed != nil:
-		m.failed = ev.Failed
-	}
-	if m.review < 0 && !m.inTrack() && len(m.history) > 0 {
-		cmds = append(cmds, m.show(len(m.history)-1))
-	}
-	m.syncCurrent()
-	cmds = append(cmds, m.forward(view.ServerMsg{Paused: ev.Paused != nil, Served: ev.Served, Failed: ev.Failed != nil}))
-	return tea.Batch(cmds...)
-}
-
-// show puts history[i] on screen.
-func (m *model) show(i int) tea.Cmd {
-	if i < 0 || i >= len(m.history) {
-		return nil
-	}
-	stop := &m.history[i]
-	var prev *engine.Stop
-	if i > 0 {
-		prev = &m.history[i-1]
-	}
-	m.shown = i
-	step, ok := m.content.Step(stop.Checkpoint.ID())
-	m.state.SetStop(stop, prev, m.review >= 0)
-	m.lesson.SetStep(step, ok, stop.Checkpoint)
-	return tea.Batch(m.source.SetStep(step.Code(), ok, stop.Checkpoint), m.side.SetStep(step.Code(), ok, stop.Checkpoint))
-}
-
-// displayed is the stop on screen, or nil before the first one.
-func (m *model) displayed() *engine.Stop {
-	if m.shown < 0 || m.shown >= len(m.history) {
-		return nil
-	}
-	return &m.history[m.shown]
-}
-
-// live is the latest stop, where the server is (or was last) paused.
-func (m *model) live() *engine.Stop {
-	if len(m.history) == 0 {
-		return nil
-	}
-	return &m.history[len(m.history)-1]
-}
-
-// resume asks the server to run to t, unless it cannot move.
-func (m *model) resume(t engine.Target, what string) tea.Cmd {
-	switch {
-	case m.failed != nil:
-		m.note = m.tr.NoteStartupFailed
-		return nil
-	case m.served:
-		m.note = m.tr.NoteStartupFinished
-		return nil
-	case m.running || len(m.history) == 0:
-		m.note = m.tr.NoteStillRunning
-		return nil
-	}
-	var cmd tea.Cmd
-	if m.review >= 0 {
-		m.review = -1
-		cmd = m.show(len(m.history) - 1)
-	}
-	m.running, m.target = true, what
-	m.state.SetFrozen(true)
-	eng := m.eng
-	return tea.Batch(cmd, func() tea.Msg { return continuedMsg{err: eng.Continue(t)} })
-}
-
-// reviewTo shows history[i]; the last index means live.
-func (m *model) reviewTo(i int) tea.Cmd {
-	if len(m.history) == 0 {
-		return nil
-	}
-	i = max(min(i, len(m.history)-1), 0)
-	if i == len(m.history)-1 {
-		i = -1
-	}
-	if m.inTrack() {
-		m.trackAt = -1
-		if i < 0 {
-			return m.show(len(m.history) - 1)
-		}
-	}
-	if i == m.review {
-		return nil
-	}
-	m.review = i
-	m.reviewPanes()
-	if i < 0 {
-		return m.show(len(m.history) - 1)
-	}
-	return m.show(i)
-}
-
-// reviewPanes shows a reviewed step's lesson where the kubectl panel was, and the panel again
-// when the review ends.
-func (m *model) reviewPanes() {
-	switch {
-	case m.review >= 0 && m.tab == paneServed:
-		m.lessonForReview = true
-		if m.focus == paneServed {
-			m.focus = paneLesson
-		}
-		m.tab = paneLesson
-	case m.review < 0 && m.lessonForReview:
-		m.lessonForReview = false
-		if m.tab == paneLesson {
-			if m.focus == paneLesson {
-				m.focus = paneServed
-			}
-			m.tab = paneServed
-		}
-	default:
-		return
-	}
-	m.applyFocus()
-}
-
-// toggleServed switches the shared place between the lesson and the kubectl panel.
-func (m *model) toggleServed() {
-	if !m.served {
-		m.note = m.tr.NoteKubectlPanelLater
-		return
-	}
-	if m.tab == paneServed {
-		m.setFocus(paneLesson)
-	} else {
-		m.setFocus(paneServed)
-	}
-}
-
-// isReportText reports whether runes could be the body of a terminal's colour report
-// ("11;rgb:0000/0000/0000").
-func isReportText(runes []rune) bool {
-	for _, r := range runes {
-		if !strings.ContainsRune("0123456789abcdefABCDEF;:/rgb", r) {
-			return false
-		}
-	}
-	return len(runes) > 0
-}
-
-// lateReport swallows a terminal's answer to a query that arrived after the query gave up
-// waiting (lipgloss asks for the background colour at start; on a busy machine or a slow SSH
-// link the answer comes later). bubbletea v1 does not parse OSC answers: ESC ] 11;rgb:…
-// ESC \ arrives as alt+], the body as runes, then alt+\. Without this, the body's runes would
-// be taken for keys — ':' opens the command line and what follows is typed into it. Only a
-// body that looks like a report is swallowed: any other key ends it and is handled.
-func (m *model) lateReport(msg tea.KeyMsg) bool {
-	switch {
-	case msg.Type == tea.KeyRunes && msg.Alt && string(msg.Runes) == "]":
-		m.inReport = true
-		return true
-	case !m.inReport:
-		return false
-	case msg.Type == tea.KeyRunes && msg.Alt && string(msg.Runes) == "\\", msg.Type == tea.KeyCtrlG:
-		m.inReport = false // the terminator: ST or BEL
-		return true
-	case msg.Type == tea.KeyRunes && !msg.Alt && isReportText(msg.Runes):
-		return true
-	}
-	m.inReport = false
-	return false
-}
-
 // key handles a key press.
 func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	if m.lateReport(msg) {
@@ -689,10 +298,9 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 	if msg.Type == tea.KeyCtrlC {
 		return tea.Quit
 	}
-	if m.auto > 0 {
-		// The learner takes over: this key does what it always does.
-		m.stopAuto()
-	}
+	// A walkthrough that runs on its own hands over to the learner: this key does what it
+	// always does.
+	m.tour.TakeOver()
 	if m.lay.small {
 		if key.Matches(msg, k.Quit) {
 			return tea.Quit
@@ -719,25 +327,17 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		m.info = nil
 		return nil
 	}
-	if m.at == viewTour && m.source.Typing() {
-		return m.source.SearchKey(msg)
+	if m.at == viewTour && m.tour.Typing() {
+		return m.tour.Update(msg) // the source pane's search line
 	}
 	if m.showHelp {
 		switch {
 		case key.Matches(msg, k.Quit):
 			return tea.Quit
-		case key.Matches(msg, k.Up):
-			m.helpOffset--
-		case key.Matches(msg, k.Down):
-			m.helpOffset++
-		case key.Matches(msg, k.PageUp):
-			m.helpOffset -= m.lay.body.h / 2
-		case key.Matches(msg, k.PageDown):
-			m.helpOffset += m.lay.body.h / 2
+		case common.ScrollKeyOf(msg, common.ScrollKeys{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown}, helpScroll{m}):
 		default:
-			m.showHelp = false
+			m.showHelp = false // any other key (home and end too) closes it
 		}
-		m.helpOffset = max(m.helpOffset, 0) // the view clamps the other end
 		return nil
 	}
 	if key.Matches(msg, k.Command) {
@@ -751,130 +351,14 @@ func (m *model) key(msg tea.KeyMsg) tea.Cmd {
 		m.toggleZoom()
 		return nil
 	}
-	if m.at != viewTour {
-		return m.viewKey(msg)
-	}
-	if m.inTrack() {
-		if cmd, ok := m.trackKey(msg); ok {
-			return cmd
-		}
-	}
-	if m.side.Open() {
-		if cmd, ok := m.side.Key(msg); ok {
-			return cmd
-		}
-	}
-	searching := m.source.Searching()
-	switch {
-	case key.Matches(msg, k.Quit):
-		return tea.Quit
-	case key.Matches(msg, k.Help):
-		m.showHelp, m.helpOffset = true, 0
-	case key.Matches(msg, k.Live):
-		switch {
-		case searching:
-			return m.source.ClearSearch()
-		case m.source.Browsing():
-			return m.source.CloseFile()
-		}
-		return m.reviewTo(len(m.history) - 1)
-	case searching && key.Matches(msg, k.MatchNext):
-		return m.source.NextMatch(1)
-	case searching && key.Matches(msg, k.MatchPrev):
-		return m.source.NextMatch(-1)
-	case searching && m.focus == paneSource && key.Matches(msg, k.OpenMatch):
-		m.source.OpenMatch()
-	case key.Matches(msg, k.Next):
-		if m.review >= 0 {
-			return m.reviewTo(m.review + 1)
-		}
-		if m.serveStop() && len(m.track) > 0 {
-			return m.openTrack(m.trackLast)
-		}
-		return m.resume(engine.NextCheckpoint(), m.tr.TargetNextCheckpoint)
-	case key.Matches(msg, k.Forward):
-		if m.review >= 0 {
-			return m.reviewTo(m.review + 1)
-		}
-	case key.Matches(msg, k.Back):
-		if m.review < 0 {
-			return m.reviewTo(len(m.history) - 2)
-		}
-		return m.reviewTo(m.review - 1)
-	case key.Matches(msg, k.NextPhase):
-		return m.resume(engine.NextPhase(), m.tr.TargetNextPhase)
-	case key.Matches(msg, k.ToEnd):
-		return m.resume(engine.ToEnd(), m.tr.TargetEnd)
-	case key.Matches(msg, k.Phase):
-		return m.toPhase(int(msg.Runes[0] - '1'))
-	case key.Matches(msg, k.Served):
-		m.toggleServed()
-	case key.Matches(msg, k.FocusNext):
-		m.cycleFocus(1)
-	case key.Matches(msg, k.FocusPrev):
-		m.cycleFocus(-1)
-	case key.Matches(msg, k.Upstream):
-		return m.source.ToggleUpstream()
-	case key.Matches(msg, k.SideBySide):
-		cmd, note := m.side.Toggle()
-		if note != "" {
-			m.note = note
-			return nil
-		}
-		m.resize(m.w, m.h)
-		return cmd
-	case key.Matches(msg, k.Fetch):
-		cmd, note := m.side.StartFetch()
-		if note != "" {
-			m.note = note
-		}
-		return cmd
-	case key.Matches(msg, k.Wrap):
-		m.source.ToggleWrap()
-	case key.Matches(msg, k.Raw):
-		m.state.ToggleRaw()
-		if m.shared(paneState) && m.tab != paneState {
-			m.setFocus(paneState) // stacked layout: show what r switched
-		}
-	case key.Matches(msg, k.Search):
-		m.setFocus(paneSource)
-		m.source.StartSearch()
-	case key.Matches(msg, k.Toggle):
-		if m.focus == paneState && !m.state.Toggle() {
-			m.note = m.tr.NoteRowWhole
-		}
-	case key.Matches(msg, k.NextChange), key.Matches(msg, k.PrevChange):
-		d := 1
-		if key.Matches(msg, k.PrevChange) {
-			d = -1
-		}
-		m.setFocus(paneState)
-		if m.state.Raw() || !m.state.JumpChange(d) {
-			m.note = m.tr.NoteNoChange
-		}
-	case key.Matches(msg, k.ExpandAll):
-		if m.focus == paneState {
-			m.state.ExpandAll()
-		}
-	case key.Matches(msg, k.CollapseAll):
-		if m.focus == paneState {
-			m.state.CollapseAll()
-		}
-	case key.Matches(msg, k.Up):
-		m.scrollFocused(-1)
-	case key.Matches(msg, k.Down):
-		m.scrollFocused(1)
-	case key.Matches(msg, k.PageUp):
-		m.scrollFocused(-m.page())
-	case key.Matches(msg, k.PageDown):
-		m.scrollFocused(m.page())
-	case key.Matches(msg, k.Top):
-		m.scrollFocused(-1 << 30)
-	case key.Matches(msg, k.Bottom):
-		m.scrollFocused(1 << 30)
-	}
-	return nil
+	return m.viewKey(msg)
 }
+
+// helpScroll scrolls the ? overlay: a line, or half the body a page.
+type helpScroll struct{ m *model }
+
+func (h helpScroll) Scroll(n int) { h.m.helpOffset = max(h.m.helpOffset+n, 0) } // the view clamps the other end
+func (h helpScroll) Page() int    { return h.m.lay.body.h / 2 }
 
 // dismissWelcome closes the welcome for good.
 func (m *model) dismissWelcome() {
@@ -885,171 +369,20 @@ func (m *model) dismissWelcome() {
 	}
 }
 
-// toPhase goes to the first step of phase i (0-based): a phase ahead of the server is run to
-// (the server pauses at its first checkpoint); a phase the server has reached is reviewed from
-// its first recorded stop (which is the live stop when the server is still there).
-func (m *model) toPhase(i int) tea.Cmd {
-	phases := server.Phases()
-	if i < 0 || i >= len(phases) {
-		return nil
-	}
-	live := m.live()
-	if live == nil {
-		m.note = m.tr.NoteStillStarting
-		return nil
-	}
-	cur := phaseIndex(live.Checkpoint.Phase)
-	if m.served {
-		cur = len(phases) // every phase is behind
-	}
-	if i > cur {
-		return m.resume(engine.ToPhase(phases[i]), fmt.Sprintf(m.tr.TargetPhase, phases[i]))
-	}
-	for j, s := range m.history {
-		if s.Checkpoint.Phase == phases[i] {
-			return m.reviewTo(j)
-		}
-	}
-	m.note = fmt.Sprintf(m.tr.NoteNoStopInPhase, phases[i])
-	return nil
-}
-
-func phaseIndex(p server.Phase) int {
-	for i, q := range server.Phases() {
-		if q == p {
-			return i
-		}
-	}
-	return -1
-}
-
-// panes lists the panes focus cycles through.
-func (m *model) panes() []paneID {
-	ps := []paneID{paneSource, paneState, paneLesson}
-	if m.served {
-		ps = append(ps, paneServed)
-	}
-	return ps
-}
-
-func (m *model) cycleFocus(d int) {
-	ps := m.panes()
-	i := 0
-	for j, p := range ps {
-		if p == m.focus {
-			i = j
-		}
-	}
-	m.setFocus(ps[(i+d+len(ps))%len(ps)])
-}
-
-// setFocus focuses a pane and brings it into the shared place if it lives there.
-func (m *model) setFocus(p paneID) {
-	m.focus = p
-	if m.shared(p) {
-		m.tab = p
-	}
-	m.applyFocus()
-}
-
-// shared reports whether p is shown in the tabbed place (rather than a place of its own).
-func (m *model) shared(p paneID) bool {
-	switch p {
-	case paneSource:
-		return false
-	case paneState:
-		return !m.lay.wide
-	}
-	return true
-}
-
-// applyFocus tells the panes who is focused and what the tab bar says.
-func (m *model) applyFocus() {
-	if m.tab == paneState && m.lay.wide {
-		m.tab = paneLesson
-	}
-	m.source.SetFocused(m.focus == paneSource && !m.side.Open())
-	m.side.ApplyFocus()
-	m.state.SetFocused(m.focus == paneState)
-	m.lesson.SetFocused(m.focus == paneLesson)
-	m.kubect.SetFocused(m.focus == paneServed)
-
-	var tabs []paneID
-	for _, p := range m.panes() {
-		if m.shared(p) {
-			tabs = append(tabs, p)
-		}
-	}
-	bar := ""
-	if len(tabs) > 1 {
-		var parts []string
-		for _, p := range tabs {
-			if p == m.tab {
-				parts = append(parts, "["+p.name(m.tr)+"]")
-			} else {
-				parts = append(parts, p.name(m.tr))
-			}
-		}
-		bar = strings.Join(parts, " ")
-	}
-	m.state.SetTabs("")
-	for _, p := range tabs {
-		m.frameOf(p).SetTabs(bar)
-	}
-}
-
-func (m *model) frameOf(p paneID) paneFrame {
-	switch p {
-	case paneSource:
-		return m.source
-	case paneState:
-		return m.state
-	case paneLesson:
-		return m.lesson
-	}
-	return m.kubect
-}
-
-// page is the page size of the focused pane.
-func (m *model) page() int {
-	switch m.focus {
-	case paneSource:
-		return m.source.Page()
-	case paneState:
-		return m.state.Page()
-	case paneLesson:
-		return m.lesson.Page()
-	}
-	return m.kubect.Page()
-}
-
-// scrollFocused scrolls (or, in the state tree, moves the cursor in) the focused pane.
-func (m *model) scrollFocused(n int) {
-	switch m.focus {
-	case paneSource:
-		m.source.Scroll(n)
-	case paneState:
-		m.state.Move(n)
-	case paneLesson:
-		m.lesson.Scroll(n)
-	case paneServed:
-		m.kubect.Scroll(n)
-	}
-}
-
 // typingLine reports whether keys go into a line of text: the command line, an answer, a
 // search or the requests filter.
 func (m *model) typingLine() bool {
 	if _, ok := m.capturing(); ok {
 		return true
 	}
-	return m.prompt.IsOpen() || (m.at == viewTour && m.source.Typing())
+	return m.prompt.IsOpen() || (m.at == viewTour && m.tour.Typing())
 }
 
-// mouse scrolls the focused pane with the wheel and focuses a pane on click.
+// mouse hands a press to the view on screen, relative to the body's corner: the wheel scrolls
+// and a click focuses a pane.
 func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
-	if m.auto > 0 && msg.Action == tea.MouseActionPress {
-		m.stopAuto() // a click or the wheel takes over, as a key does
+	if msg.Action == tea.MouseActionPress {
+		m.tour.TakeOver() // a click or the wheel takes over, as a key does
 	}
 	if m.lay.small || m.showHelp || m.welcome || m.prompt.IsOpen() || m.info != nil || msg.Action != tea.MouseActionPress {
 		return nil
@@ -1057,35 +390,9 @@ func (m *model) mouse(msg tea.MouseMsg) tea.Cmd {
 	if m.zoom && msg.Button == tea.MouseButtonLeft {
 		return nil // one pane fills the body: a click picks nothing else
 	}
-	if m.at != viewTour {
-		if v, ok := m.views[m.at]; ok {
-			msg.X, msg.Y = msg.X-m.lay.body.x, msg.Y-m.lay.body.y
-			return v.Update(msg)
-		}
-		return nil // every view but the walkthrough is in m.views: none is left here
-	}
-	if m.side.Open() {
+	if v, ok := m.views[m.at]; ok {
 		msg.X, msg.Y = msg.X-m.lay.body.x, msg.Y-m.lay.body.y
-		m.side.Mouse(msg)
-		return nil
-	}
-	switch msg.Button {
-	case tea.MouseButtonWheelUp:
-		m.wheel(-3)
-	case tea.MouseButtonWheelDown:
-		m.wheel(3)
-	case tea.MouseButtonLeft:
-		if p, ok := m.lay.paneAt(msg.X, msg.Y, m); ok {
-			m.setFocus(p)
-		}
+		return v.Update(msg)
 	}
 	return nil
-}
-
-func (m *model) wheel(n int) {
-	if m.focus == paneState {
-		m.state.Scroll(n)
-		return
-	}
-	m.scrollFocused(n)
 }

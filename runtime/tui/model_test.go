@@ -18,6 +18,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/engine"
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
+	"github.com/kubewalk/kubewalk/runtime/tui/tour"
 	"github.com/kubewalk/kubewalk/runtime/tui/walk"
 	"github.com/kubewalk/kubewalk/server"
 )
@@ -79,13 +80,13 @@ func TestMouse(t *testing.T) {
 			hs.send(tea.MouseMsg{X: 2, Y: 5, Action: tea.MouseActionPress, Button: b})
 		}
 		// The source must have loaded: the wheel scrolls it.
-		if _, rows, ok := hs.model.m.source.Shown(); !ok || rows == 0 {
+		if _, rows, ok := hs.model.m.srcPane().Shown(); !ok || rows == 0 {
 			t.Fatal("the source did not load before the harness settled")
 		}
 		before := hs.view()
 		wheel(tea.MouseButtonWheelDown)
 		if hs.view() == before {
-			_, rows, _ := hs.model.m.source.Shown()
+			_, rows, _ := hs.model.m.srcPane().Shown()
 			t.Errorf("wheel down did not scroll the source (%d rows, %d h)", rows, h)
 		}
 		wheel(tea.MouseButtonWheelUp)
@@ -94,7 +95,7 @@ func TestMouse(t *testing.T) {
 		}
 		// A click on the lower part of the screen focuses the pane there.
 		hs.send(tea.MouseMsg{X: w - 3, Y: h - 3, Action: tea.MouseActionPress, Button: tea.MouseButtonLeft})
-		if hs.model.m.focus == paneSource {
+		if hs.model.m.tour.Focus() == tour.PaneSource {
 			t.Error("click did not move the focus")
 		}
 		wheel(tea.MouseButtonWheelDown)
@@ -197,7 +198,7 @@ func TestSearch(t *testing.T) {
 	}
 	hs.keys("backspace", "enter")
 	// The first match at or below the top of the view is current.
-	_, first := hs.model.m.source.Matches()
+	_, first := hs.model.m.srcPane().Matches()
 	hs.must("/reach", fmt.Sprintf("%d of 4", first+1))
 	hs.keys("n", "n")
 	hs.must(fmt.Sprintf("%d of 4", (first+2)%4+1))
@@ -294,7 +295,7 @@ func TestServedPanel(t *testing.T) {
 		"export KUBECONFIG=/tmp/kubewalk-1234/kubeconfig", `eval "$(kubewalk env)"`,
 		"readyz: ✓ ok (200 OK) · checked 10:30:00")
 	// The rest of the panel is below, a scroll (or z, the zoom) away.
-	panel := ansi.Strip(strings.Join(hs.model.m.kubect.Lines(), "\n"))
+	panel := ansi.Strip(strings.Join(hs.model.m.servedPane().Lines(), "\n"))
 	for _, want := range []string{"kubectl get ns", "kubectl --context alice create configmap demo \\", "--from-literal=greeting=hello",
 		"kubectl get cm demo -o yaml", "kubectl --context bob get cm", "kubectl auth can-i --list --context alice"} {
 		if !strings.Contains(panel, want) {
@@ -326,7 +327,7 @@ func TestFailure(t *testing.T) {
 	hs.must("✗ FAILED:", "etcd did not become ready")
 	hs.keys(" ")
 	hs.must("the startup failed; q quits")
-	if hs.model.m.failed == nil {
+	if hs.model.m.tour.Failed() == nil {
 		t.Error("model did not record the failure")
 	}
 }
@@ -341,7 +342,7 @@ func TestNilContent(t *testing.T) {
 	eng := newFakeEngine().start()
 	m := NewModel(eng, nil, nil, Options{})
 	next, _ := m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	next, _ = next.Update(eventMsg{ev: <-eng.Events()})
+	next, _ = next.Update(tour.EventMsg{Ev: <-eng.Events()})
 	if err := frameFits(next.View(), 100, 30); err != "" {
 		t.Fatal(err)
 	}
@@ -464,21 +465,21 @@ func TestStateShowsChanges(t *testing.T) {
 			hs := newHarness(t, size.w, size.h, fakeContent{}, fakeServer{})
 			for range len(hs.eng.plan) - 1 {
 				hs.keys(" ")
-				st := hs.model.m.state
+				st := hs.model.m.statePane()
 				if st.Changes() == 0 {
 					continue
 				}
 				label, mark, _ := st.Row(st.Cursor())
 				if mark == 0 {
-					t.Fatalf("%s: cursor on %q, not on a change", hs.model.m.displayed().Checkpoint.ID(), label)
+					t.Fatalf("%s: cursor on %q, not on a change", hs.model.m.tour.Displayed().Checkpoint.ID(), label)
 				}
 				for i := 0; i < st.Cursor(); i++ {
 					if l, mk, _ := st.Row(i); mk != 0 {
-						t.Fatalf("%s: cursor on %q, but %q changed first", hs.model.m.displayed().Checkpoint.ID(), label, l)
+						t.Fatalf("%s: cursor on %q, but %q changed first", hs.model.m.tour.Displayed().Checkpoint.ID(), label, l)
 					}
 				}
 				if !st.CursorInView() {
-					t.Fatalf("%s: first change (row %d) is out of view", hs.model.m.displayed().Checkpoint.ID(), st.Cursor())
+					t.Fatalf("%s: first change (row %d) is out of view", hs.model.m.tour.Displayed().Checkpoint.ID(), st.Cursor())
 				}
 			}
 		})
@@ -488,14 +489,14 @@ func TestStateShowsChanges(t *testing.T) {
 	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
 	hs.keys(" ", " ", " ")
 	hs.must("›+  ▾ loopback", "+      host: https://127.0.0.1:6443", "tree (r: raw objects) · 3 changes: ]/[")
-	cursor := func() string { st := hs.model.m.state; l, _, _ := st.Row(st.Cursor()); return l }
+	cursor := func() string { st := hs.model.m.statePane(); l, _, _ := st.Row(st.Cursor()); return l }
 	for _, k := range []struct{ key, want string }{{"]", "host"}, {"]", "bearerToken"}, {"]", "loopback"}, {"[", "bearerToken"}} {
 		hs.keys(k.key)
 		if got := cursor(); got != k.want {
 			t.Fatalf("after %s the cursor is on %q, want %q", k.key, got, k.want)
 		}
 	}
-	if hs.model.m.focus != paneState {
+	if hs.model.m.tour.Focus() != tour.PaneState {
 		t.Error("] did not focus the state pane")
 	}
 	hs.keys("r", "]")
@@ -515,7 +516,7 @@ func TestCutRowsShownWhole(t *testing.T) {
 				hs.keys("r", "down", "enter")
 				target, whole = "kubeconfig", `kubeconfig.yaml"`
 			}
-			st := hs.model.m.state
+			st := hs.model.m.statePane()
 			for i := 0; ; i++ {
 				if l, _, _ := st.Row(st.Cursor()); l == target {
 					break
@@ -541,7 +542,7 @@ func TestCutRowsShownWhole(t *testing.T) {
 	// A row that fits: enter says so.
 	hs := newHarness(t, 120, 40, fakeContent{}, fakeServer{})
 	hs.keys("tab", "g", "down", "down")
-	if st := hs.model.m.state; func() string { l, _, _ := st.Row(st.Cursor()); return l }() != "core/v1" {
+	if st := hs.model.m.statePane(); func() string { l, _, _ := st.Row(st.Cursor()); return l }() != "core/v1" {
 		l, _, _ := st.Row(st.Cursor())
 		t.Fatalf("cursor on %q", l)
 	}
@@ -619,9 +620,9 @@ func TestReviewAfterServe(t *testing.T) {
 				v := hs.view()
 				switch {
 				case strings.Contains(v, "[kubectl]") != strings.Contains(v, panel):
-					t.Fatalf("focus %v: the label and the panel shown disagree:\n%s", hs.model.m.focus, v)
+					t.Fatalf("focus %v: the label and the panel shown disagree:\n%s", hs.model.m.tour.Focus(), v)
 				case strings.Contains(v, "[Lesson]") != strings.Contains(v, "every request"):
-					t.Fatalf("focus %v: the label and the lesson shown disagree:\n%s", hs.model.m.focus, v)
+					t.Fatalf("focus %v: the label and the lesson shown disagree:\n%s", hs.model.m.tour.Focus(), v)
 				}
 			}
 		})
@@ -691,7 +692,7 @@ func TestLessonContentSearchesServerSource(t *testing.T) {
 	}
 	hs := newHarness(t, 120, 40, c, fakeServer{})
 	hs.keys("/", "S", "t", "r", "a", "t", "e", "g", "y", "enter")
-	m, _ := hs.model.m.source.Matches()
+	m, _ := hs.model.m.srcPane().Matches()
 	files := map[string]bool{}
 	for _, x := range m {
 		files[x.File] = true
@@ -786,6 +787,37 @@ func TestHelpListsEveryKey(t *testing.T) {
 			}
 			hs.keys("x")
 			hs.mustNot("Keys ·")
+		})
+	}
+}
+
+// TestHelpScrollKeys: in the ? overlay at 80×24 the page keys move half the body, ↑ at the top
+// stays there, and a key that is not a line or page key (home too) closes it.
+func TestHelpScrollKeys(t *testing.T) {
+	cases := []struct {
+		keys  []string
+		moved bool // the overlay shows other lines than when opened
+		open  bool
+	}{
+		{[]string{"pgdown"}, true, true},
+		{[]string{"pgdown", "pgup"}, false, true},
+		{[]string{"up", "up"}, false, true},
+		{[]string{"down"}, true, true},
+		{[]string{"home"}, false, false},
+		{[]string{"end"}, false, false},
+	}
+	for _, tt := range cases {
+		t.Run(strings.Join(tt.keys, ","), func(t *testing.T) {
+			hs := newHarness(t, 80, 24, fakeContent{}, fakeServer{})
+			hs.keys("?")
+			opened := hs.view()
+			hs.keys(tt.keys...)
+			if hs.model.m.showHelp != tt.open {
+				t.Fatalf("help shown %v, want %v", hs.model.m.showHelp, tt.open)
+			}
+			if moved := hs.view() != opened; tt.open && moved != tt.moved {
+				t.Errorf("moved %v, want %v:\n%s", moved, tt.moved, hs.view())
+			}
 		})
 	}
 }

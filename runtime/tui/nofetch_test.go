@@ -18,11 +18,11 @@ func TestNoFetchExplains(t *testing.T) {
 		hs := newHarnessOpts(t, 120, 40, c, fakeServer{}, Options{GlamourStyle: "notty", Probe: newFakeProbe().run, Fetch: f.fetch, NoFetch: true})
 		tr := hs.model.m.tr
 		hs.keys("E", "n", "s")
-		mm := hs.model.m.side.Missing()
+		mm := hs.model.m.sidePane().Missing()
 		if mm == nil || mm.Module != lessons.KubeModule {
 			t.Fatalf("zh=%v: the side-by-side pane lacks nothing: %+v", zh, mm)
 		}
-		if got, want := hs.model.m.side.Kube().MissingText(mm), fmt.Sprintf(tr.ModuleMissingNoFetch, mm.Module, mm.Version); got != want {
+		if got, want := hs.model.m.sidePane().Kube().MissingText(mm), fmt.Sprintf(tr.ModuleMissingNoFetch, mm.Module, mm.Version); got != want {
 			t.Errorf("zh=%v: the pane says %q, want %q", zh, got, want)
 		}
 		if !zh {
@@ -31,7 +31,7 @@ func TestNoFetchExplains(t *testing.T) {
 		}
 		hs.keys("F")
 		hs.must(tr.NoteFetchOff)
-		if hs.model.m.fetch.Running() {
+		if hs.model.m.tour.Fetching() {
 			t.Errorf("zh=%v: F started a fetch", zh)
 		}
 		select {

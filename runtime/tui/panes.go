@@ -29,11 +29,8 @@ type (
 // (source.PrewarmSource).
 func PrewarmSource() { source.PrewarmSource() }
 
-// paneFrame is what the root asks of a walkthrough pane's frame: its tab bar and its size.
-type paneFrame interface {
-	SetTabs(string)
-	Size() (w, h int)
-}
-
 // stripANSI removes styling, for tests of emptiness.
 func stripANSI(s string) string { return ansi.Strip(s) }
+
+// CreateDemo creates the configmap the lessons read from serve on (walk.CreateDemo).
+const CreateDemo = walk.CreateDemo

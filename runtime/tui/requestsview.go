@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
@@ -14,22 +16,22 @@ import (
 // too (the kubectl view names its messages itself).
 
 // newRequests makes the Requests view for m.
-func newRequests(m *model, c common.Common, content Content) *requests.Model {
+func newRequests(m *model, c common.Common, ctx context.Context, srv ServerInfo, content Content, opts Options) *requests.Model {
 	return requests.New(c, requests.Options{
-		Requests:    m.reqs,
-		Breakpoints: m.bps,
+		Requests:    opts.Requests,
+		Breakpoints: opts.Breakpoints,
 		Code:        content,
 		Listening: func() bool {
 			// Whether requests can reach the server is the server's own state, not the
 			// walkthrough's: paused in the serve phase, it listens already.
-			return m.srv != nil && (m.srv.ServeStatus() == server.Listening || m.srv.ServeStatus() == server.Serving)
+			return srv != nil && (srv.ServeStatus() == server.Listening || srv.ServeStatus() == server.Serving)
 		},
 		Want: func() []string { return m.kc().IDs() },
 		Typing: func() bool {
 			_, typing := m.capturing() // the active view's text box (an answer, a filter)
 			return m.prompt.IsOpen() || typing
 		},
-		Ctx:  m.ctx,
+		Ctx:  ctx,
 		Done: func() <-chan struct{} { return m.done },
 	})
 }

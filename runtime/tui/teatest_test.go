@@ -110,8 +110,8 @@ func TestTeatestFlow(t *testing.T) {
 
 			final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(fitModel)
 			fmm := final.Model.m
-			if fmm.review != -1 || !fmm.state.Raw() || fmm.showHelp {
-				t.Errorf("final state: review %d, raw %v, help %v", fmm.review, fmm.state.Raw(), fmm.showHelp)
+			if fmm.tour.Reviewing() != -1 || !fmm.statePane().Raw() || fmm.showHelp {
+				t.Errorf("final state: review %d, raw %v, help %v", fmm.tour.Reviewing(), fmm.statePane().Raw(), fmm.showHelp)
 			}
 			if got := len(eng.targets()); got != 2 {
 				t.Errorf("%d Continue calls, want 2 (next checkpoint, phase 2)", got)

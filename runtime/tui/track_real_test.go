@@ -40,8 +40,8 @@ func TestTrackRealServer(t *testing.T) {
 	})
 	hs.keys("E", "n")
 	m := hs.model.m
-	if !m.inTrack() || m.trackStep().Live != "object-meta" {
-		t.Fatalf("n after serve: in track %v", m.inTrack())
+	if !m.tour.InTrack() || m.tour.TrackStep().Live != "object-meta" {
+		t.Fatalf("n after serve: in track %v", m.tour.InTrack())
 	}
 	hs.must("object-meta", "尚未创建 ——")
 
@@ -62,7 +62,7 @@ func TestTrackRealServer(t *testing.T) {
 	}
 	hs.keys("r")
 	hs.must("ObjectMeta", "resourceVersion")
-	if m.state.Changes() == 0 {
+	if m.statePane().Changes() == 0 {
 		t.Error("reading again after creating the configmap marked no change")
 	}
 
@@ -70,20 +70,20 @@ func TestTrackRealServer(t *testing.T) {
 	if _, err := lessons.KubeModuleDir(); err != nil {
 		t.Logf("k8s.io/kubernetes is not in the module cache (%v): checking the offer instead", err)
 	}
-	for m.trackStep().Kube == "" {
+	for m.tour.TrackStep().Kube == "" {
 		hs.keys("n")
 	}
-	kube := m.trackStep().Kube
+	kube := m.tour.TrackStep().Kube
 	hs.keys("s")
-	hs.until("the kube pane to resolve", func() bool { _, _, ok := m.side.Kube().Result(); return ok })
+	hs.until("the kube pane to resolve", func() bool { _, _, ok := m.sidePane().Kube().Result(); return ok })
 	hs.settle()
-	if mm := m.side.Kube().Missing(); mm != nil {
+	if mm := m.sidePane().Kube().Missing(); mm != nil {
 		hs.must("按 F 下载")
 		return
 	}
-	loc, _, ok := m.side.Kube().Shown()
+	loc, _, ok := m.sidePane().Kube().Shown()
 	if !ok {
-		_, err, _ := m.side.Kube().Result()
+		_, err, _ := m.sidePane().Kube().Result()
 		t.Fatalf("kube pane for %q: %v", kube, err)
 	}
 	sym := strings.Fields(kube)[1]
@@ -168,16 +168,16 @@ func TestRealTrackFits(t *testing.T) {
 				hs.keys("E", "n")
 				m := hs.model.m
 				for i := range c.TrackSteps() {
-					if m.trackAt != i {
-						t.Fatalf("track step %d on screen, want %d", m.trackAt, i)
+					if m.tour.TrackAt() != i {
+						t.Fatalf("track step %d on screen, want %d", m.tour.TrackAt(), i)
 					}
-					id := m.trackStep().ID
-					step, _ := m.lesson.Step()
-					lw, _ := m.lesson.Size()
-					for _, p := range wrapProblems(proseOnly(step.Text), m.lesson.Lines(), lw-2) {
+					id := m.tour.TrackStep().ID
+					step, _ := m.lessonPane().Step()
+					lw, _ := m.lessonPane().Size()
+					for _, p := range wrapProblems(proseOnly(step.Text), m.lessonPane().Lines(), lw-2) {
 						t.Errorf("%s: %s", id, p)
 					}
-					for _, p := range emphasisProblems(step.Text, m.lesson.Lines()) {
+					for _, p := range emphasisProblems(step.Text, m.lessonPane().Lines()) {
 						t.Errorf("%s: %s", id, p)
 					}
 					hs.keys("s", "s", "n")

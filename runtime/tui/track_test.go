@@ -226,12 +226,12 @@ func TestTrackNavigation(t *testing.T) {
 	hs.typeLine("track")
 	hs.must("so they open once it serves")
 	hs.keys("x") // closes the box
-	if m.inTrack() {
+	if m.tour.InTrack() {
 		t.Fatal(":track before serve opened the track")
 	}
 	hs.keys("n")
-	if m.inTrack() || len(hs.eng.targets()) != 1 {
-		t.Fatalf("n before serve: in track %v, %d Continue calls (want 0 and 1)", m.inTrack(), len(hs.eng.targets()))
+	if m.tour.InTrack() || len(hs.eng.targets()) != 1 {
+		t.Fatalf("n before serve: in track %v, %d Continue calls (want 0 and 1)", m.tour.InTrack(), len(hs.eng.targets()))
 	}
 
 	hs.keys("E")
@@ -249,8 +249,8 @@ func TestTrackNavigation(t *testing.T) {
 	p.mu.Unlock()
 	hs.keys("r")
 	hs.must("ObjectMeta", "resourceVersion: 412")
-	if p.count("object-meta") != 2 || m.state.Changes() == 0 {
-		t.Errorf("after r: %d runs, %d changed rows (want 2 runs and some changes)", p.count("object-meta"), m.state.Changes())
+	if p.count("object-meta") != 2 || m.statePane().Changes() == 0 {
+		t.Errorf("after r: %d runs, %d changed rows (want 2 runs and some changes)", p.count("object-meta"), m.statePane().Changes())
 	}
 
 	hs.keys("n")
@@ -271,7 +271,7 @@ func TestTrackNavigation(t *testing.T) {
 		t.Errorf("restmapper ran %d times (visit, r, visit again), want 3", got)
 	}
 	hs.keys("left", "left")
-	if m.inTrack() {
+	if m.tour.InTrack() {
 		t.Fatal("← on the first track step stayed in the track")
 	}
 	hs.must(tr.StatusAllDone)
@@ -284,8 +284,8 @@ func TestTrackNavigation(t *testing.T) {
 
 	// A phase key reviews a startup stop: the track is left.
 	hs.keys("2")
-	if m.inTrack() || m.review < 0 {
-		t.Errorf("phase key from the track: in track %v, review %d", m.inTrack(), m.review)
+	if m.tour.InTrack() || m.tour.Reviewing() < 0 {
+		t.Errorf("phase key from the track: in track %v, review %d", m.tour.InTrack(), m.tour.Reviewing())
 	}
 
 	want := []string{"21-apimachinery/typemeta", "21-apimachinery/restmapper", "22-learn-group/register",
@@ -387,8 +387,8 @@ func TestTeatestTrackFetch(t *testing.T) {
 			wait("func BuildGenericConfig(s options", "kube-apiserver v1.37.2")
 			tm.Send(keyMsg("q"))
 			final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(fitModel)
-			if fm := final.Model.m; fm.fetch.Running() || fm.side.Kube().Missing() != nil {
-				t.Errorf("after the download: job %v, kube pane still missing %v", fm.fetch.Running(), fm.side.Kube().Missing())
+			if fm := final.Model.m; fm.tour.Fetching() || fm.sidePane().Kube().Missing() != nil {
+				t.Errorf("after the download: job %v, kube pane still missing %v", fm.tour.Fetching(), fm.sidePane().Kube().Missing())
 			}
 		})
 	}
@@ -402,7 +402,7 @@ func TestFetchFailureShown(t *testing.T) {
 	hs := trackHarness(t, 120, 40, c, newFakeProbe(), f, nil)
 	hs.keys("E", "n", "s", "F")
 	f.release <- errors.New("fetch k8s.io/kubernetes v1.37.2: dial tcp: lookup proxy.golang.org: no such host (offline? run `go mod download k8s.io/kubernetes@v1.37.2` when you are online)")
-	hs.until("the download ends", func() bool { return !hs.model.m.fetch.Running() })
+	hs.until("the download ends", func() bool { return !hs.model.m.tour.Fetching() })
 	hs.settle()
 	hs.must("Could not fetch k8s.io/kubernetes v1.37.2", "offline?", "The location: pkg/controlplane/apiserver/config.go", "Press F to try again")
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/i18n"
 	"github.com/kubewalk/kubewalk/runtime/live"
 	"github.com/kubewalk/kubewalk/runtime/tui/side"
+	"github.com/kubewalk/kubewalk/runtime/tui/tour"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -35,6 +36,11 @@ type Track interface {
 	// TrackSteps returns the track's steps in order; they have no Checkpoint.
 	TrackSteps() []Step
 }
+
+// Probe runs a live probe (runtime/live) against the serving server and returns its tree
+// (tour.Probe). It is called from tea.Cmds, possibly concurrently, and must return when ctx
+// ends.
+type Probe = tour.Probe
 
 // UpstreamChecker is implemented by a Content that can tell, off the update loop, whether
 // k8s.io/apiserver's source (the u key's) is in the module cache, for the welcome screen.
@@ -242,8 +248,8 @@ func Run(ctx context.Context, eng *engine.Engine, content Content, opts Options)
 	case err != nil:
 		return fmt.Errorf("tui: %w", err)
 	}
-	if fm, ok := final.(Model); ok && fm.m.failed != nil {
-		return fmt.Errorf(tr.ErrStartup, fm.m.failed)
+	if fm, ok := final.(Model); ok && fm.m.tour.Failed() != nil {
+		return fmt.Errorf(tr.ErrStartup, fm.m.tour.Failed())
 	}
 	return nil
 }

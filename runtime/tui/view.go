@@ -4,74 +4,33 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/kubewalk/kubewalk/runtime/i18n"
+	"github.com/kubewalk/kubewalk/runtime/tui/tour"
 	"github.com/kubewalk/kubewalk/server"
 )
 
 // rect is a place on the screen.
 type rect struct{ x, y, w, h int }
 
-func (r rect) contains(x, y int) bool { return x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h }
-
-// layout places the panes for a window size.
-//
-// At least wideWidth columns: the chain on top, the source on the left (55%), the state over
-// the lesson on the right (the lesson place is shared with the kubectl panel after serve), the
-// help bar at the bottom. Narrower: the chain, the source, and below it one shared place for
-// the state, the lesson and the kubectl panel, switched by focus (tab). Under MinWidth×MinHeight
-// only a message shows.
+// layout places the body for a window size: under the header (and the class lines), over the
+// help bar. Under MinWidth×MinHeight only a message shows. The views lay out their panes in
+// the body themselves.
 type layout struct {
-	small  bool
-	wide   bool
-	body   rect
-	source rect
-	upper  rect // wide only: the state
-	shared rect // the tabbed place
+	small bool
+	body  rect
 }
 
 func computeLayout(w, h, classLines int) layout {
 	if w < MinWidth || h < MinHeight {
 		return layout{small: true}
 	}
-	l := layout{wide: w >= wideWidth}
-	l.body = rect{0, headerLines + classLines, w, h - headerLines - classLines - 1}
-	b := l.body
-	if l.wide {
-		srcW := w * 55 / 100
-		rightW := w - srcW
-		upperH := b.h * 45 / 100
-		l.source = rect{0, b.y, srcW, b.h}
-		l.upper = rect{srcW, b.y, rightW, upperH}
-		l.shared = rect{srcW, b.y + upperH, rightW, b.h - upperH}
-	} else {
-		srcH := b.h / 2
-		l.source = rect{0, b.y, w, srcH}
-		l.shared = rect{0, b.y + srcH, w, b.h - srcH}
-	}
-	return l
+	return layout{body: rect{0, headerLines + classLines, w, h - headerLines - classLines - 1}}
 }
 
-// paneAt finds the pane at a screen cell.
-func (l layout) paneAt(x, y int, m *model) (paneID, bool) {
-	switch {
-	case l.small:
-		return 0, false
-	case l.source.contains(x, y):
-		return paneSource, true
-	case l.wide && l.upper.contains(x, y):
-		return paneState, true
-	case l.shared.contains(x, y):
-		return m.tab, true
-	}
-	return 0, false
-}
-
-// resize lays the panes out for a new window size.
+// resize lays the screen out for a new window size.
 func (m *model) resize(w, h int) {
 	m.w, m.h = w, h
 	m.lay = computeLayout(w, h, m.classLineCount())
@@ -79,34 +38,8 @@ func (m *model) resize(w, h int) {
 	if m.lay.small {
 		return
 	}
-	m.side.SetSize(m.lay.body.w, m.lay.body.h)
-	if !m.side.Open() {
-		m.source.SetSize(m.lay.source.w, m.lay.source.h)
-	}
-	if m.lay.wide {
-		m.state.SetSize(m.lay.upper.w, m.lay.upper.h)
-	} else {
-		m.state.SetSize(m.lay.shared.w, m.lay.shared.h)
-	}
-	m.lesson.SetSize(m.lay.shared.w, m.lay.shared.h)
-	m.kubect.SetSize(m.lay.shared.w, m.lay.shared.h)
-	if m.zoom {
-		m.zoomTour()
-	}
-	m.tab = m.visibleTab()
-	m.applyFocus()
+	m.tour.Layout(m.lay.body.w, m.lay.body.h)
 	m.layoutViews()
-}
-
-// visibleTab keeps the shared place on a pane that lives there in this layout.
-func (m *model) visibleTab() paneID {
-	if m.shared(m.focus) {
-		return m.focus
-	}
-	if m.tab == paneState && m.lay.wide {
-		return paneLesson
-	}
-	return m.tab
 }
 
 func (m *model) view() string {
@@ -154,27 +87,8 @@ func (m *model) body() []string {
 		return placeCenter(m.helpOverlay(b.w, b.h), b.w, b.h)
 	case m.info != nil:
 		return placeCenter(m.infoOverlay(b.w, b.h), b.w, b.h)
-	case m.at != viewTour:
-		return m.viewBody()
-	case m.zoom:
-		return m.zoomedTourBody()
-	case m.side.Open():
-		return m.side.View()
 	}
-	var shared []string
-	switch m.tab {
-	case paneState:
-		shared = m.state.View()
-	case paneServed:
-		shared = m.kubect.View()
-	default:
-		shared = m.lesson.View()
-	}
-	if m.lay.wide {
-		right := append(append([]string{}, m.state.View()...), shared...)
-		return joinColumns(m.source.View(), right)
-	}
-	return append(append([]string{}, m.source.View()...), shared...)
+	return m.viewBody()
 }
 
 // helpOverlay is the ? screen: every key by what it acts on, then how the main ones work, in a
@@ -334,9 +248,9 @@ func (m *model) welcomeBox(w, h int) []string {
 		},
 		{m.st.Status.Note.Render(tr.WelcomeBegin)},
 	}
-	if mm := m.side.UpstreamMissing(); mm != nil {
+	if mm, fetchOff := m.tour.UpstreamMissing(); mm != nil {
 		say := tr.WelcomeNoUpstream
-		if m.fetch.Off() {
+		if fetchOff {
 			say = tr.WelcomeNoUpstreamNoFetch
 		}
 		paras = append(paras[:len(paras)-1], []string{fmt.Sprintf(say, mm.Module, mm.Version)}, paras[len(paras)-1])
@@ -387,207 +301,35 @@ func (m *model) welcomeBox(w, h int) []string {
 
 // header is the chain, the checkpoint line and the status line.
 func (m *model) header() []string {
-	chain, title := m.chain(), m.checkpointLine()
-	if m.served && (m.at != viewTour || m.rqv().HeldCount() > 0) {
+	chain, title := m.tour.Chain(m.w), m.tour.TitleLine(m.w)
+	if m.tour.Served() && (m.at != viewTour || m.rqv().HeldCount() > 0) {
 		chain = m.rqv().Chain(m.w, m.at == viewRequests)
 	}
 	if m.at != viewTour {
 		title = m.viewTitle()
-	} else if m.inTrack() {
-		title = m.trackLine()
 	}
 	return append([]string{fit(chain, m.w), fit(title, m.w), fit(m.status(), m.w)}, m.classLines()...)
 }
 
-// chain draws the seven phases, each done (✓, with its time), current (▶) or pending (·).
-func (m *model) chain() string {
-	st := m.st.Chain
-	stop := m.displayed()
-	done := map[server.Phase]time.Duration{}
-	var cur server.Phase
-	if stop != nil {
-		for _, t := range stop.Timings {
-			done[t.Phase] = t.Duration
-		}
-		cur = stop.Checkpoint.Phase
-	}
-	allDone := m.served && m.review < 0
-	render := func(times bool, arrow string) string {
-		var parts []string
-		for _, p := range server.Phases() {
-			d, isDone := done[p]
-			switch {
-			case isDone || allDone:
-				s := st.Done.Render(m.st.Markers.Done + string(p))
-				if times && isDone {
-					s += " " + st.Time.Render(shortDuration(d))
-				}
-				parts = append(parts, s)
-			case p == cur:
-				parts = append(parts, st.Current.Render(m.st.Markers.Current+string(p)))
-			default:
-				parts = append(parts, st.Pending.Render(m.st.Markers.Pending+string(p)))
-			}
-		}
-		return strings.Join(parts, st.Arrow.Render(arrow))
-	}
-	s := render(true, " → ")
-	if ansi.StringWidth(s) > m.w {
-		s = render(false, " → ")
-	}
-	if ansi.StringWidth(s) > m.w {
-		s = render(false, "›")
-	}
-	return s
-}
-
-// shortDuration prints a phase time compactly: 850µs, 12ms, 1.4s.
-func shortDuration(d time.Duration) string {
-	switch {
-	case d < time.Millisecond:
-		return fmt.Sprintf("%dµs", d.Microseconds())
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	default:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	}
-}
-
-// checkpointLine names the checkpoint on screen and its place among all checkpoints.
-func (m *model) checkpointLine() string {
-	stop := m.displayed()
-	if stop == nil {
-		return m.st.Status.Note.Render(m.tr.StartingServer)
-	}
-	all := server.Checkpoints()
-	pos := 0
-	for i, c := range all {
-		if c.ID() == stop.Checkpoint.ID() {
-			pos = i + 1
-		}
-	}
-	right := "  " + fmt.Sprintf(m.tr.CheckpointOf, pos, len(all))
-	// The checkpoint's own title is the server's, in English; in another language the
-	// translated title of the lesson step for it stands in.
-	title := stop.Checkpoint.Title
-	if m.tr.Lang() != i18n.English && m.content != nil {
-		if step, ok := m.content.Step(stop.Checkpoint.ID()); ok && step.Title != "" {
-			title = step.Title
-		}
-	}
-	left := m.st.Chain.Checkpoint.Render(stop.Checkpoint.ID()) + "  " + m.st.Chain.Title.Render(title)
-	room := m.w - ansi.StringWidth(right)
-	if room < 20 {
-		return left
-	}
-	return fit(left, room) + m.st.Status.Note.Render(right)
-}
-
-// status says what the server is doing, and whether the screen shows an earlier stop.
+// status says what the server is doing (the walkthrough's), with the held requests, the
+// exercises done and the note.
 func (m *model) status() string {
-	st, tr := m.st.Status, m.tr
-	live := m.live()
-	where := ""
-	switch {
-	case m.failed != nil:
-		where = tr.WhereFailed
-	case m.served:
-		where = tr.WhereServing
-	case m.running:
-		where = fmt.Sprintf(tr.WhereRunningTo, m.target)
-	case live != nil:
-		where = fmt.Sprintf(tr.WherePausedAt, live.Checkpoint.ID())
-	}
-	serving := tr.StatusServing
-	if m.srv != nil {
-		serving = fmt.Sprintf(tr.StatusServingAt, m.srv.Address())
-	}
-	var s string
-	// After serve the status ends with a hint: the longest of its forms that leaves room for
-	// what comes before and after it (a held request, a note), so that at 80 columns it is
-	// not cut mid-word.
-	served := func(hints ...string) string {
-		extra := ""
-		if n := m.rqv().HeldCount(); n > 0 {
-			extra = fmt.Sprintf(tr.StatusHeld, n) + " · "
-		}
-		if d, n := m.exView().Done(); n > 0 {
-			extra += fmt.Sprintf(tr.StatusExercises, d, n) + " · "
-		}
-		if m.note != "" {
-			extra += " · " + m.note
-		}
-		for _, srv := range []string{serving, tr.StatusServing} {
-			for _, h := range hints {
-				if ansi.StringWidth(extra+srv+h) <= m.w {
-					return st.Served.Render(srv) + st.Note.Render(h)
-				}
-			}
-		}
-		return st.Served.Render(tr.StatusServing)
-	}
-	switch {
-	case m.review >= 0:
-		shown := m.history[m.review]
-		s = st.Review.Render(" "+fmt.Sprintf(tr.StatusReviewing, m.review+1, len(m.history), shown.Checkpoint.ID())+" ") +
-			fmt.Sprintf(tr.StatusReviewWhere, where) + st.Note.Render(tr.StatusReviewNote)
-	case m.failed != nil:
-		s = st.Failed.Render(tr.StatusFailed) + oneLine(m.failed.Error()) + st.Note.Render(tr.StatusQuits)
-	case m.served && m.at != viewTour:
-		s = served(tr.StatusBackToLesson, tr.StatusBackToLessonShort, "")
-	case m.served && m.inTrack() && m.note != "":
-		s = served("") // the note matters more than the reminder
-	case m.served && m.inTrack():
-		s = served(tr.StatusTrack, tr.StatusTrackShort, "")
-	case m.served && len(m.track) > 0:
-		s = served(tr.StatusAllDone, tr.StatusAllDoneShort, tr.StatusAllDoneShortest, "")
-	case m.served:
-		s = served(tr.StatusAllDoneNoTrack, tr.StatusAllDoneNoTrackShort, tr.StatusAllDoneNoTrackShortest, "")
-	case m.running && m.auto > 0:
-		s = st.Running.Render(fmt.Sprintf(tr.StatusRunningTo, m.target)) + st.Paused.Render(tr.StatusAutoRunning)
-	case m.running:
-		s = st.Running.Render(fmt.Sprintf(tr.StatusRunningTo, m.target))
-	case live != nil && m.auto > 0:
-		s = st.Paused.Render(fmt.Sprintf(tr.StatusPausedAt, live.Checkpoint.ID())) + st.Paused.Render(fmt.Sprintf(tr.StatusAutoNote, m.auto))
-	case live != nil && m.note == tr.NoteAutoOff:
-		s = st.Paused.Render(fmt.Sprintf(tr.StatusPausedAt, live.Checkpoint.ID())) // the note says what space does
-	case live != nil:
-		s = st.Paused.Render(fmt.Sprintf(tr.StatusPausedAt, live.Checkpoint.ID())) + st.Note.Render(tr.StatusPausedNote)
-	default:
-		s = st.Running.Render(tr.StatusStarting)
-	}
-	if d, n := m.exView().Done(); n > 0 {
-		s = st.Served.Render(fmt.Sprintf(tr.StatusExercises, d, n)) + " · " + s
-	}
-	if n := m.rqv().HeldCount(); n > 0 {
-		s = st.Paused.Render(fmt.Sprintf(tr.StatusHeld, n)) + " · " + s
-	}
-	if m.side.Open() && m.at == viewTour && m.note == "" {
-		s += st.Note.Render(tr.StatusSideBySide)
-	}
-	if mod, written, ok := m.fetch.Progress(); ok {
-		s += st.Note.Render(fmt.Sprintf(tr.StatusFetching, mod, written))
-	}
-	if m.note != "" {
-		s += st.Note.Render(" · " + m.note)
-	}
-	return s
+	done, all := m.exView().Done()
+	return m.tour.Status(m.w, tour.StatusEnv{Note: m.note, Held: m.rqv().HeldCount(), Done: done, All: all, Elsewhere: m.at != viewTour})
 }
 
 // oneLine flattens an error message for the status line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func oneLine(s string) string { return tour.OneLine(s) }
 
+// shortHelp is the help bar: the keys that matter now.
 // shortHelp is the help bar: the keys that matter now.
 func (m *model) shortHelp() []key.Binding {
 	k, tr := m.keys, m.tr
 	switch {
 	case m.lay.small:
 		return []key.Binding{k.Quit}
-	case m.source.Typing():
-		return []key.Binding{
-			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", tr.BarSearch)),
-			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarCancel)),
-		}
+	case m.tour.Typing():
+		return m.tour.Bar(m.zoomBinding()) // the search line's enter and esc
 	case m.showHelp:
 		return []key.Binding{key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", tr.BarScroll)),
 			key.NewBinding(key.WithKeys("?"), key.WithHelp(tr.KeyAnyOtherKey, tr.BarCloseHelp)), k.Quit}
@@ -602,49 +344,5 @@ func (m *model) shortHelp() []key.Binding {
 	case m.at != viewTour:
 		return m.viewHelp()
 	}
-	// The bar is cut at the window's width: the keys that matter most come first.
-	var out []key.Binding
-	switch {
-	case m.source.Searching():
-		out = append(out, k.MatchNext, k.OpenMatch, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarClearSearch)))
-	case m.source.Browsing():
-		out = append(out, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarBackToStep)))
-	}
-	switch {
-	case m.side.Open():
-		out = append(out, m.side.HelpKeys()...)
-	case m.source.Upstream() && m.source.Missing() != nil && !m.fetch.Off():
-		out = append(out, k.Fetch)
-	}
-	switch {
-	case m.inTrack():
-		out = append(out, key.NewBinding(key.WithKeys(" "), key.WithHelp("space/n", tr.BarNext)),
-			key.NewBinding(key.WithKeys("left"), key.WithHelp("←", tr.BarBack)),
-			key.NewBinding(key.WithKeys("r"), key.WithHelp("r", tr.BarRerun)))
-	case m.serveStop() && len(m.track) > 0:
-		out = append(out, key.NewBinding(key.WithKeys(" "), key.WithHelp("space/n", tr.BarTrack)),
-			key.NewBinding(key.WithKeys("left"), key.WithHelp("←", tr.BarBack)))
-	case m.review >= 0:
-		out = append(out,
-			key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", tr.BarEarlierLater)),
-			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", tr.BarLive)))
-	default:
-		out = append(out, key.NewBinding(key.WithKeys(" "), key.WithHelp("space", tr.BarNext)),
-			key.NewBinding(key.WithKeys("left"), key.WithHelp("←", tr.BarBack)))
-	}
-	out = append(out, k.Help, k.Quit, k.FocusNext, m.zoomBinding())
-	if m.served {
-		out = append(out, k.Served, key.NewBinding(key.WithKeys(":"), key.WithHelp(":", tr.BarCommand)))
-	}
-	switch {
-	case m.focus == paneState && m.inTrack():
-		out = append(out, k.Toggle, k.ExpandAll)
-	case m.focus == paneState:
-		out = append(out, k.NextChange, k.Toggle, k.Raw)
-	case m.inTrack():
-		out = append(out, k.Upstream, k.SideBySide, k.Search, k.Wrap)
-	default:
-		out = append(out, k.Upstream, k.Raw, k.Search, k.Wrap, k.SideBySide)
-	}
-	return append(out, k.NextPhase, k.ToEnd, k.Phase)
+	return m.tour.Bar(m.zoomBinding())
 }

@@ -79,7 +79,8 @@ func (m *model) viewHelp() []key.Binding {
 	return append(out, k.Help, k.Quit)
 }
 
-// viewKey handles a key in an after-serve view.
+// viewKey handles a key in the view on screen: q and ? are the root's; K in an after-serve view
+// goes back to the walkthrough, on its after-serve panel.
 func (m *model) viewKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
 	switch {
@@ -88,11 +89,9 @@ func (m *model) viewKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		m.showHelp, m.helpOffset = true, 0
 		return nil
-	case key.Matches(msg, k.Served):
+	case m.at != viewTour && key.Matches(msg, k.Served):
 		m.at = viewTour
-		if m.served && m.tab != paneServed {
-			m.toggleServed()
-		}
+		m.tour.ShowServed()
 		return nil
 	}
 	if v, ok := m.views[m.at]; ok {

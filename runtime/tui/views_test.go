@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/kubewalk/kubewalk/runtime/tui/common"
 	"github.com/kubewalk/kubewalk/runtime/tui/etcd"
 	"github.com/kubewalk/kubewalk/runtime/tui/requests"
+	"github.com/kubewalk/kubewalk/runtime/tui/tour"
 )
 
 // viewSizes are the sizes the after-serve views are tested at.
@@ -60,8 +62,10 @@ func (f *fixture) setEtcd(e *fakeEtcd) {
 	k := m.keys
 	c := common.Common{Styles: m.st, Tr: m.tr, Scroll: common.ScrollKeys{
 		Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Top: k.Top, Bottom: k.Bottom}}
-	m.views[viewEtcd] = etcd.New(c, e, m.ctx)
-	m.prompt = cmdline.NewPrompt(cmdline.New(m.tr, m.commands()...)) // :etcd is the new view's
+	ctx, cancel := context.WithCancel(context.Background())
+	f.hs.t.Cleanup(cancel)
+	m.views[viewEtcd] = etcd.New(c, e, ctx)
+	m.prompt = cmdline.NewPrompt(cmdline.New(m.tr, m.commands(fakeServer{eng: f.hs.eng}, f.bps)...)) // :etcd is the new view's
 }
 
 // sampleTraces are one request of every ending, oldest first.
@@ -654,8 +658,8 @@ func TestViewsWithoutBackends(t *testing.T) {
 	hs.must("breakpoints are not wired into this run")
 	// K still means the kubectl panel: from a view it goes back to the walkthrough's panel.
 	hs.keys("K")
-	if hs.model.m.at != viewTour || hs.model.m.tab != paneServed {
-		t.Errorf("K from the Requests view: view %v, tab %v", hs.model.m.at, hs.model.m.tab)
+	if hs.model.m.at != viewTour || hs.model.m.tour.Tab() != tour.PaneServed {
+		t.Errorf("K from the Requests view: view %v, tab %v", hs.model.m.at, hs.model.m.tour.Tab())
 	}
 }
 

@@ -10,7 +10,8 @@ import (
 // layout back. The lesson pane is 52 columns at 120×40 and a third of the screen at 80×24;
 // zoomed, a lesson, a long command or a lane reads at the window's width. Focus moves (tab,
 // a click, a held request bringing the Requests view up) take the zoom to the pane that gets
-// the focus; every view with more than one pane zooms.
+// the focus; every view with more than one pane zooms (view.Zoomer; the walkthrough's is
+// runtime/tui/tour's ZoomView).
 
 // zoomBinding is z in the key bar: "zoom", or "unzoom" while zoomed.
 func (m *model) zoomBinding() key.Binding {
@@ -20,17 +21,9 @@ func (m *model) zoomBinding() key.Binding {
 	return key.NewBinding(key.WithKeys("z"), key.WithHelp("z", m.tr.BarZoom))
 }
 
-// zoomTarget names what the zoom shows now: the view and its focused pane.
-func (m *model) zoomTarget() string {
-	switch m.at {
-	case viewTour:
-		if m.side.Open() {
-			return fmt.Sprintf("tour/side/%d", m.side.Focus())
-		}
-		return fmt.Sprintf("tour/%d", m.focus)
-	}
-	return fmt.Sprintf("view/%d", m.at)
-}
+// zoomTarget names what the zoom shows now: the view (a view zooms its own focused pane,
+// view.Zoomer, and follows its focus itself).
+func (m *model) zoomTarget() string { return fmt.Sprintf("view/%d", m.at) }
 
 // toggleZoom zooms the focused pane to the whole body, or puts the layout back.
 func (m *model) toggleZoom() {
@@ -52,37 +45,4 @@ func (m *model) syncZoom() {
 		m.zoomedOn = t
 		m.resize(m.w, m.h)
 	}
-}
-
-// zoomTour sizes the focused pane of the walkthrough to the whole body (resize calls it after
-// sizing the panes as the layout places them).
-func (m *model) zoomTour() {
-	b := m.lay.body
-	switch {
-	case m.side.Open():
-		m.side.ZoomSize(b.w, b.h)
-	case m.focus == paneSource:
-		m.source.SetSize(b.w, b.h)
-	case m.focus == paneState:
-		m.state.SetSize(b.w, b.h)
-	case m.focus == paneLesson:
-		m.lesson.SetSize(b.w, b.h)
-	case m.focus == paneServed:
-		m.kubect.SetSize(b.w, b.h)
-	}
-}
-
-// zoomedTourBody is the walkthrough's body while zoomed: the focused pane alone.
-func (m *model) zoomedTourBody() []string {
-	switch {
-	case m.side.Open():
-		return m.side.ZoomView()
-	case m.focus == paneState:
-		return m.state.View()
-	case m.focus == paneLesson:
-		return m.lesson.View()
-	case m.focus == paneServed:
-		return m.kubect.View()
-	}
-	return m.source.View()
 }

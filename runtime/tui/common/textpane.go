@@ -151,6 +151,35 @@ func (p *TextPane) ScrollKey(msg tea.KeyMsg, k ScrollKeys) bool {
 	return true
 }
 
+// Scroller is a pane that scrolls by lines and pages and is not a TextPane: the source pane,
+// a side of the side-by-side view, the walkthrough's focused pane.
+type Scroller interface {
+	Scroll(n int)
+	Page() int
+}
+
+// ScrollKeyOf scrolls p by the key, if it is one of k's, and says whether it was: a line, a
+// page, or to either end (a scroll past it, which the pane clamps).
+func ScrollKeyOf(msg tea.KeyMsg, k ScrollKeys, p Scroller) bool {
+	switch {
+	case key.Matches(msg, k.Up):
+		p.Scroll(-1)
+	case key.Matches(msg, k.Down):
+		p.Scroll(1)
+	case key.Matches(msg, k.PageUp):
+		p.Scroll(-p.Page())
+	case key.Matches(msg, k.PageDown):
+		p.Scroll(p.Page())
+	case key.Matches(msg, k.Top):
+		p.Scroll(-1 << 30)
+	case key.Matches(msg, k.Bottom):
+		p.Scroll(1 << 30)
+	default:
+		return false
+	}
+	return true
+}
+
 // NewScrollKeys returns kubewalk's scroll keys with help in tr's language (the root's KeyMap
 // takes its Up … Bottom from here).
 func NewScrollKeys(tr *i18n.Strings) ScrollKeys {

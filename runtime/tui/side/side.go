@@ -154,18 +154,7 @@ func (s *Model) Key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):
 		s.focus = 1 - s.focus
 		s.ApplyFocus()
-	case key.Matches(msg, sc.Up):
-		p.Scroll(-1)
-	case key.Matches(msg, sc.Down):
-		p.Scroll(1)
-	case key.Matches(msg, sc.PageUp):
-		p.Scroll(-p.Page())
-	case key.Matches(msg, sc.PageDown):
-		p.Scroll(p.Page())
-	case key.Matches(msg, sc.Top):
-		p.Scroll(-1 << 30)
-	case key.Matches(msg, sc.Bottom):
-		p.Scroll(1 << 30)
+	case common.ScrollKeyOf(msg, sc, p): // scrolled the focused side
 	case key.Matches(msg, k.Wrap):
 		s.src.ToggleWrap()
 		s.kube.ToggleWrap()

@@ -1,4 +1,4 @@
-package tui
+package tour
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubewalk/kubewalk/runtime/tui/walk"
 	"github.com/kubewalk/kubewalk/server"
 )
 
@@ -21,21 +20,21 @@ const readyzEvery = 2 * time.Second
 // poll every two seconds would bury the learner's requests.
 const healthAgent = server.SelfCheckAgent
 
-// readyzMsg is the result of one /readyz poll.
-type readyzMsg struct {
+// ReadyzMsg is the result of one /readyz poll.
+type ReadyzMsg struct {
 	client *http.Client // reused by the next poll
 	ok     bool
 	status string
 	at     time.Time
 }
 
-// readyzTickMsg asks for the next poll.
-type readyzTickMsg struct{}
+// ReadyzTickMsg asks for the next poll.
+type ReadyzTickMsg struct{}
 
 // pollReadyz returns a command that GETs /readyz as admin. client may be nil the first time.
 func pollReadyz(srv ServerInfo, client *http.Client, now func() time.Time) tea.Cmd {
 	return func() tea.Msg {
-		msg := readyzMsg{client: client}
+		msg := ReadyzMsg{client: client}
 		cfg, err := srv.RESTConfig("admin")
 		if err != nil {
 			msg.status = err.Error()
@@ -73,6 +72,3 @@ func pollReadyz(srv ServerInfo, client *http.Client, now func() time.Time) tea.C
 		return msg
 	}
 }
-
-// CreateDemo creates the configmap the lessons read from serve on (walk.CreateDemo).
-const CreateDemo = walk.CreateDemo
