@@ -41,7 +41,7 @@ func (m *model) commands(srv ServerInfo, bps Breakpoints) []cmdline.Command {
 	})
 	out = append(out, m.viewCommands(viewKubectl)...)
 	out = append(out, m.viewCommands(viewEtcd)...)
-	if ctl, ok := m.srv.(extension.Control); ok { // *server.Server; a test's fake may lack it
+	if ctl, ok := srv.(extension.Control); ok { // *server.Server; a test's fake may lack it
 		out = append(out, extension.Command(m.tr, ctl))
 	}
 	out = append(out, cmdline.Command{
